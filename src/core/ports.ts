@@ -2,7 +2,7 @@
  * Ports: the narrow interfaces the core depends on. Adapters (Dexie, hnswlib-wasm, the
  * embedders) implement them; the core never imports a vendor.
  */
-import type { ProgressEvent } from './types.ts';
+import type { Memory, ProgressEvent } from './types.ts';
 
 export interface EmbedOptions {
   signal?: AbortSignal;
@@ -70,3 +70,80 @@ export interface VectorIndex {
 
 /** Creates a fresh index for a store; `name` keys its snapshot. */
 export type VectorIndexFactory = (options: { name: string; dim: number; capacity: number }) => Promise<VectorIndex>;
+
+/** The store's metadata row: what made its vectors, and the index generation counter. */
+export interface StoreMeta {
+  schemaVersion: number;
+  embedderId: string;
+  dim: number;
+  /** Bumped by every write that adds or removes a vector; snapshots are tagged with it. */
+  generation: number;
+  /** Next free vector label. */
+  nextLabel: number;
+  createdAt: number;
+}
+
+export interface ListQuery {
+  limit: number;
+  before?: number;
+  includeSuperseded: boolean;
+  includeExpired: boolean;
+  now: number;
+}
+
+export interface StoredCounts {
+  total: number;
+  superseded: number;
+  byType: Record<string, number>;
+}
+
+/**
+ * Durable storage: the source of truth for memories and their vectors. Every method that
+ * writes does so in one transaction: either all of it lands or none of it.
+ */
+export interface MemoryStorage {
+  readMeta(): Promise<StoreMeta | undefined>;
+  /** Writes the metadata row if absent and returns the stored one. */
+  initMeta(meta: StoreMeta): Promise<StoreMeta>;
+  /** Adds memories with their vectors; allocates one label per vector. */
+  insert(memories: Memory[], vectors: Float32Array[]): Promise<{ labels: number[]; generation: number }>;
+  /**
+   * Replaces a memory whose current state still equals `expected` (compared by `text` and
+   * `lastAccessed`-independent fields); with a vector it gets a new label and the old one is
+   * tombstoned. Returns null when the memory changed or vanished meanwhile.
+   */
+  replace(
+    expected: Memory,
+    next: Memory,
+    vector?: Float32Array,
+  ): Promise<{ label: number; removedLabel?: number; generation: number } | null>;
+  /** Hard delete; returns the removed memory and its label. */
+  remove(id: string): Promise<{ memory: Memory; label: number; generation: number } | undefined>;
+  /** Sets `lastAccessed = now` and increments `accessCount`; returns the updated memories. */
+  touch(ids: string[], now: number): Promise<Memory[]>;
+  get(id: string): Promise<Memory | undefined>;
+  getByLabels(labels: number[]): Promise<Map<number, Memory>>;
+  list(query: ListQuery): Promise<Memory[]>;
+  count(): Promise<number>;
+  counts(): Promise<StoredCounts>;
+  vectorCount(): Promise<number>;
+  /** Visits vectors in label order, optionally only those written after generation `afterGeneration`. */
+  scanVectors(
+    visit: (labels: number[], vectors: Float32Array[]) => void | Promise<void>,
+    options?: { afterGeneration?: number; batchSize?: number },
+  ): Promise<void>;
+  /** Labels removed after generation `afterGeneration`. */
+  tombstonesAfter(afterGeneration: number): Promise<number[]>;
+  /** Forgets tombstones a persisted snapshot already reflects. */
+  pruneTombstones(upToGeneration: number): Promise<void>;
+  /** Re-embedding support: vectors staged for a new embedder, keyed by memory id. */
+  stageVectors(entries: { id: string; contentHash: string; vector: Float32Array }[], embedderId: string): Promise<void>;
+  stagedIds(embedderId: string): Promise<Map<string, string>>;
+  /**
+   * Atomically replaces every vector with the staged ones, records the new embedder, clears
+   * the stage and tombstones. Fails (changing nothing) if a memory has no staged vector.
+   */
+  commitStaged(embedderId: string, dim: number): Promise<{ generation: number }>;
+  ids(): Promise<{ id: string; text: string; contentHash: string }[]>;
+  close(): void;
+}

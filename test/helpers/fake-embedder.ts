@@ -5,7 +5,7 @@ import type { Embedder, EmbedOptions } from '../../src/core/ports.ts';
  * into a few dimensions, so texts sharing words are close. Not a semantic model.
  */
 export function createHashEmbedder(options: { dim?: number; id?: string } = {}): Embedder & { calls: number } {
-  const dim = options.dim ?? 64;
+  const dim = options.dim ?? 128;
   const embedder = {
     id: options.id ?? `hash-${dim}`,
     dim,

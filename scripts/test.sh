@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The one test command (npm test): unit tests in Node, the packed library in a clean folder,
+# and the browser end-to-end tests in Debian's Chromium (installed here when missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_PATH:-}" ]; then
+  echo "test: installing Debian's chromium for the browser tests"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq && $SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+
+npx tsc -p tsconfig.json
+npx vitest run
+node scripts/pack-smoke.mjs
+if [ -d e2e ] && ls e2e/*.spec.ts >/dev/null 2>&1; then
+  npm run --silent build:app
+  npx playwright test
+fi

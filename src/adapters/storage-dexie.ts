@@ -1,0 +1,370 @@
+/**
+ * The Dexie (IndexedDB) adapter for the `MemoryStorage` port. One database per named store,
+ * so stores are isolated the way AI-Houkai's collections are. Raw IndexedDB failures are
+ * mapped to `MemoryError` here and nowhere else.
+ */
+import Dexie, { type Table } from 'dexie';
+import { MemoryError } from '../core/errors.ts';
+import type { ListQuery, MemoryStorage, StoreMeta, StoredCounts } from '../core/ports.ts';
+import { MEMORY_TYPES, type Memory } from '../core/types.ts';
+
+interface MemoryRow extends Memory {
+  label: number;
+}
+interface VectorRow {
+  label: number;
+  vector: Float32Array;
+  gen: number;
+}
+interface TombstoneRow {
+  label: number;
+  gen: number;
+}
+interface StagedRow {
+  embedderId: string;
+  id: string;
+  contentHash: string;
+  vector: Float32Array;
+}
+interface MetaRow {
+  key: 'store';
+  value: StoreMeta;
+}
+
+/**
+ * Dexie schema history. Append-only: a released version is never edited, a change adds a new
+ * entry with its upgrade function (and a migration test in test/storage-dexie.test.ts).
+ */
+export const SCHEMA_VERSIONS: readonly { version: number; stores: Record<string, string> }[] = [
+  {
+    version: 1,
+    stores: {
+      meta: 'key',
+      memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash',
+      vectors: 'label, gen',
+      tombstones: 'label, gen',
+      staged: '[embedderId+id], embedderId',
+    },
+  },
+];
+export const SCHEMA_VERSION = SCHEMA_VERSIONS[SCHEMA_VERSIONS.length - 1]!.version;
+
+/** The IndexedDB database name of a store. */
+export function databaseName(store: string): string {
+  return `houkai-web:${store}`;
+}
+
+export interface DexieStorageOptions {
+  /** An IndexedDB implementation (e.g. fake-indexeddb in Node); defaults to the global one. */
+  indexedDB?: IDBFactory;
+  IDBKeyRange?: typeof IDBKeyRange;
+}
+
+class MemoryDatabase extends Dexie {
+  meta!: Table<MetaRow, string>;
+  memories!: Table<MemoryRow, string>;
+  vectors!: Table<VectorRow, number>;
+  tombstones!: Table<TombstoneRow, number>;
+  staged!: Table<StagedRow, [string, string]>;
+
+  constructor(name: string, options: DexieStorageOptions) {
+    super(name, {
+      ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
+      ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
+    });
+    for (const { version, stores } of SCHEMA_VERSIONS) this.version(version).stores(stores);
+  }
+}
+
+function errorName(error: unknown): string {
+  const e = error as { name?: string; inner?: { name?: string } } | null;
+  return `${e?.name ?? ''} ${e?.inner?.name ?? ''}`;
+}
+
+/** Maps vendor errors to MemoryError; passes MemoryErrors through. */
+export function mapStorageError(error: unknown, operation: string): MemoryError {
+  if (error instanceof MemoryError) return error;
+  const names = errorName(error);
+  const message = (error as Error | null)?.message ?? String(error);
+  if (names.includes('QuotaExceeded')) {
+    return new MemoryError('STORAGE_QUOTA', `Storage quota exceeded during ${operation}; nothing was written`, {
+      operation,
+    });
+  }
+  if (names.includes('VersionError')) {
+    return new MemoryError('SCHEMA_TOO_NEW', `This store was written by a newer version of houkai-web (${message})`, {
+      operation,
+    });
+  }
+  return new MemoryError('STORAGE_FAILURE', `IndexedDB failed during ${operation}: ${message}`, { operation });
+}
+
+function strip(row: MemoryRow): Memory {
+  const { label: _label, ...memory } = row;
+  return memory;
+}
+
+/** Equality that ignores access tracking, which recall updates concurrently. */
+function sameContent(a: Memory, b: Memory): boolean {
+  const { lastAccessed: _la, accessCount: _aa, ...restA } = a;
+  const { lastAccessed: _lb, accessCount: _ab, ...restB } = b;
+  return JSON.stringify(restA) === JSON.stringify(restB);
+}
+
+export async function openDexieStorage(store: string, options: DexieStorageOptions = {}): Promise<MemoryStorage> {
+  const db = new MemoryDatabase(databaseName(store), options);
+  try {
+    await db.open();
+  } catch (error) {
+    throw mapStorageError(error, 'open');
+  }
+
+  async function run<T>(operation: string, body: () => Promise<T>): Promise<T> {
+    try {
+      return await body();
+    } catch (error) {
+      throw mapStorageError(error, operation);
+    }
+  }
+
+  async function bumpGeneration(labelsNeeded: number): Promise<{ meta: StoreMeta; firstLabel: number }> {
+    const row = await db.meta.get('store');
+    if (!row) throw new MemoryError('STORAGE_FAILURE', 'The store has no metadata row');
+    const meta: StoreMeta = {
+      ...row.value,
+      generation: row.value.generation + 1,
+      nextLabel: row.value.nextLabel + labelsNeeded,
+    };
+    await db.meta.put({ key: 'store', value: meta });
+    return { meta, firstLabel: row.value.nextLabel };
+  }
+
+  const storage: MemoryStorage = {
+    readMeta: () => run('readMeta', async () => (await db.meta.get('store'))?.value),
+
+    initMeta: (meta) =>
+      run('initMeta', () =>
+        db.transaction('rw', db.meta, async () => {
+          const existing = await db.meta.get('store');
+          if (existing) return existing.value;
+          await db.meta.put({ key: 'store', value: meta });
+          return meta;
+        }),
+      ),
+
+    insert: (memories, vectors) =>
+      run('insert', () =>
+        db.transaction('rw', [db.meta, db.memories, db.vectors], async () => {
+          const { meta, firstLabel } = await bumpGeneration(memories.length);
+          const labels = memories.map((_, i) => firstLabel + i);
+          await db.memories.bulkAdd(memories.map((m, i) => ({ ...m, label: labels[i]! })));
+          await db.vectors.bulkAdd(vectors.map((vector, i) => ({ label: labels[i]!, vector, gen: meta.generation })));
+          return { labels, generation: meta.generation };
+        }),
+      ),
+
+    replace: (expected, next, vector) =>
+      run('replace', () =>
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones], async () => {
+          const current = await db.memories.get(expected.id);
+          if (!current || !sameContent(strip(current), expected)) return null;
+          if (!vector) {
+            await db.memories.put({ ...next, label: current.label });
+            const meta = (await db.meta.get('store'))!.value;
+            return { label: current.label, generation: meta.generation };
+          }
+          const { meta, firstLabel } = await bumpGeneration(1);
+          await db.memories.put({ ...next, label: firstLabel });
+          await db.vectors.delete(current.label);
+          await db.vectors.add({ label: firstLabel, vector, gen: meta.generation });
+          await db.tombstones.put({ label: current.label, gen: meta.generation });
+          return { label: firstLabel, removedLabel: current.label, generation: meta.generation };
+        }),
+      ),
+
+    remove: (id) =>
+      run('remove', () =>
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones], async () => {
+          const current = await db.memories.get(id);
+          if (!current) return undefined;
+          const { meta } = await bumpGeneration(0);
+          await db.memories.delete(id);
+          await db.vectors.delete(current.label);
+          await db.tombstones.put({ label: current.label, gen: meta.generation });
+          return { memory: strip(current), label: current.label, generation: meta.generation };
+        }),
+      ),
+
+    touch: (ids, now) =>
+      run('touch', () =>
+        db.transaction('rw', db.memories, async () => {
+          const rows = await db.memories.bulkGet(ids);
+          const updated: MemoryRow[] = [];
+          for (const row of rows) {
+            if (!row) continue;
+            updated.push({ ...row, lastAccessed: now, accessCount: row.accessCount + 1 });
+          }
+          await db.memories.bulkPut(updated);
+          return updated.map(strip);
+        }),
+      ),
+
+    get: (id) =>
+      run('get', async () => {
+        const row = await db.memories.get(id);
+        return row ? strip(row) : undefined;
+      }),
+
+    getByLabels: (labels) =>
+      run('getByLabels', async () => {
+        const rows = await db.memories.where('label').anyOf(labels).toArray();
+        return new Map(rows.map((row) => [row.label, strip(row)]));
+      }),
+
+    list: (query: ListQuery) =>
+      run('list', async () => {
+        if (query.limit <= 0) return [];
+        const base =
+          query.before === undefined
+            ? db.memories.orderBy('createdAt')
+            : db.memories.where('createdAt').below(query.before);
+        const rows = await base
+          .reverse()
+          .filter(
+            (m) =>
+              (query.includeSuperseded || m.supersededBy === '') &&
+              (query.includeExpired || m.expiresAt <= 0 || m.expiresAt > query.now),
+          )
+          .limit(query.limit)
+          .toArray();
+        return rows.map(strip);
+      }),
+
+    count: () => run('count', () => db.memories.count()),
+
+    counts: () =>
+      run('counts', () =>
+        db.transaction('r', db.memories, async (): Promise<StoredCounts> => {
+          const total = await db.memories.count();
+          const superseded = await db.memories.where('supersededBy').above('').count();
+          const byType: Record<string, number> = {};
+          for (const type of MEMORY_TYPES) byType[type] = await db.memories.where('type').equals(type).count();
+          return { total, superseded, byType };
+        }),
+      ),
+
+    vectorCount: () => run('vectorCount', () => db.vectors.count()),
+
+    scanVectors: (visit, options = {}) =>
+      run('scanVectors', async () => {
+        const batchSize = options.batchSize ?? 2000;
+        const after = options.afterGeneration;
+        if (after !== undefined) {
+          const rows = await db.vectors.where('gen').above(after).toArray();
+          rows.sort((a, b) => a.label - b.label);
+          for (let i = 0; i < rows.length; i += batchSize) {
+            const batch = rows.slice(i, i + batchSize);
+            await visit(batch.map((r) => r.label), batch.map((r) => r.vector));
+          }
+          return;
+        }
+        // Keyset pagination keeps memory bounded and each read transaction short.
+        let lastLabel = -1;
+        for (;;) {
+          const batch = await db.vectors.where('label').above(lastLabel).limit(batchSize).toArray();
+          if (batch.length === 0) break;
+          await visit(batch.map((r) => r.label), batch.map((r) => r.vector));
+          lastLabel = batch[batch.length - 1]!.label;
+        }
+      }),
+
+    tombstonesAfter: (afterGeneration) =>
+      run('tombstonesAfter', async () =>
+        (await db.tombstones.where('gen').above(afterGeneration).toArray()).map((t) => t.label),
+      ),
+
+    pruneTombstones: (upToGeneration) =>
+      run('pruneTombstones', async () => {
+        await db.tombstones.where('gen').belowOrEqual(upToGeneration).delete();
+      }),
+
+    stageVectors: (entries, embedderId) =>
+      run('stageVectors', async () => {
+        await db.staged.bulkPut(entries.map((e) => ({ embedderId, ...e })));
+      }),
+
+    stagedIds: (embedderId) =>
+      run('stagedIds', async () => {
+        const out = new Map<string, string>();
+        await db.staged
+          .where('embedderId')
+          .equals(embedderId)
+          .each((row) => {
+            out.set(row.id, row.contentHash);
+          });
+        return out;
+      }),
+
+    commitStaged: (embedderId, dim) =>
+      run('commitStaged', () =>
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.staged], async () => {
+          const row = await db.meta.get('store');
+          if (!row) throw new MemoryError('STORAGE_FAILURE', 'The store has no metadata row');
+          const memories = await db.memories.toArray();
+          const staged = new Map<string, StagedRow>();
+          await db.staged
+            .where('embedderId')
+            .equals(embedderId)
+            .each((s) => {
+              staged.set(s.id, s);
+            });
+          const missing = memories.filter((m) => staged.get(m.id)?.contentHash !== m.contentHash);
+          if (missing.length > 0) {
+            throw new MemoryError('EMBEDDER_MISMATCH', `${missing.length} memories have no staged vector`, {
+              missing: missing.slice(0, 10).map((m) => m.id),
+            });
+          }
+          const generation = row.value.generation + 1;
+          let label = row.value.nextLabel;
+          await db.vectors.clear();
+          await db.tombstones.clear();
+          const rows: MemoryRow[] = [];
+          const vectors: VectorRow[] = [];
+          for (const memory of memories) {
+            rows.push({ ...memory, label });
+            vectors.push({ label, vector: staged.get(memory.id)!.vector, gen: generation });
+            label += 1;
+          }
+          await db.memories.bulkPut(rows);
+          await db.vectors.bulkAdd(vectors);
+          await db.staged.clear();
+          await db.meta.put({
+            key: 'store',
+            value: { ...row.value, embedderId, dim, generation, nextLabel: label },
+          });
+          return { generation };
+        }),
+      ),
+
+    ids: () =>
+      run('ids', async () => {
+        const out: { id: string; text: string; contentHash: string }[] = [];
+        await db.memories.each((m) => {
+          out.push({ id: m.id, text: m.text, contentHash: m.contentHash });
+        });
+        return out;
+      }),
+
+    close: () => db.close(),
+  };
+  return storage;
+}
+
+/** Deletes a store's database (all its memories and vectors). */
+export async function deleteDexieStorage(store: string, options: DexieStorageOptions = {}): Promise<void> {
+  try {
+    await new MemoryDatabase(databaseName(store), options).delete();
+  } catch (error) {
+    throw mapStorageError(error, 'delete');
+  }
+}

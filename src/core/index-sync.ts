@@ -1,0 +1,118 @@
+/**
+ * Keeps the vector index (a cache) consistent with storage (the truth). On open it loads the
+ * index snapshot, replays the writes made after it (vectors and tombstones newer than the
+ * snapshot's generation), checks the live count against storage, and rebuilds from the stored
+ * vectors when anything does not add up. Snapshots are written on a debounce, never per write.
+ */
+import { throwIfAborted } from './errors.ts';
+import type { MemoryStorage, VectorIndex } from './ports.ts';
+import type { LongRunOptions } from './types.ts';
+
+export interface IndexSyncOptions {
+  /** Quiet period after the last write before a snapshot is persisted. */
+  snapshotDelayMs?: number;
+}
+
+export type IndexOpenOutcome = 'snapshot' | 'snapshot+replay' | 'rebuilt' | 'empty';
+
+export class IndexSync {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private saving: Promise<void> = Promise.resolve();
+  private dirtyGeneration = 0;
+  private savedGeneration: number | null = null;
+  private readonly delay: number;
+
+  constructor(
+    readonly index: VectorIndex,
+    private readonly storage: MemoryStorage,
+    options: IndexSyncOptions = {},
+  ) {
+    this.delay = options.snapshotDelayMs ?? 2000;
+  }
+
+  get snapshotGeneration(): number | null {
+    return this.savedGeneration;
+  }
+
+  /** Brings the index in line with storage at `generation`. */
+  async open(generation: number, options: LongRunOptions = {}): Promise<IndexOpenOutcome> {
+    const expected = await this.storage.vectorCount();
+    let snapshot: number | null = null;
+    try {
+      snapshot = await this.index.loadSnapshot();
+    } catch {
+      snapshot = null;
+    }
+    if (snapshot !== null && snapshot <= generation) {
+      let replayed = false;
+      if (snapshot < generation) {
+        await this.storage.scanVectors((labels, vectors) => this.index.add(labels, vectors), {
+          afterGeneration: snapshot,
+        });
+        const removed = await this.storage.tombstonesAfter(snapshot);
+        this.index.remove(removed);
+        replayed = true;
+      }
+      if (this.index.size() === expected) {
+        this.savedGeneration = snapshot;
+        this.dirtyGeneration = generation;
+        if (replayed) this.schedule(generation);
+        return replayed ? 'snapshot+replay' : 'snapshot';
+      }
+    }
+    await this.rebuild(generation, expected, options);
+    return expected === 0 ? 'empty' : 'rebuilt';
+  }
+
+  /** Rebuilds the whole index from the stored vectors, with progress. */
+  async rebuild(generation: number, expected?: number, options: LongRunOptions = {}): Promise<void> {
+    const total = expected ?? (await this.storage.vectorCount());
+    this.index.clear();
+    let done = 0;
+    options.onProgress?.({ kind: 'index-rebuild', done, total });
+    await this.storage.scanVectors((labels, vectors) => {
+      throwIfAborted(options.signal, { done, total });
+      this.index.add(labels, vectors);
+      done += labels.length;
+      options.onProgress?.({ kind: 'index-rebuild', done, total });
+    });
+    this.savedGeneration = null;
+    this.dirtyGeneration = generation;
+    if (total > 0) await this.flush(generation);
+  }
+
+  /** Records a write at `generation`; a snapshot follows after a quiet period. */
+  schedule(generation: number): void {
+    this.dirtyGeneration = Math.max(this.dirtyGeneration, generation);
+    if (this.index.kind === 'exact') return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush(this.dirtyGeneration).catch(() => undefined);
+    }, this.delay);
+  }
+
+  /** Persists a snapshot now if the index changed since the last one. */
+  async flush(generation = this.dirtyGeneration): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const previous = this.saving;
+    this.saving = (async () => {
+      await previous.catch(() => undefined);
+      if (this.savedGeneration !== null && this.savedGeneration >= generation) return;
+      const saved = await this.index.saveSnapshot(generation);
+      if (saved) {
+        this.savedGeneration = generation;
+        await this.storage.pruneTombstones(generation);
+      }
+    })();
+    return this.saving;
+  }
+
+  async close(): Promise<void> {
+    await this.flush().catch(() => undefined);
+    this.index.dispose();
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * Input validation for every public operation. Each check throws `MemoryError` with code
+ * INVALID_ARGUMENT and names the offending field, before anything is embedded or written.
+ */
+import { invalid } from './errors.ts';
+import { pyStrip, utf8Length } from './text.ts';
+import { MEMORY_TYPES, TRUST_LEVELS } from './types.ts';
+import type { MemoryInput, MemoryType, Polarity, Trust } from './types.ts';
+
+/** Largest accepted memory text, in UTF-8 bytes. */
+export const MAX_TEXT_BYTES = 1_048_576;
+
+export function checkText(text: unknown, field = 'text'): string {
+  if (typeof text !== 'string') throw invalid(`${field} must be a string`, { field });
+  const stripped = pyStrip(text);
+  if (stripped.length === 0) throw invalid(`${field} must not be empty or whitespace`, { field });
+  // Cheap bound first: a UTF-8 character takes at most 3 bytes per UTF-16 unit.
+  if (stripped.length * 3 > MAX_TEXT_BYTES && utf8Length(stripped) > MAX_TEXT_BYTES) {
+    throw invalid(`${field} is larger than ${MAX_TEXT_BYTES} bytes`, { field, limit: MAX_TEXT_BYTES });
+  }
+  return stripped;
+}
+
+export function checkType(type: unknown, field = 'type'): MemoryType {
+  if (typeof type !== 'string' || !(MEMORY_TYPES as readonly string[]).includes(type)) {
+    throw invalid(`${field} must be one of: ${MEMORY_TYPES.join(', ')} — got ${JSON.stringify(type)}`, { field });
+  }
+  return type as MemoryType;
+}
+
+export function checkTrust(trust: unknown, field = 'trust'): Trust {
+  if (typeof trust !== 'string' || !(TRUST_LEVELS as readonly string[]).includes(trust)) {
+    throw invalid(`${field} must be one of: ${TRUST_LEVELS.join(', ')} — got ${JSON.stringify(trust)}`, { field });
+  }
+  return trust as Trust;
+}
+
+export function checkTag(tag: unknown, field = 'tag'): string {
+  if (typeof tag !== 'string') throw invalid(`${field} must be a string`, { field });
+  if (pyStrip(tag).length === 0) throw invalid(`${field} must not be blank`, { field });
+  if (tag.includes(',')) throw invalid(`${field} must not contain a comma — got ${JSON.stringify(tag)}`, { field });
+  return tag;
+}
+
+/** Tags keep their order; repeats are dropped. */
+export function checkTags(tags: unknown, field = 'tags'): string[] {
+  if (!Array.isArray(tags)) throw invalid(`${field} must be an array of strings`, { field });
+  const out: string[] = [];
+  for (const tag of tags) {
+    const checked = checkTag(tag, field);
+    if (!out.includes(checked)) out.push(checked);
+  }
+  return out;
+}
+
+/** A finite number, clamped to [0, 1]. */
+export function checkImportance(value: unknown, field = 'importance'): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw invalid(`${field} must be a finite number — got ${JSON.stringify(value)}`, { field });
+  }
+  return Math.min(1, Math.max(0, value));
+}
+
+export function checkPolarity(value: unknown, field = 'polarity'): Polarity {
+  if (value !== -1 && value !== 0 && value !== 1) {
+    throw invalid(`${field} must be -1, 0 or 1 — got ${JSON.stringify(value)}`, { field });
+  }
+  return value;
+}
+
+export function checkSource(value: unknown, field = 'source'): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'string') throw invalid(`${field} must be a string or null`, { field });
+  return value;
+}
+
+/** A Unix-seconds timestamp ≥ 0 (0 meaning "unset"). */
+export function checkTimestamp(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw invalid(`${field} must be a finite number ≥ 0 (Unix seconds) — got ${JSON.stringify(value)}`, { field });
+  }
+  return value;
+}
+
+export function checkBoolean(value: unknown, field: string): boolean {
+  if (typeof value !== 'boolean') throw invalid(`${field} must be a boolean`, { field });
+  return value;
+}
+
+/** A whole number in [min, max]. */
+export function checkInteger(value: unknown, field: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `in [${min}, ${max}]`;
+    throw invalid(`${field} must be a whole number ${range} — got ${JSON.stringify(value)}`, { field });
+  }
+  return value;
+}
+
+export function checkId(id: unknown, field = 'id'): string {
+  if (typeof id !== 'string' || id.length === 0) throw invalid(`${field} must be a non-empty string`, { field });
+  return id;
+}
+
+export function checkObject<T extends object>(value: unknown, field: string): Partial<T> {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalid(`${field} must be an options object`, { field });
+  }
+  return value as Partial<T>;
+}
+
+const INPUT_FIELDS: ReadonlySet<string> = new Set([
+  'type', 'tags', 'importance', 'source', 'polarity', 'expiresAt', 'pinned', 'trust', 'validFrom', 'validUntil',
+]);
+
+/** Rejects keys a caller probably misspelled, instead of silently ignoring them. */
+export function checkKnownKeys(value: object, allowed: ReadonlySet<string>, field: string): void {
+  for (const key of Object.keys(value)) {
+    if (!allowed.has(key)) throw invalid(`${field} has an unknown field ${JSON.stringify(key)}`, { field, key });
+  }
+}
+
+/** Validates the settable fields of a memory; only the keys present are returned. */
+export function checkMemoryInput(input: unknown, field = 'options', extra: readonly string[] = []): MemoryInput {
+  const raw = checkObject<MemoryInput>(input, field) as Record<string, unknown>;
+  checkKnownKeys(raw, extra.length ? new Set([...INPUT_FIELDS, ...extra]) : INPUT_FIELDS, field);
+  const out: MemoryInput = {};
+  if (raw.type !== undefined) out.type = checkType(raw.type);
+  if (raw.tags !== undefined) out.tags = checkTags(raw.tags);
+  if (raw.importance !== undefined) out.importance = checkImportance(raw.importance);
+  if (raw.source !== undefined) out.source = checkSource(raw.source);
+  if (raw.polarity !== undefined) out.polarity = checkPolarity(raw.polarity);
+  if (raw.expiresAt !== undefined) out.expiresAt = checkTimestamp(raw.expiresAt, 'expiresAt');
+  if (raw.pinned !== undefined) out.pinned = checkBoolean(raw.pinned, 'pinned');
+  if (raw.trust !== undefined) out.trust = checkTrust(raw.trust);
+  if (raw.validFrom !== undefined) out.validFrom = checkTimestamp(raw.validFrom, 'validFrom');
+  if (raw.validUntil !== undefined) out.validUntil = checkTimestamp(raw.validUntil, 'validUntil');
+  return out;
+}
+
+/** `[validFrom, validUntil)` must be non-empty when both ends are set. */
+export function checkValidity(validFrom: number, validUntil: number): void {
+  if (validFrom > 0 && validUntil > 0 && validUntil <= validFrom) {
+    throw invalid('validUntil must be later than validFrom', { field: 'validUntil' });
+  }
+}

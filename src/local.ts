@@ -1,0 +1,164 @@
+/**
+ * `houkai-web/local`: the in-process composition root. It wires the Dexie storage, a vector
+ * index and an embedder into the core store, in a page, a worker, an extension or Node (given
+ * an IndexedDB implementation such as fake-indexeddb).
+ *
+ * @example
+ * ```ts
+ * import { createMemory } from 'houkai-web/local';
+ * const memory = await createMemory({ name: 'agent', embedder: 'use-lite' });
+ * await memory.remember('We lint with ESLint and format with Prettier', { type: 'procedural' });
+ * const [hit] = await memory.recall('which linter do we use?');
+ * hit.memory.text; // 'We lint with ESLint and format with Prettier'
+ * ```
+ */
+import { deleteDexieStorage, openDexieStorage, SCHEMA_VERSION, type DexieStorageOptions } from './adapters/storage-dexie.ts';
+import { MemoryError, invalid } from './core/errors.ts';
+import type { Clock, Embedder, IdSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
+import { openStore, type MemoryApi, type StoreOpenOptions } from './core/store.ts';
+import type { LongRunOptions } from './core/types.ts';
+import type { TransformersEmbedderOptions } from './adapters/embedder-transformers.ts';
+import type { UseLiteOptions } from './adapters/embedder-use-lite.ts';
+
+export * from './core/types.ts';
+export { MemoryError, ERROR_CODES, type ErrorCode } from './core/errors.ts';
+export type { Embedder, EmbedOptions, VectorIndex, VectorIndexFactory, Clock, IdSource } from './core/ports.ts';
+export type { MemoryApi } from './core/store.ts';
+export { contentHash } from './core/text.ts';
+
+export type EmbedderChoice = 'auto' | 'minilm' | 'use-lite' | Embedder;
+
+export interface CreateMemoryOptions extends LongRunOptions {
+  /** Store name; stores are isolated from each other. Default 'default'. */
+  name?: string;
+  /**
+   * 'minilm' (all-MiniLM-L6-v2 on transformers.js), 'use-lite' (bundled Universal Sentence
+   * Encoder lite, fully offline), your own `Embedder`, or 'auto' (default): the embedder the
+   * store was made with, else MiniLM when its files load, else use-lite.
+   */
+  embedder?: EmbedderChoice;
+  /** Options for the MiniLM embedder (model host, local path, device…). */
+  minilm?: TransformersEmbedderOptions;
+  /** Options for the use-lite embedder (model URL, wasm paths…). */
+  useLite?: UseLiteOptions;
+  /** 'hnsw' (default), 'exact' (brute force: tiny stores, and the oracle in tests), or a factory. */
+  index?: 'hnsw' | 'exact' | VectorIndexFactory;
+  /** What to do when the store's vectors come from another embedder. Default 'error'. */
+  onEmbedderChange?: StoreOpenOptions['onEmbedderChange'];
+  /** Quiet period before the index snapshot is persisted after writes (ms). Default 2000. */
+  snapshotDelayMs?: number;
+  /** IndexedDB implementation for Node (`fake-indexeddb`); defaults to the global one. */
+  indexedDB?: IDBFactory;
+  IDBKeyRange?: typeof IDBKeyRange;
+  clock?: Clock;
+  ids?: IdSource;
+}
+
+export type LocalMemory = MemoryApi & { readonly name: string; readonly embedder: Embedder };
+
+const MINILM_ALIASES = new Set(['Xenova/all-MiniLM-L6-v2', 'sentence-transformers/all-MiniLM-L6-v2', 'all-MiniLM-L6-v2']);
+const USE_LITE_ID = 'universal-sentence-encoder-lite';
+
+async function loadMiniLM(options: CreateMemoryOptions): Promise<Embedder> {
+  const { createTransformersEmbedder } = await import('./adapters/embedder-transformers.ts');
+  return createTransformersEmbedder({
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...options.minilm,
+  });
+}
+
+async function loadUseLite(options: CreateMemoryOptions): Promise<Embedder> {
+  const { createUseLiteEmbedder } = await import('./adapters/embedder-use-lite.ts');
+  return createUseLiteEmbedder(options.useLite);
+}
+
+/** Resolves the embedder choice; 'auto' prefers what the store already holds. */
+export async function resolveEmbedder(choice: EmbedderChoice, options: CreateMemoryOptions, recordedId?: string): Promise<Embedder> {
+  if (typeof choice === 'object' && choice !== null) {
+    if (typeof choice.embed !== 'function' || typeof choice.id !== 'string') {
+      throw invalid('embedder must implement { id, dim, embed(texts) }', { field: 'embedder' });
+    }
+    return choice;
+  }
+  if (choice === 'minilm') return loadMiniLM(options);
+  if (choice === 'use-lite') return loadUseLite(options);
+  if (choice !== 'auto') {
+    throw invalid(`embedder must be 'auto', 'minilm', 'use-lite' or an Embedder — got ${JSON.stringify(choice)}`, { field: 'embedder' });
+  }
+  if (recordedId === USE_LITE_ID) return loadUseLite(options);
+  try {
+    return await loadMiniLM(options);
+  } catch (error) {
+    if (recordedId && MINILM_ALIASES.has(recordedId)) throw error;
+    if (error instanceof MemoryError && error.code === 'MODEL_UNAVAILABLE') return loadUseLite(options);
+    throw error;
+  }
+}
+
+async function indexFactory(choice: CreateMemoryOptions['index']): Promise<VectorIndexFactory> {
+  if (typeof choice === 'function') return choice;
+  if (choice === undefined || choice === 'hnsw') {
+    const { createHnswIndexFactory } = await import('./adapters/index-hnsw.ts');
+    return createHnswIndexFactory();
+  }
+  if (choice === 'exact') {
+    const { createExactIndex } = await import('./adapters/index-exact.ts');
+    return async ({ dim }) => createExactIndex({ dim });
+  }
+  throw invalid(`index must be 'hnsw', 'exact' or a factory — got ${JSON.stringify(choice)}`, { field: 'index' });
+}
+
+/**
+ * Opens (or creates) a named memory store in this process.
+ * @throws MemoryError EMBEDDER_MISMATCH / DIMENSION_MISMATCH when the store was made by another
+ *   embedder (pass `onEmbedderChange: 'reindex'` and call `reindex()`), MODEL_UNAVAILABLE when
+ *   the model cannot be loaded, INVALID_ARGUMENT for bad options.
+ */
+export async function createMemory(options: CreateMemoryOptions = {}): Promise<LocalMemory> {
+  if (options === null || typeof options !== 'object') throw invalid('options must be an object', { field: 'options' });
+  const name = options.name ?? 'default';
+  if (typeof name !== 'string' || name.trim() === '' || name.length > 200) {
+    throw invalid('name must be a non-empty string of at most 200 characters', { field: 'name' });
+  }
+  const dbOptions: DexieStorageOptions = {
+    ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
+    ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
+  };
+  const storage = await openDexieStorage(name, dbOptions);
+  let index: VectorIndex | undefined;
+  try {
+    const recorded = await storage.readMeta();
+    const embedder = await resolveEmbedder(options.embedder ?? 'auto', options, recorded?.embedderId);
+    const count = await storage.count();
+    index = await (await indexFactory(options.index))({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });
+    const store = await openStore(
+      { name, storage, index, embedder, schemaVersion: SCHEMA_VERSION, ...(options.clock ? { clock: options.clock } : {}), ...(options.ids ? { ids: options.ids } : {}) },
+      {
+        ...(options.onEmbedderChange ? { onEmbedderChange: options.onEmbedderChange } : {}),
+        ...(options.snapshotDelayMs !== undefined ? { snapshotDelayMs: options.snapshotDelayMs } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+    );
+    return Object.defineProperties(store, {
+      name: { value: name, enumerable: true },
+      embedder: { value: embedder, enumerable: false },
+    }) as unknown as LocalMemory;
+  } catch (error) {
+    index?.dispose();
+    storage.close();
+    throw error;
+  }
+}
+
+/** Deletes a store's database and its index snapshot. */
+export async function deleteMemory(name: string, options: Pick<CreateMemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'index'> = {}): Promise<void> {
+  await deleteDexieStorage(name, {
+    ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
+    ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
+  });
+  if (options.index === undefined || options.index === 'hnsw') {
+    const { dropHnswSnapshot } = await import('./adapters/index-hnsw.ts');
+    await dropHnswSnapshot(name);
+  }
+}
