@@ -1,0 +1,124 @@
+/**
+ * The page side: wraps a comlink endpoint (Worker, SharedWorker port, MessagePort, extension
+ * port adapter) into the same typed API as the in-process store.
+ */
+import * as Comlink from 'comlink';
+import { MemoryError } from '../core/errors.ts';
+import type { MemoryApi } from '../core/store.ts';
+import type { ProgressEvent } from '../core/types.ts';
+import { changeChannelName, type ChangeEvent, type HostApi, type OpenRequest, type StoreMethod } from '../rpc/protocol.ts';
+import { installErrorTransfer } from '../rpc/transfer.ts';
+
+export type MemoryClient = MemoryApi & {
+  readonly name: string;
+  readonly embedder: { id: string; dim: number };
+  /** The backend computing embeddings in the worker (wasm, webgpu, cpu…), when known. */
+  readonly backend: string | undefined;
+  /** Change events from every tab of this origin (and this one). Returns an unsubscribe function. */
+  subscribe(listener: (event: ChangeEvent) => void): () => void;
+  /** Releases this connection's handle (and the worker, when this client started it). */
+  close(): Promise<void>;
+};
+
+export interface ConnectEndpointOptions extends OpenRequest {
+  onProgress?: (event: ProgressEvent) => void;
+  /** Called when the client closes, e.g. to terminate a worker it started. */
+  onClose?: () => void;
+}
+
+let nextCallId = 1;
+
+/** Splits signal and onProgress (which cannot be cloned) off an options argument. */
+function extractControl(options: unknown): { rest: unknown; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void } {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) return { rest: options };
+  const { signal, onProgress, ...rest } = options as { signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void };
+  return { rest, ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) };
+}
+
+/** Connects to a memory worker over `endpoint` and opens the store named in `options`. */
+export async function connectEndpoint(endpoint: Comlink.Endpoint, options: ConnectEndpointOptions): Promise<MemoryClient> {
+  installErrorTransfer();
+  const remote = Comlink.wrap<HostApi>(endpoint);
+  const { onProgress, onClose, ...request } = options;
+  const info = await remote.open(request, onProgress ? Comlink.proxy(onProgress) : undefined);
+  const handle = info.handle;
+  let closed = false;
+
+  async function invoke(method: StoreMethod, args: unknown[], optionsAt?: number): Promise<unknown> {
+    if (closed) throw new MemoryError('CLOSED', `Store "${info.name}" is closed`);
+    let callId: number | undefined;
+    let onProgress: ((e: ProgressEvent) => void) | undefined;
+    let signal: AbortSignal | undefined;
+    const wireArgs = [...args];
+    if (optionsAt !== undefined && optionsAt < wireArgs.length) {
+      const split = extractControl(wireArgs[optionsAt]);
+      wireArgs[optionsAt] = split.rest;
+      signal = split.signal;
+      if (split.onProgress) onProgress = Comlink.proxy(split.onProgress);
+    }
+    while (wireArgs.length > 0 && wireArgs[wireArgs.length - 1] === undefined) wireArgs.pop();
+    if (signal?.aborted) throw new MemoryError('ABORTED', 'The operation was cancelled');
+    let onAbort: (() => void) | undefined;
+    if (signal) {
+      const id = nextCallId++;
+      callId = id;
+      onAbort = () => void remote.abort(id);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    try {
+      return await remote.call(handle, method, wireArgs, callId, onProgress);
+    } finally {
+      if (signal && onAbort) signal.removeEventListener('abort', onAbort);
+      
+    }
+  }
+
+  const listeners = new Set<(event: ChangeEvent) => void>();
+  let channel: BroadcastChannel | undefined;
+
+  const client: MemoryClient = {
+    name: info.name,
+    embedder: info.embedder,
+    backend: info.backend,
+    remember: (text, opts) => invoke('remember', [text, opts]) as ReturnType<MemoryApi['remember']>,
+    rememberMany: (items, opts) => invoke('rememberMany', [items, opts], 1) as ReturnType<MemoryApi['rememberMany']>,
+    recall: (query, opts) => invoke('recall', [query, opts], 1) as ReturnType<MemoryApi['recall']>,
+    forget: (id) => invoke('forget', [id]) as ReturnType<MemoryApi['forget']>,
+    get: (id) => invoke('get', [id]) as ReturnType<MemoryApi['get']>,
+    edit: (id, changes) => invoke('edit', [id, changes]) as ReturnType<MemoryApi['edit']>,
+    listRecent: (opts) => invoke('listRecent', [opts]) as ReturnType<MemoryApi['listRecent']>,
+    count: () => invoke('count', []) as ReturnType<MemoryApi['count']>,
+    stats: () => invoke('stats', []) as ReturnType<MemoryApi['stats']>,
+    reindex: (opts) => invoke('reindex', [opts], 0) as ReturnType<MemoryApi['reindex']>,
+    flush: () => invoke('flush', []) as ReturnType<MemoryApi['flush']>,
+    subscribe(listener) {
+      listeners.add(listener);
+      if (!channel && typeof BroadcastChannel !== 'undefined') {
+        channel = new BroadcastChannel(changeChannelName(info.name));
+        channel.onmessage = (message: MessageEvent<ChangeEvent>) => {
+          for (const l of listeners) l(message.data);
+        };
+      }
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && channel) {
+          channel.close();
+          channel = undefined;
+        }
+      };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      channel?.close();
+      listeners.clear();
+      try {
+        await remote.release(handle);
+      } finally {
+        remote[Comlink.releaseProxy]();
+        onClose?.();
+      }
+    },
+  };
+  return client;
+}

@@ -1,0 +1,217 @@
+/**
+ * The worker side of the RPC surface. A registry owns the open stores of this worker (one
+ * instance per store name, shared by every connection, so exactly one HNSW index per store);
+ * each connection gets a host that forwards calls, turns call ids into AbortSignals and emits
+ * change events after writes.
+ */
+import * as Comlink from 'comlink';
+import { MemoryError, invalid } from '../core/errors.ts';
+import type { MemoryApi } from '../core/store.ts';
+import type { ProgressEvent } from '../core/types.ts';
+import {
+  MUTATING_METHODS,
+  STORE_METHODS,
+  changeChannelName,
+  type ChangeEvent,
+  type HostApi,
+  type OpenInfo,
+  type OpenRequest,
+  type StoreMethod,
+} from './protocol.ts';
+
+export type OpenedStore = MemoryApi & { readonly name: string; readonly embedder: { id: string; dim: number; backend?: string } };
+
+export interface RegistryOptions {
+  /** Opens a store for a request: the composition root decides adapters and asset URLs. */
+  open(request: OpenRequest, onProgress?: (event: ProgressEvent) => void): Promise<OpenedStore>;
+  /** Delivers change events; defaults to a BroadcastChannel per store. */
+  emit?: (event: ChangeEvent) => void;
+  /** True inside a SharedWorker. */
+  shared?: boolean;
+  clock?: () => number;
+}
+
+interface Entry {
+  store: Promise<OpenedStore>;
+  refs: number;
+}
+
+/** Where in each method's arguments the options object (with signal/onProgress) sits. */
+const OPTIONS_AT: Partial<Record<StoreMethod, number>> = { rememberMany: 1, recall: 1, reindex: 0 };
+
+function defaultEmitter(): (event: ChangeEvent) => void {
+  const channels = new Map<string, BroadcastChannel>();
+  return (event) => {
+    if (typeof BroadcastChannel === 'undefined') return;
+    let channel = channels.get(event.store);
+    if (!channel) {
+      channel = new BroadcastChannel(changeChannelName(event.store));
+      channels.set(event.store, channel);
+    }
+    channel.postMessage(event);
+  };
+}
+
+function affectedIds(method: StoreMethod, args: unknown[], result: unknown): string[] {
+  switch (method) {
+    case 'remember':
+      return [(result as { memory: { id: string } }).memory.id];
+    case 'rememberMany':
+      return (result as { memory: { id: string } }[]).map((r) => r.memory.id);
+    case 'forget':
+      return result === true ? [String(args[0])] : [];
+    case 'edit':
+      return [String(args[0])];
+    default:
+      return [];
+  }
+}
+
+export class StoreRegistry {
+  private readonly entries = new Map<string, Entry>();
+  private readonly emit: (event: ChangeEvent) => void;
+  readonly shared: boolean;
+
+  constructor(private readonly options: RegistryOptions) {
+    this.emit = options.emit ?? defaultEmitter();
+    this.shared = options.shared ?? false;
+  }
+
+  names(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  async acquire(request: OpenRequest, onProgress?: (event: ProgressEvent) => void): Promise<OpenedStore> {
+    let entry = this.entries.get(request.name);
+    if (!entry) {
+      const store = this.options.open(request, onProgress);
+      entry = { store, refs: 0 };
+      this.entries.set(request.name, entry);
+      store.catch(() => {
+        if (this.entries.get(request.name) === entry) this.entries.delete(request.name);
+      });
+    }
+    entry.refs += 1;
+    try {
+      return await entry.store;
+    } catch (error) {
+      entry.refs -= 1;
+      throw error;
+    }
+  }
+
+  async release(name: string): Promise<void> {
+    const entry = this.entries.get(name);
+    if (!entry) return;
+    entry.refs -= 1;
+    if (entry.refs > 0) return;
+    this.entries.delete(name);
+    await (await entry.store).close();
+  }
+
+  async get(name: string): Promise<OpenedStore> {
+    const entry = this.entries.get(name);
+    if (!entry) throw new MemoryError('CLOSED', `Store "${name}" is not open in this worker`);
+    return entry.store;
+  }
+
+  changed(name: string, op: StoreMethod, ids: string[], count: number): void {
+    this.emit({ store: name, op, ids, count, at: this.options.clock?.() ?? Date.now() / 1000 });
+  }
+}
+
+/** Frees the message port behind a comlink-proxied callback once the call is over. */
+function releaseRemote(fn: unknown): void {
+  const release = (fn as Record<symbol, (() => void) | undefined> | undefined)?.[Comlink.releaseProxy];
+  if (typeof release === 'function') release.call(fn);
+}
+
+/** One host per connection (page, tab, extension port). */
+export function createHost(registry: StoreRegistry): HostApi & { dispose(): Promise<void> } {
+  const handles = new Map<number, string>();
+  const aborts = new Map<number, AbortController>();
+  let nextHandle = 1;
+
+  function nameOf(handle: number): string {
+    const name = handles.get(handle);
+    if (name === undefined) throw new MemoryError('CLOSED', 'This store handle is closed');
+    return name;
+  }
+
+  return {
+    async open(request, onProgress) {
+      if (!request || typeof request.name !== 'string' || request.name.trim() === '') {
+        throw invalid('open() needs a store name', { field: 'name' });
+      }
+      const store = await registry.acquire(request, onProgress).finally(() => releaseRemote(onProgress));
+      const handle = nextHandle++;
+      handles.set(handle, request.name);
+      const info: OpenInfo = { handle, name: store.name, embedder: { id: store.embedder.id, dim: store.embedder.dim } };
+      if (store.embedder.backend) info.backend = store.embedder.backend;
+      return info;
+    },
+
+    async call(handle, method, args, callId, onProgress) {
+      const name = nameOf(handle);
+      if (!(STORE_METHODS as readonly string[]).includes(method)) {
+        throw invalid(`Unknown method ${JSON.stringify(method)}`, { field: 'method' });
+      }
+      if (!Array.isArray(args)) throw invalid('args must be an array', { field: 'args' });
+      const store = await registry.get(name);
+      const callArgs = [...args];
+      let controller: AbortController | undefined;
+      const at = OPTIONS_AT[method];
+      if (at !== undefined && (callId !== undefined || onProgress)) {
+        const options = { ...((callArgs[at] as object | undefined) ?? {}) } as Record<string, unknown>;
+        if (callId !== undefined) {
+          controller = new AbortController();
+          aborts.set(callId, controller);
+          options.signal = controller.signal;
+        }
+        if (onProgress) {
+          const forward = onProgress;
+          // Progress is advisory: a slow or vanished page must not fail the work.
+          options.onProgress = (event: ProgressEvent) => void Promise.resolve(forward(event)).catch(() => undefined);
+        }
+        callArgs[at] = options;
+      }
+      try {
+        const fn = store[method] as (...a: unknown[]) => Promise<unknown>;
+        const result = await fn.apply(store, callArgs);
+        if (MUTATING_METHODS.has(method)) {
+          const ids = affectedIds(method, args, result);
+          if (method !== 'forget' || ids.length > 0) registry.changed(name, method, ids, await store.count());
+        }
+        return result;
+      } catch (error) {
+        // A batch write that was cancelled part-way still changed the store.
+        if (method === 'rememberMany' || method === 'reindex') registry.changed(name, method, [], await store.count().catch(() => 0));
+        throw error;
+      } finally {
+        if (callId !== undefined) aborts.delete(callId);
+        releaseRemote(onProgress);
+      }
+    },
+
+    abort(callId) {
+      aborts.get(callId)?.abort();
+    },
+
+    async release(handle) {
+      const name = handles.get(handle);
+      if (name === undefined) return;
+      handles.delete(handle);
+      await registry.release(name);
+    },
+
+    async ping() {
+      return { ok: true as const, stores: registry.names(), shared: registry.shared };
+    },
+
+    async dispose() {
+      for (const controller of aborts.values()) controller.abort();
+      aborts.clear();
+      for (const handle of [...handles.keys()]) await this.release(handle);
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * The wire contract between clients (pages, agents, extensions) and the memory worker. Plain
+ * data only; functions cross as comlink proxies and AbortSignals as call ids.
+ */
+import type { MemoryApi } from '../core/store.ts';
+import type { ProgressEvent } from '../core/types.ts';
+
+/** Methods a client may call on an open store. */
+export const STORE_METHODS = [
+  'remember',
+  'rememberMany',
+  'recall',
+  'forget',
+  'get',
+  'edit',
+  'listRecent',
+  'count',
+  'stats',
+  'reindex',
+  'flush',
+] as const satisfies readonly (keyof MemoryApi)[];
+export type StoreMethod = (typeof STORE_METHODS)[number];
+
+/** Methods that change the store; each is followed by a change event. */
+export const MUTATING_METHODS: ReadonlySet<StoreMethod> = new Set(['remember', 'rememberMany', 'forget', 'edit', 'reindex']);
+
+/** What a client asks the worker to open. Model options must be plain data. */
+export interface OpenRequest {
+  name: string;
+  embedder?: 'auto' | 'minilm' | 'use-lite';
+  index?: 'hnsw' | 'exact';
+  onEmbedderChange?: 'error' | 'reindex';
+  /** Plain-data options for the MiniLM embedder (host, local path, device…). */
+  minilm?: Record<string, unknown>;
+  /** Plain-data options for the use-lite embedder (model URL, wasm paths…). */
+  useLite?: Record<string, unknown>;
+}
+
+export interface OpenInfo {
+  handle: number;
+  name: string;
+  embedder: { id: string; dim: number };
+  /** Which backend computes embeddings (wasm, webgpu, cpu…), when the embedder reports it. */
+  backend?: string;
+}
+
+
+/** Broadcast after each change, to every tab of the origin. */
+export interface ChangeEvent {
+  store: string;
+  op: StoreMethod;
+  /** Ids of the memories affected, when known. */
+  ids: string[];
+  count: number;
+  at: number;
+}
+
+/** The object the worker exposes on every connection. */
+export interface HostApi {
+  open(request: OpenRequest, onProgress?: (event: ProgressEvent) => void): Promise<OpenInfo>;
+  /**
+   * Calls a store method. `callId` is set when the caller passed an AbortSignal (`abort(callId)`
+   * fires it here); `onProgress` is a comlink proxy. Both are top-level arguments because
+   * comlink only proxies functions at the top level.
+   */
+  call(handle: number, method: StoreMethod, args: unknown[], callId?: number, onProgress?: (event: ProgressEvent) => void): Promise<unknown>;
+  abort(callId: number): void;
+  release(handle: number): Promise<void>;
+  ping(): Promise<{ ok: true; stores: string[]; shared: boolean }>;
+}
+
+/** The BroadcastChannel name on which a store's change events travel. */
+export function changeChannelName(store: string): string {
+  return `houkai-web:changes:${store}`;
+}

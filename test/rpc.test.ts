@@ -1,0 +1,119 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import * as Comlink from 'comlink';
+import { connectEndpoint, type MemoryClient } from '../src/client/connect.ts';
+import { MemoryError, createMemory } from '../src/local.ts';
+import { createHost, StoreRegistry } from '../src/rpc/host.ts';
+import { installErrorTransfer } from '../src/rpc/transfer.ts';
+import type { ChangeEvent } from '../src/rpc/protocol.ts';
+import { createHashEmbedder } from './helpers/fake-embedder.ts';
+import { uniqueName } from './helpers/store.ts';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+/** A worker stand-in: the host exposed on one end of a MessageChannel, the client on the other. */
+function startHost(registry: StoreRegistry): () => MessagePort {
+  installErrorTransfer();
+  return () => {
+    const { port1, port2 } = new MessageChannel();
+    const host = createHost(registry);
+    Comlink.expose(host, port1);
+    cleanups.push(() => {
+      port1.close();
+      port2.close();
+    });
+    return port2;
+  };
+}
+
+function registry(): StoreRegistry {
+  return new StoreRegistry({
+    open: (request) => createMemory({ name: request.name, embedder: createHashEmbedder(), index: 'exact', snapshotDelayMs: 10 }),
+  });
+}
+
+async function connect(port: MessagePort, name: string): Promise<MemoryClient> {
+  const client = await connectEndpoint(port, { name });
+  cleanups.push(() => client.close());
+  return client;
+}
+
+describe('the worker boundary', () => {
+  it('carries the same API: remember, recall, edit, forget, stats', async () => {
+    const newPort = startHost(registry());
+    const client = await connect(newPort(), uniqueName());
+    expect(client.embedder).toEqual({ id: 'hash-128', dim: 128 });
+    const { memory } = await client.remember('we lint with eslint', { tags: ['tooling'] });
+    const [hit] = await client.recall('lint eslint', { k: 1 });
+    expect(hit!.memory.id).toBe(memory.id);
+    expect((await client.edit(memory.id, { importance: 0.9 })).importance).toBe(0.9);
+    expect(await client.count()).toBe(1);
+    expect((await client.stats()).count).toBe(1);
+    expect(await client.forget(memory.id)).toBe(true);
+    expect(await client.get(memory.id)).toBeNull();
+  });
+
+  it('rebuilds MemoryError with its code and details on the page side', async () => {
+    const newPort = startHost(registry());
+    const client = await connect(newPort(), uniqueName());
+    const error = await client.recall('anything', { k: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MemoryError);
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'k' } });
+    expect((error as Error).message).toMatch(/k must be a whole number/);
+    const missing = await client.edit('nope', { importance: 1 }).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(MemoryError);
+    expect(missing).toMatchObject({ code: 'NOT_FOUND', details: { id: 'nope' } });
+  });
+
+  it('streams progress in order and cancels through an AbortSignal', async () => {
+    const newPort = startHost(registry());
+    const client = await connect(newPort(), uniqueName());
+    const seen: number[] = [];
+    await client.rememberMany(Array.from({ length: 30 }, (_, i) => `item ${i}`), {
+      batchSize: 10,
+      onProgress: (e) => void (e.kind === 'write' && seen.push(e.done)),
+    });
+    expect(seen).toEqual([0, 10, 20, 30]);
+
+    const controller = new AbortController();
+    const run = client.rememberMany(Array.from({ length: 400 }, (_, i) => `more ${i}`), {
+      batchSize: 10,
+      signal: controller.signal,
+      onProgress: (e) => {
+        if (e.kind === 'write' && e.done >= 50) controller.abort();
+      },
+    });
+    const error = await run.catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ABORTED' });
+    const count = await client.count();
+    expect(count).toBeGreaterThanOrEqual(80);
+    expect(count).toBeLessThan(430);
+    expect((await client.stats()).index.size).toBe(count);
+    await expect(client.recall('x', { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+
+  it('shares one store between connections and tells every subscriber about changes', async () => {
+    const reg = registry();
+    const newPort = startHost(reg);
+    const name = uniqueName();
+    const a = await connect(newPort(), name);
+    const b = await connect(newPort(), name);
+    const events: ChangeEvent[] = [];
+    const got = new Promise<void>((resolve) => {
+      b.subscribe((e) => {
+        events.push(e);
+        resolve();
+      });
+    });
+    const { memory } = await a.remember('written through a');
+    await got;
+    expect(events[0]).toMatchObject({ store: name, op: 'remember', ids: [memory.id], count: 1 });
+    expect((await b.get(memory.id))!.text).toBe('written through a');
+    expect(reg.names()).toEqual([name]);
+    await a.close();
+    expect(await b.count()).toBe(1);
+    await expect(a.count()).rejects.toMatchObject({ code: 'CLOSED' });
+  });
+});
