@@ -1,6 +1,50 @@
 import { defineConfig } from 'vitest/config';
+import { VitePWA } from 'vite-plugin-pwa';
 
-export default defineConfig({
+// The app (index.html) is what `npm start` serves. `--mode e2e` adds the test harness page
+// under e2e/ so the browser tests run against a production build with its service worker.
+export default defineConfig(({ mode }) => ({
+  worker: { format: 'es' },
+  build: {
+    outDir: 'dist/app',
+    target: 'es2022',
+    chunkSizeWarningLimit: 4096,
+    rollupOptions: {
+      input: {
+        main: 'index.html',
+        ...(mode === 'e2e' ? { harness: 'e2e/harness.html' } : {}),
+      },
+    },
+  },
+  optimizeDeps: { exclude: ['hnswlib-wasm'] },
+  plugins: [
+    VitePWA({
+      registerType: 'autoUpdate',
+      injectRegister: false,
+      manifest: {
+        name: 'Houkai Web',
+        short_name: 'Houkai',
+        description: 'Private, on-device long-term memory for AI agents',
+        theme_color: '#1d2a44',
+        background_color: '#f6f4ef',
+        display: 'standalone',
+        icons: [
+          { src: 'icons/icon-192.png', sizes: '192x192', type: 'image/png' },
+          { src: 'icons/icon-512.png', sizes: '512x512', type: 'image/png' },
+          { src: 'icons/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+        ],
+      },
+      workbox: {
+        // The app shell, the worker bundle, the bundled use-lite model and the WASM binaries:
+        // everything the app needs to run with the network off after the first visit.
+        globPatterns: ['**/*.{js,mjs,css,html,wasm,json,png,svg,webmanifest}', 'models/use-lite/*'],
+        maximumFileSizeToCacheInBytes: 16 * 1024 * 1024,
+        clientsClaim: true,
+        skipWaiting: true,
+        navigateFallbackDenylist: [/^\/models\//, /^\/wasm\//],
+      },
+    }),
+  ],
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
@@ -9,4 +53,4 @@ export default defineConfig({
     pool: 'forks',
     setupFiles: ['test/setup.ts'],
   },
-});
+}));

@@ -14,6 +14,6 @@ npx tsc -p tsconfig.json
 npx vitest run
 node scripts/pack-smoke.mjs
 if [ -d e2e ] && ls e2e/*.spec.ts >/dev/null 2>&1; then
-  npm run --silent build:app
+  npm run --silent build:app -- --mode e2e
   npx playwright test
 fi

@@ -13,6 +13,7 @@
  * ```
  */
 import { deleteDexieStorage, openDexieStorage, SCHEMA_VERSION, type DexieStorageOptions } from './adapters/storage-dexie.ts';
+import { readStorageInfo } from './adapters/browser-storage.ts';
 import { MemoryError, invalid } from './core/errors.ts';
 import type { Clock, Embedder, IdSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
 import { openStore, type MemoryApi, type StoreOpenOptions } from './core/store.ts';
@@ -140,6 +141,8 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         ...(options.signal ? { signal: options.signal } : {}),
       },
     );
+    const coreStats = store.stats.bind(store);
+    store.stats = async () => ({ ...(await coreStats()), storage: await readStorageInfo() });
     return Object.defineProperties(store, {
       name: { value: name, enumerable: true },
       embedder: { value: embedder, enumerable: false },

@@ -135,4 +135,6 @@ export interface StoreStats {
   embedder: { id: string; dim: number };
   index: { kind: 'hnsw' | 'exact'; size: number; snapshotGeneration: number | null; generation: number };
   schemaVersion: number;
+  /** Browser storage facts (persistent or not, bytes used and available), when known. */
+  storage?: { persisted: boolean | null; usage: number | null; quota: number | null };
 }
