@@ -16,6 +16,7 @@ import { deleteDexieStorage, openDexieStorage, SCHEMA_VERSION, type DexieStorage
 import { readStorageInfo } from './adapters/browser-storage.ts';
 import { MemoryError, invalid } from './core/errors.ts';
 import type { Clock, Embedder, IdSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
+import type { IndexOpenOutcome } from './core/index-sync.ts';
 import { openStore, type MemoryApi, type StoreOpenOptions } from './core/store.ts';
 import type { LongRunOptions } from './core/types.ts';
 import type { TransformersEmbedderOptions } from './adapters/embedder-transformers.ts';
@@ -55,7 +56,12 @@ export interface CreateMemoryOptions extends LongRunOptions {
   ids?: IdSource;
 }
 
-export type LocalMemory = MemoryApi & { readonly name: string; readonly embedder: Embedder };
+export type LocalMemory = MemoryApi & {
+  readonly name: string;
+  readonly embedder: Embedder;
+  /** How the vector index came up: from its snapshot (plus a replay of later writes), rebuilt, or waiting for reindex(). */
+  readonly opened: IndexOpenOutcome | 'pending-reindex';
+};
 
 const MINILM_ALIASES = new Set(['Xenova/all-MiniLM-L6-v2', 'sentence-transformers/all-MiniLM-L6-v2', 'all-MiniLM-L6-v2']);
 const USE_LITE_ID = 'universal-sentence-encoder-lite';
@@ -70,7 +76,10 @@ async function loadMiniLM(options: CreateMemoryOptions): Promise<Embedder> {
 
 async function loadUseLite(options: CreateMemoryOptions): Promise<Embedder> {
   const { createUseLiteEmbedder } = await import('./adapters/embedder-use-lite.ts');
-  return createUseLiteEmbedder(options.useLite);
+  return createUseLiteEmbedder({
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...options.useLite,
+  });
 }
 
 /** Resolves the embedder choice; 'auto' prefers what the store already holds. */

@@ -13,52 +13,8 @@ import { gaussian, makeClusteredVectors, mulberry32, perturb } from './helpers/p
 
 const factory = createHnswIndexFactory();
 
-// --- Direct access to what the snapshot code writes, to damage it on purpose. -----------------
+import { bytesOf, readMeta, readRecord, writeMeta, writeRecord } from './helpers/hnsw-snapshot.ts';
 
-const IDBFS_DB = '/hnswlib-index';
-const META_DB = 'houkai-hnsw-snapshots';
-
-function openDb(name: string): Promise<IDBDatabase> {
-  return new Promise((resolve, reject) => {
-    const request = indexedDB.open(name);
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error);
-  });
-}
-
-async function withStore<T>(dbName: string, storeName: string, fn: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
-  const db = await openDb(dbName);
-  try {
-    return await new Promise<T>((resolve, reject) => {
-      const tx = db.transaction(storeName, 'readwrite');
-      const request = fn(tx.objectStore(storeName));
-      tx.oncomplete = () => resolve(request.result);
-      tx.onerror = () => reject(tx.error);
-    });
-  } finally {
-    db.close();
-  }
-}
-
-interface FileRecord {
-  timestamp: Date;
-  mode: number;
-  contents: ArrayBufferView;
-}
-
-const fileKey = (name: string): string => `${IDBFS_DB}/${snapshotFileName(name)}`;
-const readRecord = (name: string): Promise<FileRecord> => withStore(IDBFS_DB, 'FILE_DATA', (s) => s.get(fileKey(name)));
-const writeRecord = (name: string, record: FileRecord): Promise<IDBValidKey> =>
-  withStore(IDBFS_DB, 'FILE_DATA', (s) => s.put(record, fileKey(name)));
-const readMeta = (name: string): Promise<Record<string, unknown> | undefined> =>
-  withStore(META_DB, 'snapshots', (s) => s.get(snapshotFileName(name)));
-const writeMeta = (name: string, meta: Record<string, unknown>): Promise<IDBValidKey> =>
-  withStore(META_DB, 'snapshots', (s) => s.put(meta, snapshotFileName(name)));
-
-function bytesOf(record: FileRecord): Uint8Array {
-  const c = record.contents;
-  return new Uint8Array(c.buffer, c.byteOffset, c.byteLength);
-}
 
 // --- Helpers ------------------------------------------------------------------------------------
 
