@@ -39,6 +39,16 @@ export default defineConfig(({ mode }) => ({
         // everything the app needs to run with the network off after the first visit.
         globPatterns: ['**/*.{js,mjs,css,html,wasm,json,png,svg,webmanifest}', 'models/use-lite/*'],
         maximumFileSizeToCacheInBytes: 16 * 1024 * 1024,
+        // onnxruntime's WASM (27 MB) only matters once MiniLM runs: cache it on first use
+        // instead of making every install download it.
+        globIgnores: ['**/ort-wasm*'],
+        runtimeCaching: [
+          {
+            urlPattern: ({ url }) => url.pathname.includes('/assets/ort-wasm'),
+            handler: 'CacheFirst',
+            options: { cacheName: 'houkai-onnxruntime' },
+          },
+        ],
         clientsClaim: true,
         skipWaiting: true,
         navigateFallbackDenylist: [/^\/models\//, /^\/wasm\//],
