@@ -35,7 +35,7 @@ describe('Dexie schema history', () => {
       source: null, links: [], supersededBy: '', supersededAt: 0, polarity: 0, expiresAt: 0, pinned: false, trust: 'trusted',
       contentHash: '', validFrom: 0, validUntil: 0, label: 0,
     });
-    await legacy.table('vectors').put({ label: 0, vector, gen: 1 });
+    await legacy.table('vectors').put({ label: 0, id: 'm1', vector, gen: 1 });
     legacy.close();
 
     const store = await createMemory({ name, embedder, index: 'exact' });

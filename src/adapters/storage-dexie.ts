@@ -13,6 +13,8 @@ interface MemoryRow extends Memory {
 }
 interface VectorRow {
   label: number;
+  /** The memory this vector belongs to: recall maps index labels to memories by primary key. */
+  id: string;
   vector: Float32Array;
   gen: number;
 }
@@ -158,7 +160,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const { meta, firstLabel } = await bumpGeneration(memories.length);
           const labels = memories.map((_, i) => firstLabel + i);
           await db.memories.bulkAdd(memories.map((m, i) => ({ ...m, label: labels[i]! })));
-          await db.vectors.bulkAdd(vectors.map((vector, i) => ({ label: labels[i]!, vector, gen: meta.generation })));
+          await db.vectors.bulkAdd(vectors.map((vector, i) => ({ label: labels[i]!, id: memories[i]!.id, vector, gen: meta.generation })));
           return { labels, generation: meta.generation };
         }),
       ),
@@ -176,7 +178,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const { meta, firstLabel } = await bumpGeneration(1);
           await db.memories.put({ ...next, label: firstLabel });
           await db.vectors.delete(current.label);
-          await db.vectors.add({ label: firstLabel, vector, gen: meta.generation });
+          await db.vectors.add({ label: firstLabel, id: next.id, vector, gen: meta.generation });
           await db.tombstones.put({ label: current.label, gen: meta.generation });
           return { label: firstLabel, removedLabel: current.label, generation: meta.generation };
         }),
@@ -216,10 +218,18 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
       }),
 
     getByLabels: (labels) =>
-      run('getByLabels', async () => {
-        const rows = await db.memories.where('label').anyOf(labels).toArray();
-        return new Map(rows.map((row) => [row.label, strip(row)]));
-      }),
+      // Two primary-key lookups: an index range scan (anyOf) is linear in some IndexedDB
+      // implementations (fake-indexeddb), and recall is the hot path.
+      run('getByLabels', () =>
+        db.transaction('r', [db.vectors, db.memories], async () => {
+          const vectors = await db.vectors.bulkGet(labels);
+          const ids = vectors.map((v) => v?.id ?? '');
+          const rows = await db.memories.bulkGet(ids.filter((id) => id !== ''));
+          const out = new Map<number, Memory>();
+          for (const row of rows) if (row) out.set(row.label, strip(row));
+          return out;
+        }),
+      ),
 
     list: (query: ListQuery) =>
       run('list', async () => {
@@ -332,7 +342,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const vectors: VectorRow[] = [];
           for (const memory of memories) {
             rows.push({ ...memory, label });
-            vectors.push({ label, vector: staged.get(memory.id)!.vector, gen: generation });
+            vectors.push({ label, id: memory.id, vector: staged.get(memory.id)!.vector, gen: generation });
             label += 1;
           }
           await db.memories.bulkPut(rows);

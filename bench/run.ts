@@ -1,0 +1,241 @@
+/**
+ * `npm run bench`: index, embedding and ingestion figures for this machine, printed as a table
+ * with one JSON object as the last line (compare it across commits). Node 20 with
+ * fake-indexeddb stands in for the browser's IndexedDB here; `bench/browser.ts` measures the
+ * same store through the worker in headless Chromium and is merged under "browser".
+ *
+ * Usage: npm run bench [-- --sizes 1000,10000,100000] [-- --skip-browser]
+ */
+import 'fake-indexeddb/auto';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { createExactIndex } from '../src/adapters/index-exact.ts';
+import { createUseLiteEmbedder } from '../src/adapters/embedder-use-lite.ts';
+import type { Embedder } from '../src/core/ports.ts';
+import { createMemory, type LocalMemory } from '../src/local.ts';
+import { gaussian, makeClusteredVectors, mulberry32, perturb } from '../test/helpers/prng.ts';
+import { sentences } from './sentences.ts';
+
+const args = process.argv.slice(2);
+const flag = (name: string): string | undefined => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const SIZES = (flag('sizes') ?? '1000,10000,100000').split(',').map(Number);
+const SKIP_BROWSER = args.includes('--skip-browser');
+const DIM = 384;
+const QUERIES = 300;
+
+const log = (line: string): void => void process.stderr.write(`${line}\n`);
+const ms = (t0: number): number => performance.now() - t0;
+const round = (x: number, digits = 3): number => Number(x.toFixed(digits));
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** Texts `m:<i>` and `q:<j>` map to precomputed vectors, so recall timing excludes any model. */
+function tableEmbedder(data: Float32Array[], queries: Float32Array[]): Embedder {
+  return {
+    id: 'bench-table-384',
+    dim: DIM,
+    async embed(texts) {
+      return texts.map((t) => {
+        const [kind, n] = t.split(':');
+        const v = (kind === 'q' ? queries : data)[Number(n)];
+        if (!v) throw new Error(`no vector for ${t}`);
+        return v;
+      });
+    },
+  };
+}
+
+/**
+ * The corpus and its queries come from one clustered distribution (one centroid per ~1,000
+ * memories): half the queries are unseen points from it, half near-copies of stored ones.
+ */
+function makeCorpus(n: number): { data: Float32Array[]; queries: Float32Array[] } {
+  const all = makeClusteredVectors(n + QUERIES, DIM, 42, Math.max(20, Math.round(n / 1000)));
+  const data = all.slice(0, n);
+  const random = mulberry32(99);
+  const normal = gaussian(random);
+  const queries = all.slice(n).map((fresh, j) =>
+    j % 2 === 0 ? fresh : perturb(data[Math.floor(random() * n)]!, 0.02 / Math.sqrt(DIM), normal),
+  );
+  return { data, queries };
+}
+
+async function snapshotBytes(name: string): Promise<number> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const r = indexedDB.open('houkai-hnsw-snapshots');
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+  try {
+    if (!db.objectStoreNames.contains('snapshots')) return 0;
+    const records = await new Promise<{ byteLength?: number }[]>((resolve, reject) => {
+      const req = db.transaction('snapshots').objectStore('snapshots').getAll();
+      req.onsuccess = () => resolve(req.result as { byteLength?: number }[]);
+      req.onerror = () => reject(req.error);
+    });
+    const match = records.filter((r) => JSON.stringify(r).includes(name.replace(/[^a-zA-Z0-9_-]/g, '_')));
+    return (match.length ? match : records).reduce((sum, r) => Math.max(sum, r.byteLength ?? 0), 0);
+  } finally {
+    db.close();
+  }
+}
+
+async function benchIndex(n: number): Promise<Record<string, number>> {
+  const name = `bench-${n}-${Date.now()}`;
+  const t0 = performance.now();
+  const { data, queries } = makeCorpus(n);
+  const embedder = tableEmbedder(data, queries);
+  log(`  n=${n}: vectors ready in ${(ms(t0) / 1000).toFixed(1)} s`);
+
+  const open = (): Promise<LocalMemory> => createMemory({ name, embedder, index: 'hnsw', snapshotDelayMs: 3_600_000 });
+  let store = await open();
+  const tIngest = performance.now();
+  const labelOf = new Map<string, number>();
+  for (let start = 0; start < n; start += 2000) {
+    const items = Array.from({ length: Math.min(2000, n - start) }, (_, i) => ({ text: `m:${start + i}` }));
+    const stored = await store.rememberMany(items, { batchSize: 2000 });
+    stored.forEach((r, i) => labelOf.set(r.memory.id, start + i));
+  }
+  const ingestS = ms(tIngest) / 1000;
+  await store.flush();
+  log(`  n=${n}: ingested (Dexie + HNSW insert) in ${ingestS.toFixed(1)} s`);
+
+  // Exact baseline over the same vectors, in the same run.
+  const exact = createExactIndex({ dim: DIM, capacity: n });
+  exact.add(data.map((_, i) => i), data);
+  const exactTimes: number[] = [];
+  const truth: number[][] = [];
+  for (const q of queries) {
+    const t = performance.now();
+    truth.push(exact.search(q, 10).map((h) => h.label));
+    exactTimes.push(ms(t));
+  }
+
+  for (let j = 0; j < 20; j++) await store.recall(`q:${j}`, { k: 10, touch: false });
+  const times: number[] = [];
+  let found = 0;
+  for (let j = 0; j < QUERIES; j++) {
+    const t = performance.now();
+    const hits = await store.recall(`q:${j}`, { k: 10, touch: false });
+    times.push(ms(t));
+    const want = new Set(truth[j]);
+    found += hits.filter((h) => want.has(labelOf.get(h.memory.id)!)).length;
+  }
+  const touchTimes: number[] = [];
+  for (let j = 0; j < 100; j++) {
+    const t = performance.now();
+    await store.recall(`q:${j}`, { k: 10 });
+    touchTimes.push(ms(t));
+  }
+  await store.close();
+
+  // Reopen: open the store (snapshot load + validation) and answer the first recall.
+  const tReopen = performance.now();
+  store = await open();
+  await store.recall('q:0', { k: 10, touch: false });
+  const reopenMs = ms(tReopen);
+  const reopenedFrom = store.opened;
+  await store.close();
+
+  // Build: the index rebuilt from the stored vectors (what a missing or corrupt snapshot costs).
+  const { dropHnswSnapshot } = await import('../src/adapters/index-hnsw.ts');
+  const snapBytes = await snapshotBytes(name);
+  await dropHnswSnapshot(name);
+  const tBuild = performance.now();
+  store = await open();
+  const buildS = ms(tBuild) / 1000;
+  const rebuiltFrom = store.opened;
+  const sample = await store.listRecent({ limit: 200 });
+  await store.close();
+  const rowBytes = sample.reduce((s, m) => s + JSON.stringify(m).length, 0) / Math.max(1, sample.length);
+  exact.dispose();
+
+  const result = {
+    recall_p50_ms: round(percentile(times, 50)),
+    recall_p99_ms: round(percentile(times, 99)),
+    recall_at_10: round(found / (QUERIES * 10), 4),
+    exact_p50_ms: round(percentile(exactTimes, 50)),
+    build_s: round(buildS, 2),
+    reopen_ms: round(reopenMs, 1),
+    bytes_per_memory: Math.round(rowBytes + DIM * 4 + snapBytes / n),
+    recall_touch_p50_ms: round(percentile(touchTimes, 50)),
+    ingest_per_s: Math.round(n / ingestS),
+  };
+  log(`  n=${n}: ${JSON.stringify(result)} (reopened from ${reopenedFrom}, build path ${rebuiltFrom})`);
+  if (reopenedFrom !== 'snapshot' || rebuiltFrom !== 'rebuilt') throw new Error(`unexpected open paths ${reopenedFrom}/${rebuiltFrom}`);
+  return result;
+}
+
+async function benchEmbedding(): Promise<{ useLite: number; reference: number | null; rememberMany: number }> {
+  const texts = sentences(1000, 11);
+  const embedder = await createUseLiteEmbedder();
+  await embedder.embed(texts.slice(0, 64)); // warm-up: first call compiles the graph
+  const t = performance.now();
+  await embedder.embed(texts.slice(0, 512));
+  const useLite = 512 / (ms(t) / 1000);
+  await embedder.dispose();
+
+  // The same model through @energetic-ai/embeddings, in its own process (it bundles its own tfjs).
+  let reference: number | null = null;
+  const ref = spawnSync(process.execPath, ['--import', 'tsx', 'bench/reference-embed.ts'], { encoding: 'utf8', timeout: 300_000 });
+  if (ref.status === 0) reference = Number(JSON.parse(ref.stdout.trim().split('\n').pop()!).per_s);
+  else log(`  reference embedder failed: ${ref.stderr.slice(0, 300)}`);
+
+  const memory = await createMemory({ name: `bench-use-lite-${Date.now()}`, embedder: 'use-lite' });
+  await memory.rememberMany(texts.slice(0, 64));
+  const t2 = performance.now();
+  await memory.rememberMany(texts.slice(0, 1000));
+  const rememberMany = 1000 / (ms(t2) / 1000);
+  await memory.close();
+  return { useLite, reference, rememberMany };
+}
+
+function machine(): string {
+  const cpu = os.cpus()[0]?.model ?? 'unknown cpu';
+  return `${os.cpus().length} × ${cpu.trim()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
+}
+
+const index: Record<string, Record<string, number>> = {};
+log(`houkai-web bench — ${machine()}`);
+for (const n of SIZES) index[`n${n}`] = await benchIndex(n);
+log('  embedding…');
+const embed = await benchEmbedding();
+
+let browser: unknown = null;
+if (!SKIP_BROWSER) {
+  const out = 'bench/.browser-result.json';
+  try {
+    execFileSync('npx', ['tsx', 'bench/browser.ts', out], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 25 * 60_000 });
+    if (existsSync(out)) browser = JSON.parse(readFileSync(out, 'utf8'));
+  } catch (error) {
+    log(`  browser run failed: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+
+const rows = Object.entries(index).map(
+  ([k, v]) =>
+    `| ${k.slice(1).padStart(7)} | ${String(v.recall_p50_ms).padStart(8)} | ${String(v.recall_p99_ms).padStart(8)} | ${String(v.recall_at_10).padStart(6)} | ${String(v.exact_p50_ms).padStart(9)} | ${String(v.build_s).padStart(7)} | ${String(v.reopen_ms).padStart(9)} | ${String(v.bytes_per_memory).padStart(9)} |`,
+);
+console.log('\n| memories | p50 ms | p99 ms | R@10 | exact p50 | build s | reopen ms | bytes/mem |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+for (const r of rows) console.log(r);
+console.log(
+  `\nuse-lite embed: ${embed.useLite.toFixed(0)} sentences/s (reference @energetic-ai/embeddings: ${embed.reference?.toFixed(0) ?? 'n/a'}/s); rememberMany: ${embed.rememberMany.toFixed(0)} memories/s\n`,
+);
+console.log(
+  JSON.stringify({
+    machine: machine(),
+    date: new Date().toISOString(),
+    index,
+    embed: { 'use-lite': { per_s: Math.round(embed.useLite) }, 'use-lite-reference': { per_s: embed.reference === null ? null : Math.round(embed.reference) } },
+    remember_many_per_s: Math.round(embed.rememberMany),
+    ...(browser ? { browser } : {}),
+  }),
+);
