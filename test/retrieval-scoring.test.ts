@@ -1,0 +1,457 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { bm25Pool, InMemoryBm25Corpus } from '../src/core/bm25.ts';
+import { ConfidenceCalibrator, classifyConfidence } from '../src/core/confidence.ts';
+import { MemoryError } from '../src/core/errors.ts';
+import { mmrSelect } from '../src/core/mmr.ts';
+import { checkWeights, DEFAULT_HYBRID_WEIGHTS, scoreCandidates, type PoolItem } from '../src/core/scoring.ts';
+import { jaccard, lexicalTerms, tokenize } from '../src/core/tokenize.ts';
+import type { Memory } from '../src/core/types.ts';
+import { mulberry32 } from './helpers/prng.ts';
+
+const NOW = 1_700_000_000;
+const DAY = 86_400;
+
+function makeMemory(id: string, text: string, over: Partial<Memory> = {}): Memory {
+  return {
+    id, text, type: 'semantic', tags: [], importance: 0.5, createdAt: NOW, lastAccessed: NOW, accessCount: 0,
+    source: null, links: [], supersededBy: '', supersededAt: 0, polarity: 0, expiresAt: 0, pinned: false,
+    trust: 'trusted', contentHash: '', validFrom: 0, validUntil: 0, ...over,
+  };
+}
+
+function expectInvalid(call: () => unknown, field: string): void {
+  let error: unknown;
+  try {
+    call();
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(MemoryError);
+  expect((error as MemoryError).code).toBe('INVALID_ARGUMENT');
+  expect((error as MemoryError).details.field).toBe(field);
+}
+
+const ids = (hits: { memory: { id: string } }[]): string[] => hits.map((h) => h.memory.id);
+
+describe('tokenize (reference tokeniser)', () => {
+  it('lower-cases, drops apostrophes and takes Unicode word runs', () => {
+    expect(tokenize("Don’t use RUFF, it's fine — naïve café_2")).toEqual(['dont', 'use', 'ruff', 'its', 'fine', 'naïve', 'café_2']);
+  });
+
+  it('appends CJK bigrams exactly like the Python tokeniser', () => {
+    // Golden output of AI-Houkai's _tokenize for the same string.
+    expect(tokenize('Don’t use ruff, it\'s 東京タワー and 서울 x')).toEqual([
+      'dont', 'use', 'ruff', 'its', '東京タワー', 'and', '서울', 'x', '東京', '京タ', 'タワ', 'ワー', '서울',
+    ]);
+  });
+
+  it('lexicalTerms keeps identifiers whole in addition to the word tokens', () => {
+    const terms = lexicalTerms('Fixed in PR #441: MemoryStore.recall, snake_case, src/core/store.ts, v1.2.3, fast-check');
+    for (const t of ['pr', '441', '#441', 'pr#441', 'memorystore.recall', 'memory', 'store', 'snake_case', 'snake', 'case', 'src/core/store.ts', 'store.ts', 'v1.2.3', '1.2.3', 'fast-check']) {
+      expect(terms).toContain(t);
+    }
+    // Plain prose gets exactly the reference tokens, so BM25 matches the reference there.
+    expect(lexicalTerms('plain words only here')).toEqual(tokenize('plain words only here'));
+  });
+
+  it('stays linear on pathological input (a megabyte without a space, long CJK runs)', () => {
+    const started = performance.now();
+    lexicalTerms(`${'aB/'.repeat(300_000)} #1`);
+    lexicalTerms('x'.repeat(1_000_000));
+    lexicalTerms('東京タワー'.repeat(50_000));
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('jaccard is over token sets', () => {
+    expect(jaccard('a b c', 'b c d')).toBeCloseTo(0.5);
+    expect(jaccard('', '')).toBe(0);
+  });
+});
+
+describe('pool BM25', () => {
+  it('matches the reference scores (golden values from the Python implementation)', () => {
+    const docs = ['the deploy script runs nightly', 'deploy deploy to staging before the release', 'unrelated note about lunch', 'release notes for the deploy'];
+    const r = bm25Pool(tokenize('deploy release'), docs.map(tokenize));
+    const rawGolden = [0.36448534417096745, 1.0629624128622719, 0.0, 1.0728109301446342];
+    const normGolden = [0.33974797788630684, 0.9908198947217711, 0.0, 1.0];
+    r.raw.forEach((x, i) => expect(x).toBeCloseTo(rawGolden[i]!, 12));
+    r.scores.forEach((x, i) => expect(x).toBeCloseTo(normGolden[i]!, 12));
+    expect(r.matched).toEqual([['deploy'], ['deploy', 'release'], [], ['deploy', 'release']]);
+  });
+
+  it('handles CJK through bigrams (golden values)', () => {
+    const docs = ['東京タワーに行った', '大阪城を見た', '東京駅で会った'];
+    const r = bm25Pool(tokenize('東京に行く'), docs.map(tokenize));
+    [1.0, 0.0, 0.364542602615919].forEach((x, i) => expect(r.scores[i]).toBeCloseTo(x, 12));
+    expect(r.matched[0]).toContain('東京');
+  });
+
+  it('is all zeros when nothing matches, and empty for an empty pool', () => {
+    expect(bm25Pool(['zzz'], [['a'], ['b']]).scores).toEqual([0, 0]);
+    expect(bm25Pool(['a'], []).scores).toEqual([]);
+  });
+
+  it('the in-memory corpus gives the pool raw scores when the corpus is the pool', () => {
+    const docs = ['the deploy script runs nightly', 'deploy deploy to staging before the release', 'release notes for the deploy'];
+    const corpus = new InMemoryBm25Corpus();
+    docs.forEach((d, i) => corpus.add(String(i), tokenize(d)));
+    const pool = bm25Pool(tokenize('deploy release'), docs.map(tokenize));
+    docs.forEach((d, i) => expect(corpus.score(tokenize('deploy release'), tokenize(d)).score).toBeCloseTo(pool.raw[i]!, 12));
+    expect(corpus.documentFrequency('deploy')).toBe(3);
+    corpus.remove('0');
+    expect(corpus.documentCount).toBe(2);
+    expect(corpus.documentFrequency('deploy')).toBe(2);
+    corpus.add('1', tokenize('replaced text'));
+    expect(corpus.documentFrequency('deploy')).toBe(1);
+  });
+});
+
+describe('scoreCandidates', () => {
+  const pool: PoolItem[] = [
+    { memory: makeMemory('para', 'The pull request about retries was merged'), cosine: 0.6 },
+    { memory: makeMemory('filler1', 'We had lunch at noon'), cosine: 0.5 },
+    { memory: makeMemory('filler2', 'Deployment went fine'), cosine: 0.45 },
+    { memory: makeMemory('pr', 'PR #441 fixed the flaky retry test'), cosine: 0.35 },
+  ];
+
+  it('semantic and hybrid return the same hit shape, sorted by score', () => {
+    for (const mode of ['semantic', 'hybrid'] as const) {
+      const hits = scoreCandidates(pool, 'PR #441', { mode, now: NOW });
+      expect(hits).toHaveLength(4);
+      for (const h of hits) expect(Object.keys(h).sort()).toEqual(['cosine', 'memory', 'score']);
+      for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
+    }
+    expect(scoreCandidates([], 'x', { mode: 'hybrid' })).toEqual([]);
+  });
+
+  it('an exact identifier wins lexically where the embedding is mediocre', () => {
+    expect(ids(scoreCandidates(pool, 'PR #441', { mode: 'semantic', now: NOW }))[0]).toBe('para');
+    const hybrid = scoreCandidates(pool, 'PR #441', { mode: 'hybrid', now: NOW, explain: true });
+    expect(hybrid[0]!.memory.id).toBe('pr');
+    const lexical = hybrid[0]!.explain!.signals.find((s) => s.name === 'lexical')!;
+    expect(lexical.value).toBe(1);
+    expect(lexical.details.matchedTerms).toEqual(['pr', '441', '#441', 'pr#441']);
+  });
+
+  it('"PR #441" prefers the exact reference over "issue #441" and "PR 442"', () => {
+    const near: PoolItem[] = [
+      { memory: makeMemory('issue', 'issue #441 is still open'), cosine: 0.5 },
+      { memory: makeMemory('other', 'PR 442 merged yesterday'), cosine: 0.5 },
+      { memory: makeMemory('exact', 'merged PR #441 yesterday'), cosine: 0.5 },
+    ];
+    expect(ids(scoreCandidates(near, 'PR #441', { mode: 'hybrid', now: NOW }))[0]).toBe('exact');
+  });
+
+  it('matches CJK queries lexically', () => {
+    const cjk: PoolItem[] = [
+      { memory: makeMemory('osaka', '大阪城を見た'), cosine: 0.5 },
+      { memory: makeMemory('tokyo', '東京タワーに行った'), cosine: 0.5 },
+    ];
+    const hits = scoreCandidates(cjk, '東京に行く', { mode: 'hybrid', now: NOW, explain: true });
+    expect(hits[0]!.memory.id).toBe('tokyo');
+    expect(hits[0]!.explain!.signals.find((s) => s.name === 'lexical')!.details.matchedTerms).toContain('東京');
+  });
+
+  it('recency: of two near-identical memories the newer ranks higher; future dates clamp to age 0', () => {
+    const twins: PoolItem[] = [
+      { memory: makeMemory('old', 'use ruff for linting', { createdAt: NOW - 30 * DAY }), cosine: 0.8 },
+      { memory: makeMemory('new', 'use ruff for linting', { createdAt: NOW - DAY }), cosine: 0.8 },
+      { memory: makeMemory('future', 'use ruff for linting', { createdAt: NOW + 5 * DAY }), cosine: 0.8 },
+    ];
+    const hits = scoreCandidates(twins, 'ruff', { mode: 'hybrid', now: NOW, explain: true });
+    expect(ids(hits)).toEqual(['future', 'new', 'old']);
+    const recency = (id: string): number => hits.find((h) => h.memory.id === id)!.explain!.signals.find((s) => s.name === 'recency')!.value;
+    expect(recency('future')).toBe(1);
+    expect(recency('new')).toBeCloseTo(Math.exp(-0.1), 12);
+    expect(recency('old')).toBeCloseTo(Math.exp(-3), 12);
+    // recencyBasis 'accessed' measures from lastAccessed instead.
+    const accessed = scoreCandidates(
+      [{ memory: makeMemory('a', 'x', { createdAt: NOW - 10 * DAY, lastAccessed: NOW }), cosine: 0.5 }],
+      'x',
+      { mode: 'hybrid', now: NOW, explain: true, weights: { recencyBasis: 'accessed' } },
+    );
+    expect(accessed[0]!.explain!.signals.find((s) => s.name === 'recency')!.value).toBe(1);
+  });
+
+  it('weighted formula: exact score for the default weights', () => {
+    const m = makeMemory('m', 'deploy the api', { importance: 0.8, createdAt: NOW - 2 * DAY, polarity: 1 });
+    const other = makeMemory('o', 'something else');
+    const hits = scoreCandidates(
+      [
+        { memory: m, cosine: 0.7 },
+        { memory: other, cosine: 0.1 },
+      ],
+      'deploy',
+      { mode: 'hybrid', now: NOW },
+    );
+    const expected = 0.55 * 0.7 + 0.2 * 1 + 0.15 * Math.exp(-0.2) + 0.1 * 0.8 + 0.05 * 1;
+    expect(hits[0]!.score).toBeCloseTo(expected, 12);
+  });
+
+  it('weight equivalence: a cosine-only hybrid ranks exactly as semantic', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 1_000_000 }), (n, seed) => {
+        const r = mulberry32(seed);
+        const items: PoolItem[] = Array.from({ length: n }, (_, i) => ({
+          memory: makeMemory(`m${i}`, `memory ${i} about ${['deploy', 'lint', 'tests'][i % 3]}`, {
+            importance: Math.round(r() * 4) / 4,
+            createdAt: NOW - Math.floor(r() * 100) * DAY,
+            polarity: ([-1, 0, 1] as const)[Math.floor(r() * 3)]!,
+          }),
+          cosine: Math.round((r() * 2 - 1) * 100) / 100,
+        }));
+        const semantic = scoreCandidates(items, 'deploy', { mode: 'semantic', now: NOW });
+        // cosine weight 1: identical scores, polarity included.
+        const unit = scoreCandidates(items, 'deploy', { mode: 'hybrid', now: NOW, weights: { cosine: 1, lexical: 0, recency: 0, importance: 0 } });
+        expect(ids(unit)).toEqual(ids(semantic));
+        unit.forEach((h, i) => expect(h.score).toBeCloseTo(semantic[i]!.score, 12));
+        // Any positive cosine-only weight keeps the order when polarity is neutral.
+        const neutral = items.map((it) => ({ ...it, memory: { ...it.memory, polarity: 0 as const } }));
+        const a = scoreCandidates(neutral, 'deploy', { mode: 'semantic', now: NOW });
+        const b = scoreCandidates(neutral, 'deploy', { mode: 'hybrid', now: NOW, weights: { cosine: 0.55, lexical: 0, recency: 0, importance: 0 } });
+        expect(ids(b)).toEqual(ids(a));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('ties break by importance, then newest, then pool order; repeated calls are identical', () => {
+    const tied: PoolItem[] = [
+      { memory: makeMemory('low', 'x', { importance: 0.2 }), cosine: 0.5 },
+      { memory: makeMemory('old', 'x', { importance: 0.9, createdAt: NOW - 10 }), cosine: 0.5 },
+      { memory: makeMemory('new', 'x', { importance: 0.9, createdAt: NOW }), cosine: 0.5 },
+      { memory: makeMemory('twin', 'x', { importance: 0.9, createdAt: NOW }), cosine: 0.5 },
+    ];
+    const first = ids(scoreCandidates(tied, 'x', { mode: 'semantic', now: NOW }));
+    expect(first).toEqual(['new', 'twin', 'old', 'low']);
+    expect(ids(scoreCandidates(tied, 'x', { mode: 'semantic', now: NOW }))).toEqual(first);
+    // Same second, hybrid: still stable.
+    const h1 = scoreCandidates(pool, 'retry test', { mode: 'hybrid', now: NOW });
+    const h2 = scoreCandidates(pool, 'retry test', { mode: 'hybrid', now: NOW });
+    expect(ids(h2)).toEqual(ids(h1));
+  });
+
+  it('drops the lexical weight and rescales the rest when nothing matches lexically', () => {
+    const items: PoolItem[] = [
+      { memory: makeMemory('a', 'alpha beta', { importance: 0.4 }), cosine: 0.9 },
+      { memory: makeMemory('b', 'gamma delta', { importance: 0.6 }), cosine: 0.3 },
+    ];
+    const hits = scoreCandidates(items, 'zeta', { mode: 'hybrid', now: NOW, explain: true });
+    const scale = 1 / 0.8;
+    expect(hits[0]!.score).toBeCloseTo(0.55 * scale * 0.9 + 0.15 * scale * 1 + 0.1 * scale * 0.4, 12);
+    const signals = Object.fromEntries(hits[0]!.explain!.signals.map((s) => [s.name, s]));
+    expect(signals.lexical!.weight).toBe(0);
+    expect(signals.lexical!.details.dropped).toBe(true);
+    expect(signals.cosine!.weight).toBeCloseTo(0.6875, 12);
+    expect(hits[0]!.explain!.breakdown.weights).toMatchObject({ cosine: 0.6875, lexical: 0, recency: 0.1875, importance: 0.125 });
+    // Lexical-only weights are left alone (nothing to rescale into): scores are just polarity.
+    const lexOnly = scoreCandidates(items, 'zeta', { mode: 'hybrid', now: NOW, weights: { cosine: 0, lexical: 1, recency: 0, importance: 0 } });
+    expect(lexOnly.map((h) => h.score)).toEqual([0, 0]);
+  });
+
+  it('a filtered candidate still counts for BM25 (no lexical drop), but is not returned', () => {
+    const items: PoolItem[] = [
+      { memory: makeMemory('a', 'alpha'), cosine: 0.9 },
+      { memory: makeMemory('hidden', 'zeta'), cosine: 0.8, filtered: true },
+    ];
+    const hits = scoreCandidates(items, 'zeta', { mode: 'hybrid', now: NOW, explain: true });
+    expect(ids(hits)).toEqual(['a']);
+    expect(hits[0]!.explain!.signals.find((s) => s.name === 'lexical')!.weight).toBe(0.2);
+    expect(hits[0]!.score).toBeCloseTo(0.55 * 0.9 + 0.15 + 0.05, 12);
+  });
+
+  it('minCosine drops weak candidates in every mode', () => {
+    for (const mode of ['semantic', 'hybrid'] as const) {
+      expect(ids(scoreCandidates(pool, 'PR #441', { mode, minCosine: 0.5, now: NOW })).sort()).toEqual(['filler1', 'para']);
+    }
+    expect(ids(scoreCandidates(pool, 'PR #441', { mode: 'hybrid', fusion: 'rrf', minCosine: 0.5, now: NOW })).sort()).toEqual(['filler1', 'para']);
+  });
+
+  it('RRF: 0-based ranks per signal, k = 60, polarity over 61', () => {
+    const items: PoolItem[] = [
+      { memory: makeMemory('a', 'deploy api', { importance: 0.1, createdAt: NOW - 5 * DAY }), cosine: 0.9 },
+      { memory: makeMemory('b', 'lint config', { importance: 0.9, createdAt: NOW, polarity: -1 }), cosine: 0.5 },
+      { memory: makeMemory('c', 'deploy deploy deploy', { importance: 0.5, createdAt: NOW - DAY }), cosine: 0.7 },
+    ];
+    const hits = scoreCandidates(items, 'deploy', { mode: 'hybrid', fusion: 'rrf', now: NOW, explain: true });
+    const byId = Object.fromEntries(hits.map((h) => [h.memory.id, h]));
+    // ranks: cosine a0 c1 b2; lexical c0 a1 b2; recency b0 c1 a2; importance b0 c1 a2
+    const expected = {
+      a: 0.55 / 60 + 0.2 / 61 + 0.15 / 62 + 0.1 / 62,
+      b: 0.55 / 62 + 0.2 / 62 + 0.15 / 60 + 0.1 / 60 - 0.05 / 61,
+      c: 0.55 / 61 + 0.2 / 60 + 0.15 / 61 + 0.1 / 61,
+    };
+    for (const [id, score] of Object.entries(expected)) expect(byId[id]!.score).toBeCloseTo(score, 12);
+    expect(byId.a!.explain!.breakdown).toMatchObject({
+      mode: 'hybrid',
+      fusion: 'rrf',
+      rrf_k: 60,
+      signals: { cosine: { rank: 0 }, lexical: { rank: 1 }, recency: { rank: 2 }, importance: { rank: 2 } },
+    });
+    const cos = byId.a!.explain!.signals.find((s) => s.name === 'cosine')!;
+    expect(cos.details.rank).toBe(0);
+    expect(cos.details.contribution).toBeCloseTo(0.55 / 60, 15);
+    // A zero-weight signal is not ranked at all.
+    const noLex = scoreCandidates(items, 'deploy', { mode: 'hybrid', fusion: 'rrf', now: NOW, explain: true, weights: { lexical: 0 } });
+    expect(noLex[0]!.explain!.signals.map((s) => s.name)).toEqual(['cosine', 'recency', 'importance', 'polarity']);
+  });
+
+  it('RRF ties take pool order', () => {
+    const items: PoolItem[] = ['x', 'y', 'z'].map((id) => ({ memory: makeMemory(id, 'same text'), cosine: 0.5 }));
+    const hits = scoreCandidates(items, 'same', { mode: 'hybrid', fusion: 'rrf', now: NOW, explain: true });
+    expect(ids(hits)).toEqual(['x', 'y', 'z']);
+    expect(hits.map((h) => (h.explain!.breakdown.signals as Record<string, { rank: number }>).cosine!.rank)).toEqual([0, 1, 2]);
+  });
+
+  it('semantic explain has the reference breakdown', () => {
+    const [hit] = scoreCandidates([{ memory: makeMemory('p', 'x', { polarity: 1 }), cosine: 0.123456 }], 'x', { mode: 'semantic', explain: true, now: NOW });
+    expect(hit!.score).toBeCloseTo(0.173456, 12);
+    expect(hit!.explain!.breakdown).toEqual({ mode: 'semantic', cosine: 0.1235, polarity: 1, score: 0.1735 });
+  });
+
+  it('attaches a confidence verdict from the cosine', () => {
+    const hits = scoreCandidates(pool, 'PR #441', { mode: 'hybrid', now: NOW, confidence: { strong: 0.55, weak: 0.4 } });
+    const verdict = Object.fromEntries(hits.map((h) => [h.memory.id, h.confidence]));
+    expect(verdict).toEqual({ para: 'strong', filler1: 'weak', filler2: 'weak', pr: 'none' });
+  });
+});
+
+describe('validation', () => {
+  it('checkWeights fills defaults and accepts partial weights', () => {
+    expect(checkWeights(undefined)).toEqual(DEFAULT_HYBRID_WEIGHTS);
+    expect(checkWeights({ cosine: 1 })).toEqual({ ...DEFAULT_HYBRID_WEIGHTS, cosine: 1 });
+  });
+
+  const badWeights: [string, unknown, string][] = [
+    ['negative cosine', { cosine: -0.1 }, 'weights.cosine'],
+    ['NaN lexical', { lexical: Number.NaN }, 'weights.lexical'],
+    ['infinite recency', { recency: Number.POSITIVE_INFINITY }, 'weights.recency'],
+    ['string importance', { importance: '0.1' }, 'weights.importance'],
+    ['negative decay', { decayRate: -1 }, 'weights.decayRate'],
+    ['negative polarity weight', { polarityWeight: -0.05 }, 'weights.polarityWeight'],
+    ['bad recency basis', { recencyBasis: 'modified' }, 'weights.recencyBasis'],
+    ['all four zero', { cosine: 0, lexical: 0, recency: 0, importance: 0 }, 'weights'],
+    ['unknown key', { graph: 0.1 }, 'weights'],
+    ['not an object', 0.5, 'weights'],
+  ];
+  it.each(badWeights)('weights: %s', (_label, weights, field) => {
+    expectInvalid(() => checkWeights(weights), field);
+    expectInvalid(() => scoreCandidates([{ memory: makeMemory('a', 'x'), cosine: 1 }], 'x', { mode: 'hybrid', weights: weights as never }), field);
+  });
+
+  const badOptions: [string, unknown, string][] = [
+    ['mode', { mode: 'hybird' }, 'mode'],
+    ['fusion', { fusion: 'sum' }, 'fusion'],
+    ['minCosine > 1', { minCosine: 1.5 }, 'minCosine'],
+    ['minCosine NaN', { minCosine: Number.NaN }, 'minCosine'],
+    ['negative now', { now: -1 }, 'now'],
+    ['explain not boolean', { explain: 'yes' }, 'explain'],
+    ['confidence weak > strong', { confidence: { strong: 0.3, weak: 0.5 } }, 'confidence.weak'],
+    ['confidence out of range', { confidence: { strong: 2, weak: 0.5 } }, 'confidence.strong'],
+    ['unknown option', { k: 3 }, 'options'],
+  ];
+  it.each(badOptions)('options: %s', (_label, options, field) => {
+    expectInvalid(() => scoreCandidates([{ memory: makeMemory('a', 'x'), cosine: 1 }], 'x', options as never), field);
+  });
+
+  it('validates even an empty pool', () => {
+    expectInvalid(() => scoreCandidates([], 'x', { mode: 'nope' as never }), 'mode');
+  });
+
+  it('mmrSelect validates diversity, dedupThreshold and k', () => {
+    const sim = (): number => 0;
+    expectInvalid(() => mmrSelect([], { k: 1, diversity: 1.5, similarity: sim }), 'diversity');
+    expectInvalid(() => mmrSelect([], { k: 1, dedupThreshold: -0.1, similarity: sim }), 'dedupThreshold');
+    expectInvalid(() => mmrSelect([], { k: -1, similarity: sim }), 'k');
+  });
+});
+
+describe('mmrSelect', () => {
+  const vectors: Record<string, number[]> = { a: [1, 0], a2: [0.99, 0.141], b: [0, 1] };
+  const cos = (x: { id: string }, y: { id: string }): number | null => {
+    const u = vectors[x.id];
+    const v = vectors[y.id];
+    if (!u || !v) return null;
+    return (u[0]! * v[0]! + u[1]! * v[1]!) / (Math.hypot(u[0]!, u[1]!) * Math.hypot(v[0]!, v[1]!));
+  };
+  const scored = [
+    { id: 'a', score: 0.9 },
+    { id: 'a2', score: 0.85 },
+    { id: 'b', score: 0.5 },
+  ];
+
+  it('without diversity or dedup it is the top k', () => {
+    expect(mmrSelect(scored, { k: 2, similarity: cos }).map((x) => x.id)).toEqual(['a', 'a2']);
+  });
+
+  it('diversity prefers novelty', () => {
+    expect(mmrSelect(scored, { k: 2, diversity: 0.5, similarity: cos }).map((x) => x.id)).toEqual(['a', 'b']);
+  });
+
+  it('dedupThreshold drops near-duplicates and may return fewer than k', () => {
+    expect(mmrSelect(scored, { k: 3, dedupThreshold: 0.95, similarity: cos }).map((x) => x.id)).toEqual(['a', 'b']);
+    expect(mmrSelect(scored.slice(0, 2), { k: 2, dedupThreshold: 0.95, similarity: cos }).map((x) => x.id)).toEqual(['a']);
+  });
+
+  it('a candidate without a vector is never a duplicate', () => {
+    const withGhost = [...scored, { id: 'ghost', score: 0.8 }];
+    expect(mmrSelect(withGhost, { k: 3, dedupThreshold: 0.95, similarity: cos }).map((x) => x.id)).toEqual(['a', 'ghost', 'b']);
+  });
+});
+
+describe('ConfidenceCalibrator', () => {
+  it('uses the fallback until calibrated', () => {
+    const c = new ConfidenceCalibrator('test-embedder');
+    expect(c.thresholds()).toMatchObject({ strong: 0.5, weak: 0.3, calibrated: false, method: 'default' });
+    expect(c.classify(0.6)).toBe('strong');
+    expect(c.classify(0.35)).toBe('weak');
+    expect(c.classify(0.1)).toBe('none');
+  });
+
+  it('derives thresholds from a pairwise background (median + z · 1.4826 · MAD)', () => {
+    const c = new ConfidenceCalibrator('e', { minSamples: 5 });
+    c.observePairwise([0.1, 0.2, 0.2, 0.3, 0.15, 0.25, 0.2]);
+    // median 0.2, |dev| = [0.1,0,0,0.1,0.05,0.05,0] → MAD 0.05 → s = 0.07413
+    const t = c.thresholds();
+    expect(t.method).toBe('pairwise-background');
+    expect(t.weak).toBeCloseTo(0.2 + 2 * 1.4826 * 0.05, 10);
+    expect(t.strong).toBeCloseTo(0.2 + 4 * 1.4826 * 0.05, 10);
+  });
+
+  it('adapts to the embedder: a compressed scale gets higher thresholds', () => {
+    const random = mulberry32(3);
+    const low = new ConfidenceCalibrator('minilm');
+    const high = new ConfidenceCalibrator('use-lite');
+    low.observePairwise(Array.from({ length: 200 }, () => 0.05 + (random() - 0.5) * 0.2));
+    high.observePairwise(Array.from({ length: 200 }, () => 0.3 + (random() - 0.5) * 0.2));
+    expect(high.thresholds().weak - low.thresholds().weak).toBeGreaterThan(0.2);
+    expect(low.classify(0.5)).toBe('strong');
+    expect(high.classify(0.5)).toBe('weak');
+    expect(high.classify(0.3)).toBe('none');
+  });
+
+  it('falls back to the tails of observed recalls before top-1 quantiles', () => {
+    const c = new ConfidenceCalibrator('e', { minSamples: 4 });
+    for (const [top, tail] of [[0.9, 0.5], [0.8, 0.4], [0.7, 0.3]] as const) c.observeRecall([tail, top]);
+    expect(c.thresholds().method).toBe('default');
+    c.observeRecall([0.6, 0.45]);
+    const t = c.thresholds();
+    expect(t.method).toBe('recall-tail-background');
+    expect(t.samples).toBe(4);
+  });
+
+  it('top-1 quantiles and JSON round trip', () => {
+    const c = new ConfidenceCalibrator('e', { minSamples: 4 });
+    for (const top of [0.6, 0.7, 0.8, 0.9]) c.observeRecall([top]);
+    const t = c.thresholds();
+    expect(t.method).toBe('top1-quantiles');
+    expect(t.weak).toBeCloseTo(0.675, 10);
+    expect(t.strong).toBeCloseTo(0.825, 10);
+    const restored = ConfidenceCalibrator.fromJSON(JSON.parse(JSON.stringify(c.toJSON())), { minSamples: 4 }, 'e');
+    expect(restored.thresholds()).toEqual(t);
+    expectInvalid(() => ConfidenceCalibrator.fromJSON(c.toJSON(), {}, 'other'), 'state');
+    expectInvalid(() => c.observePairwise([Number.NaN]), 'similarities');
+    expect(classifyConfidence(0.5, { strong: 0.5, weak: 0.2 })).toBe('strong');
+  });
+});
