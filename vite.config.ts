@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { VitePWA } from 'vite-plugin-pwa';
 
 // The app (index.html) is what `npm start` serves. `--mode e2e` adds the test harness page
@@ -12,12 +13,13 @@ export default defineConfig(({ mode }) => ({
     rollupOptions: {
       input: {
         main: 'index.html',
-        ...(mode === 'e2e' ? { harness: 'e2e/harness.html' } : {}),
+        ...(mode === 'e2e' ? { harness: 'e2e/harness.html', bench: 'e2e/bench.html' } : {}),
       },
     },
   },
   optimizeDeps: { exclude: ['hnswlib-wasm'] },
   plugins: [
+    svelte(),
     VitePWA({
       registerType: 'autoUpdate',
       injectRegister: false,

@@ -1,1 +1,7 @@
-document.getElementById('app')!.textContent = 'Houkai Web';
+import { mount } from 'svelte';
+import { registerSW } from 'virtual:pwa-register';
+import App from './App.svelte';
+import './styles.css';
+
+registerSW({ immediate: true });
+mount(App, { target: document.getElementById('app')! });
