@@ -15,6 +15,9 @@ export const ERROR_CODES = [
   'CLOSED',
   'INDEX_CORRUPT',
   'SCHEMA_TOO_NEW',
+  'INVALID_ARCHIVE',
+  'MODEL_MISMATCH',
+  'IMPORT_CONFLICT',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

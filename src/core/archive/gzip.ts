@@ -1,0 +1,524 @@
+/**
+ * Streaming gzip for `.ahkai` archives (reference §1.1), on fflate's streaming inflater.
+ *
+ * Reading: Python's `gzip.open(..., "rt")` reads **multi-member** gzip transparently, so the
+ * reader continues across member boundaries (fflate's `Gunzip` does; `DecompressionStream`
+ * is not relied on). fflate checks neither the CRC-32 nor the length in a member's trailer and
+ * silently accepts a stream that ends inside a header or trailer, so this module verifies every
+ * member's trailer itself; that is what tells a truncated archive from a complete one.
+ * Failures are `INVALID_ARCHIVE` errors with `details.reason`:
+ * - `not-gzip`: the bytes do not start with a gzip member (magic `1f 8b`, method 8);
+ * - `truncated`: the stream ends before the last member is complete (inside its header,
+ *   deflate data or trailer);
+ * - `corrupt`: bad deflate data, a trailer whose CRC/length does not match, or non-gzip bytes
+ *   after a member (Python raises `BadGzipFile`; Python also skips zero padding after the last
+ *   member, which this reader reports as `corrupt`).
+ *
+ * Output is streamed, so a member's lines are yielded before its trailer is checked: treat
+ * what was read as provisional until the iteration completes (the importer's first pass reads
+ * the whole archive before anything is written).
+ *
+ * Memory is bounded: one input piece of at most 512 KiB (small source chunks are gathered, big
+ * ones cut), its decompressed output, one partial line, and the last 64 KiB of input (to read
+ * member trailers).
+ */
+import { Gunzip, Gzip } from 'fflate';
+import { MemoryError, throwIfAborted } from '../errors.ts';
+import { invalidArchive } from './format.ts';
+
+/** What the readers accept: a Web stream, a Blob/File, bytes, or any (async) iterable of chunks. */
+export type ByteSource =
+  | ReadableStream<Uint8Array>
+  | Blob
+  | Uint8Array
+  | AsyncIterable<Uint8Array>
+  | Iterable<Uint8Array>;
+
+export interface GunzipOptions {
+  signal?: AbortSignal;
+}
+
+export interface LineOptions extends GunzipOptions {
+  /** Longest accepted line in bytes (default 64 MiB); longer → `INVALID_ARCHIVE` `too-long`. */
+  maxLineBytes?: number;
+}
+
+/** A decompressed chunk and how many compressed bytes had been read when it was produced. */
+export interface GunzipChunk {
+  data: Uint8Array;
+  bytesIn: number;
+}
+
+/** One decoded line of the archive. */
+export interface ArchiveLine {
+  /** 1-based line number; blank lines count (§1.1). */
+  lineNo: number;
+  /** The line without its terminator (`\n`, `\r\n` or `\r`: Python's universal newlines). */
+  text: string;
+  /** The bytes were not valid UTF-8; `text` is then a lossy decoding. */
+  invalidUtf8: boolean;
+  /** Compressed bytes read so far (progress against the file size). */
+  bytesIn: number;
+  /** Decompressed bytes up to the end of this line. */
+  bytesOut: number;
+}
+
+/** Compressed bytes handed to the inflater per step (bounds the output held per step). */
+const PIECE_BYTES = 512 * 1024;
+/** Recent input kept to read a member's trailer when the next member's header is found. */
+const HISTORY_BYTES = 64 * 1024;
+/** A gzip member is at least a 10-byte header, a 2-byte empty deflate block and 8-byte trailer. */
+const MIN_MEMBER_BYTES = 18;
+const DEFAULT_MAX_LINE = 64 * 1024 * 1024;
+const GZIP_MAGIC = [0x1f, 0x8b, 0x08];
+
+// ---------------------------------------------------------------------------------------------
+// CRC-32 (IEEE), as in the gzip trailer
+
+/** Slicing-by-8 tables: table k maps a byte to its CRC contribution k bytes further on. */
+const CRC_TABLES = (() => {
+  const tables = new Int32Array(256 * 8);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    tables[n] = c;
+  }
+  for (let n = 0; n < 256; n++) {
+    for (let k = 1; k < 8; k++) {
+      const prev = tables[(k - 1) * 256 + n] as number;
+      tables[k * 256 + n] = (prev >>> 8) ^ (tables[prev & 0xff] as number);
+    }
+  }
+  return tables;
+})();
+
+/** CRC-32 of `data`, continuing from `crc` (the value of an earlier call, 0 to start). */
+export function crc32(data: Uint8Array, crc = 0): number {
+  const t = CRC_TABLES;
+  let c = ~crc;
+  let i = 0;
+  const end8 = data.length - (data.length % 8);
+  for (; i < end8; i += 8) {
+    c ^= (data[i] as number) | ((data[i + 1] as number) << 8) | ((data[i + 2] as number) << 16) | ((data[i + 3] as number) << 24);
+    c =
+      (t[1792 + (c & 0xff)] as number) ^
+      (t[1536 + ((c >>> 8) & 0xff)] as number) ^
+      (t[1280 + ((c >>> 16) & 0xff)] as number) ^
+      (t[1024 + (c >>> 24)] as number) ^
+      (t[768 + (data[i + 4] as number)] as number) ^
+      (t[512 + (data[i + 5] as number)] as number) ^
+      (t[256 + (data[i + 6] as number)] as number) ^
+      (t[data[i + 7] as number] as number);
+  }
+  for (; i < data.length; i++) c = (t[(c ^ (data[i] as number)) & 0xff] as number) ^ (c >>> 8);
+  return ~c >>> 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sources
+
+async function* chunksOf(source: ByteSource, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
+  if (source instanceof Uint8Array) {
+    yield source;
+    return;
+  }
+  if (typeof Blob !== 'undefined' && source instanceof Blob) {
+    yield* chunksOf(source.stream() as ReadableStream<Uint8Array>, signal);
+    return;
+  }
+  if (typeof ReadableStream !== 'undefined' && source instanceof ReadableStream) {
+    const reader = (source as ReadableStream<Uint8Array>).getReader();
+    let finished = false;
+    try {
+      for (;;) {
+        throwIfAborted(signal);
+        const { done, value } = await reader.read();
+        if (done) {
+          finished = true;
+          return;
+        }
+        yield value;
+      }
+    } finally {
+      if (!finished) await reader.cancel().catch(() => undefined);
+      reader.releaseLock();
+    }
+  }
+  for await (const chunk of source as AsyncIterable<Uint8Array> | Iterable<Uint8Array>) {
+    throwIfAborted(signal);
+    yield chunk;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+interface FlateErrorLike {
+  code?: number;
+  message?: string;
+}
+
+/**
+ * fflate's streaming `Gunzip` (which follows concatenated members) plus what fflate leaves
+ * out: a magic check that fails fast, and a CRC-32/ISIZE check of every member's trailer.
+ */
+class CheckedGunzip {
+  private readonly inflater: Gunzip;
+  private output: Uint8Array[] = [];
+  private bytesIn = 0;
+  private bytesOut = 0;
+  /** The last HISTORY_BYTES of input before the piece being inflated, from offset `recentStart`. */
+  private recent: Uint8Array = new Uint8Array(0);
+  private recentStart = 0;
+  /** The piece being inflated, from offset `currentStart`. */
+  private current: Uint8Array = new Uint8Array(0);
+  private currentStart = 0;
+  private head = 0;
+  private memberIndex = 0;
+  private memberStart = 0;
+  private memberCrc = 0;
+  private memberSize = 0;
+
+  constructor() {
+    this.inflater = new Gunzip((data) => {
+      if (data.length === 0) return;
+      this.memberCrc = crc32(data, this.memberCrc);
+      this.memberSize = (this.memberSize + data.length) % 0x1_0000_0000;
+      this.bytesOut += data.length;
+      this.output.push(data);
+    });
+    this.inflater.onmember = (offset) => this.nextMember(offset);
+  }
+
+  get consumed(): number {
+    return this.bytesIn;
+  }
+
+  push(piece: Uint8Array): Uint8Array[] {
+    if (piece.length === 0) return [];
+    this.checkMagic(piece);
+    this.current = piece;
+    this.currentStart = this.bytesIn;
+    this.bytesIn += piece.length;
+    this.run(() => this.inflater.push(piece, false));
+    this.remember(piece);
+    return this.drain();
+  }
+
+  /** Ends the stream; returns the last output and verifies the last member's trailer. */
+  finish(): Uint8Array[] {
+    if (this.bytesIn === 0) return [];
+    if (this.head < GZIP_MAGIC.length) {
+      throw invalidArchive('truncated', 'truncated archive (the gzip header is incomplete)', this.where());
+    }
+    this.current = new Uint8Array(0);
+    this.currentStart = this.bytesIn;
+    this.run(() => this.inflater.push(new Uint8Array(0), true));
+    if (this.bytesIn - this.memberStart < MIN_MEMBER_BYTES) {
+      throw invalidArchive('truncated', 'truncated archive (the stream ended inside a gzip member)', this.where());
+    }
+    const trailer = this.trailerEndingAt(this.bytesIn);
+    if (readUint32(trailer, 4) !== this.memberSize) {
+      // Whatever the last 8 bytes are, they are not this member's trailer: the stream stopped
+      // inside the member (its deflate data, or before its trailer was complete).
+      throw invalidArchive('truncated', 'truncated archive (the stream ended before the end of a gzip member)', this.where());
+    }
+    if (readUint32(trailer, 0) !== this.memberCrc) {
+      throw invalidArchive('corrupt', 'corrupt archive (CRC-32 check failed)', this.where());
+    }
+    return this.drain();
+  }
+
+  private drain(): Uint8Array[] {
+    const out = this.output;
+    this.output = [];
+    return out;
+  }
+
+  private where(): Record<string, unknown> {
+    return { member: this.memberIndex, bytesIn: this.bytesIn, bytesOut: this.bytesOut };
+  }
+
+  private checkMagic(piece: Uint8Array): void {
+    for (let i = 0; i < piece.length && this.head < GZIP_MAGIC.length; i++) {
+      if (piece[i] !== GZIP_MAGIC[this.head]) {
+        throw invalidArchive('not-gzip', 'not a gzipped ai-houkai export (no gzip header)', { bytesIn: this.bytesIn + i });
+      }
+      this.head += 1;
+    }
+  }
+
+  private remember(piece: Uint8Array): void {
+    if (piece.length >= HISTORY_BYTES) {
+      this.recent = piece.slice(piece.length - HISTORY_BYTES);
+    } else {
+      const keep = Math.min(this.recent.length, HISTORY_BYTES - piece.length);
+      const next = new Uint8Array(keep + piece.length);
+      next.set(this.recent.subarray(this.recent.length - keep));
+      next.set(piece, keep);
+      this.recent = next;
+    }
+    this.recentStart = this.bytesIn - this.recent.length;
+  }
+
+  private run(step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      if (error instanceof MemoryError) throw error;
+      const flate = error as FlateErrorLike;
+      const message = flate.message ?? String(error);
+      if (flate.code === 0) {
+        throw invalidArchive('truncated', `truncated archive (${message})`, this.where());
+      }
+      if (flate.code === 6 && this.memberIndex === 0 && this.bytesOut === 0) {
+        throw invalidArchive('not-gzip', `not a gzipped ai-houkai export (${message})`, this.where());
+      }
+      throw invalidArchive('corrupt', `corrupt archive (${message})`, this.where());
+    }
+  }
+
+  /** fflate found the next member's header at `offset`: the previous member ends there. */
+  private nextMember(offset: number): void {
+    if (offset - this.memberStart < MIN_MEMBER_BYTES) {
+      throw invalidArchive('corrupt', 'corrupt archive (a gzip member is too short)', this.where());
+    }
+    const trailer = this.trailerEndingAt(offset);
+    if (readUint32(trailer, 0) !== this.memberCrc || readUint32(trailer, 4) !== this.memberSize) {
+      throw invalidArchive('corrupt', 'corrupt archive (CRC-32 check failed)', this.where());
+    }
+    this.memberIndex += 1;
+    this.memberStart = offset;
+    this.memberCrc = 0;
+    this.memberSize = 0;
+  }
+
+  /** The 8 input bytes before absolute offset `end`. */
+  private trailerEndingAt(end: number): Uint8Array {
+    const out = new Uint8Array(8);
+    for (let k = 0; k < 8; k++) {
+      const at = end - 8 + k;
+      if (at >= this.currentStart && at < this.currentStart + this.current.length) {
+        out[k] = this.current[at - this.currentStart] as number;
+      } else if (at >= this.recentStart && at < this.recentStart + this.recent.length) {
+        out[k] = this.recent[at - this.recentStart] as number;
+      } else {
+        throw invalidArchive('corrupt', 'corrupt archive (a gzip member header is too long to follow)', this.where());
+      }
+    }
+    return out;
+  }
+}
+
+function readUint32(bytes: Uint8Array, at: number): number {
+  return ((bytes[at] as number) | ((bytes[at + 1] as number) << 8) | ((bytes[at + 2] as number) << 16) | ((bytes[at + 3] as number) << 24)) >>> 0;
+}
+
+/**
+ * Decompresses a (multi-member) gzip stream chunk by chunk. Throws `INVALID_ARCHIVE`
+ * (`not-gzip`, `truncated`, `corrupt`) after yielding whatever came before the damage, and
+ * `ABORTED` when `signal` fires. An empty input yields nothing.
+ */
+export async function* gunzip(source: ByteSource, options: GunzipOptions = {}): AsyncGenerator<GunzipChunk> {
+  const inflater = new CheckedGunzip();
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const take = (): Uint8Array => {
+    const piece = concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    return piece;
+  };
+  for await (const chunk of chunksOf(source, options.signal)) {
+    if (chunk.length === 0) continue;
+    // Small chunks are gathered (fflate's cost per push is high), big ones cut into pieces.
+    pending.push(chunk);
+    pendingBytes += chunk.length;
+    if (pendingBytes < PIECE_BYTES) continue;
+    const whole = take();
+    for (let at = 0; at < whole.length; at += PIECE_BYTES) {
+      const out = inflater.push(whole.subarray(at, Math.min(whole.length, at + PIECE_BYTES)));
+      for (const data of out) yield { data, bytesIn: inflater.consumed };
+    }
+  }
+  throwIfAborted(options.signal);
+  if (pendingBytes > 0) for (const data of inflater.push(take())) yield { data, bytesIn: inflater.consumed };
+  for (const data of inflater.finish()) yield { data, bytesIn: inflater.consumed };
+}
+
+const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const lossyDecoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/**
+ * Decompresses and splits the archive into lines, like iterating Python's text-mode gzip file:
+ * UTF-8, universal newlines (`\n`, `\r\n`, `\r`), a final line without a terminator still
+ * counts. A BOM is kept (Python's `utf-8` codec keeps it, so such a header is not JSON).
+ * Invalid UTF-8 does not stop the stream: that line is flagged `invalidUtf8`. Holds at most
+ * one decompressed chunk and one partial line.
+ */
+export async function* gunzipLines(source: ByteSource, options: LineOptions = {}): AsyncGenerator<ArchiveLine> {
+  const maxLine = options.maxLineBytes ?? DEFAULT_MAX_LINE;
+  let parts: Uint8Array[] = [];
+  let partBytes = 0;
+  let lineNo = 0;
+  let outBase = 0; // decompressed bytes before the current chunk
+  let afterCR = false; // the previous chunk ended with `\r`: skip a leading `\n`
+  let lastBytesIn = 0;
+
+  const makeLine = (bytes: Uint8Array, bytesIn: number, bytesOut: number): ArchiveLine => {
+    lineNo += 1;
+    let text: string;
+    let invalidUtf8 = false;
+    try {
+      text = strictDecoder.decode(bytes);
+    } catch {
+      text = lossyDecoder.decode(bytes);
+      invalidUtf8 = true;
+    }
+    return { lineNo, text, invalidUtf8, bytesIn, bytesOut };
+  };
+
+  for await (const { data, bytesIn } of gunzip(source, options)) {
+    lastBytesIn = bytesIn;
+    let pos = 0;
+    if (afterCR) {
+      afterCR = false;
+      if (data[0] === 0x0a) pos = 1;
+    }
+    let start = pos;
+    let cr = data.indexOf(0x0d, pos);
+    let lf = data.indexOf(0x0a, pos);
+    for (;;) {
+      if (cr !== -1 && cr < pos) cr = data.indexOf(0x0d, pos);
+      if (lf !== -1 && lf < pos) lf = data.indexOf(0x0a, pos);
+      if (cr === -1 && lf === -1) break;
+      const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+      const piece = data.subarray(start, end);
+      if (partBytes + piece.length > maxLine) throw tooLong(lineNo + 1, maxLine);
+      let bytes = piece;
+      if (partBytes > 0) {
+        parts.push(piece);
+        bytes = concat(parts, partBytes + piece.length);
+        parts = [];
+        partBytes = 0;
+      }
+      pos = end + 1;
+      if (data[end] === 0x0d) {
+        if (pos === data.length) afterCR = true;
+        else if (data[pos] === 0x0a) pos += 1;
+      }
+      start = pos;
+      yield makeLine(bytes, bytesIn, outBase + pos);
+    }
+    if (start < data.length) {
+      const rest = data.subarray(start);
+      if (partBytes + rest.length > maxLine) throw tooLong(lineNo + 1, maxLine);
+      parts.push(rest);
+      partBytes += rest.length;
+    }
+    outBase += data.length;
+  }
+  if (partBytes > 0) yield makeLine(concat(parts, partBytes), lastBytesIn, outBase);
+}
+
+function tooLong(lineNo: number, limit: number): MemoryError {
+  return invalidArchive('too-long', `line ${lineNo} is longer than ${limit} bytes`, { lineNo, limit });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+export type GzipLevel = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+
+export interface GzipWriterOptions {
+  /** Compression level, default 6 (Go's writer; Python uses 9). */
+  level?: GzipLevel;
+}
+
+/** An incremental single-member gzip writer (no file name, mtime 0, like Go's). */
+export interface GzipWriter {
+  /** Compresses `data` (strings as UTF-8); returns whatever compressed bytes are ready. */
+  write(data: Uint8Array | string): Uint8Array[];
+  /** Finishes the member (trailer included); returns the remaining bytes. */
+  end(): Uint8Array[];
+}
+
+const encoder = new TextEncoder();
+
+export function createGzipWriter(options: GzipWriterOptions = {}): GzipWriter {
+  let out: Uint8Array[] = [];
+  let ended = false;
+  const deflater = new Gzip({ level: options.level ?? 6, mtime: 0 }, (data) => {
+    if (data.length > 0) out.push(data);
+  });
+  const take = (): Uint8Array[] => {
+    const chunks = out;
+    out = [];
+    return chunks;
+  };
+  return {
+    write(data) {
+      if (ended) throw new Error('gzip writer already ended');
+      const bytes = typeof data === 'string' ? encoder.encode(data) : data;
+      if (bytes.length > 0) deflater.push(bytes, false);
+      return take();
+    },
+    end() {
+      if (ended) return [];
+      ended = true;
+      deflater.push(new Uint8Array(0), true);
+      return take();
+    },
+  };
+}
+
+/** Compresses an (async) iterable of chunks into a single-member gzip `ReadableStream`. */
+export function gzipStream(
+  source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+  options: GzipWriterOptions = {},
+): ReadableStream<Uint8Array> {
+  const writer = createGzipWriter(options);
+  let iterator: AsyncIterator<Uint8Array | string> | Iterator<Uint8Array | string> | undefined;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      iterator ??= Symbol.asyncIterator in source
+        ? (source as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]()
+        : (source as Iterable<Uint8Array | string>)[Symbol.iterator]();
+      for (;;) {
+        const next = await iterator.next();
+        const chunks = next.done ? writer.end() : writer.write(next.value);
+        for (const chunk of chunks) controller.enqueue(chunk);
+        if (next.done) {
+          controller.close();
+          return;
+        }
+        if (chunks.length > 0) return;
+      }
+    },
+    async cancel() {
+      await iterator?.return?.();
+    },
+  });
+}
+
+/** Collects a byte stream into one array (tests, small archives). */
+export async function collectBytes(source: ByteSource): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of chunksOf(source)) {
+    parts.push(chunk);
+    total += chunk.length;
+  }
+  return concat(parts, total);
+}

@@ -1,0 +1,541 @@
+/**
+ * The pure `.ahkai` import planner (reference §1.7–§1.10), in two streaming passes so that a
+ * 100 MB / 50k-row archive never has to be held in memory.
+ *
+ * **Pass 1, `validateImport(lines, options)`** reads the whole archive once and writes nothing.
+ * It checks the header and the embedding model, parses every row, asks the store which ids
+ * exist (in batches), runs the `error` policy's atomic pre-scan, and decides what happens to
+ * every row: insert, overwrite, rename (with its fresh id) or skip. It keeps only ids and one
+ * small action per line. Its result carries the exact `ImportSummary` the import will report,
+ * so a dry run is pass 1 alone. Any failure (bad header, truncated or corrupt archive, model
+ * mismatch, `IMPORT_CONFLICT`) is thrown before a single write.
+ *
+ * **Pass 2, `planWrites(lines, validation)`** reads the same archive again and yields the
+ * writes in file order, in batches: the memory (renamed id applied, links and `superseded_by`
+ * re-pointed through the renames of this import), its vector when the file's vectors are
+ * reused, else `needsEmbedding`, and whether it replaces a stored memory. Every row is checked
+ * against pass 1, so an archive that changed between the passes fails with `changed`.
+ *
+ * `planImport(openLines, options)` runs both passes and collects every write (small archives,
+ * tests).
+ */
+import { MemoryError, invalid, throwIfAborted } from '../errors.ts';
+import type { Memory } from '../types.ts';
+import { archiveError, invalidArchive, isSameModel, parseHeader, rowFromLine } from './format.ts';
+import type { ArchiveHeader, ParsedRow } from './format.ts';
+import type { ArchiveLine } from './gzip.ts';
+
+/** `IMPORT_POLICIES`: what to do when an imported id already exists (§1.8). */
+export const IMPORT_POLICIES = ['skip', 'overwrite', 'rename', 'error'] as const;
+export type ConflictPolicy = (typeof IMPORT_POLICIES)[number];
+
+/** One entry of `ImportSummary.errors`: a row that was not imported. */
+export interface ImportRowError {
+  /** `line:<n>` (the reference uses this for bad JSON and the row id for other failures). */
+  where: string;
+  /** The row's id when it has one (what the reference reports for non-JSON failures). */
+  id: string | null;
+  message: string;
+}
+
+/** `ImportSummary` (§1.7 step 10). */
+export interface ImportSummary {
+  imported: number;
+  skipped: number;
+  overwritten: number;
+  renamed: number;
+  /** Bad-JSON lines first (in line order), then rows that failed to build, as in the reference. */
+  errors: ImportRowError[];
+  /** `not useVectors and (imported + overwritten + renamed) > 0` — also in a dry run. */
+  vectorsRegenerated: boolean;
+}
+
+/** One id collision reported by the `error` policy. */
+export interface ImportCollision {
+  id: string;
+  /** The stored memory's text (first 80 characters) or `(duplicate id within import file)`. */
+  reason: string;
+}
+
+/**
+ * What the planner needs to know about the store. `exists` answers for a batch of ids;
+ * `texts`, when given, provides the stored texts that the `error` policy reports with each
+ * collision (otherwise the reason is `(already in store)`). A plain `(id) => Promise<boolean>`
+ * is accepted too.
+ */
+export interface StoreLookup {
+  exists(ids: readonly string[]): Promise<readonly boolean[]>;
+  texts?(ids: readonly string[]): Promise<ReadonlyArray<string | null>>;
+}
+
+export interface ImportProgress {
+  phase: 'validate' | 'write';
+  /** Archive lines read so far (header included). */
+  rowsRead: number;
+  /** Compressed bytes read so far. */
+  bytesIn: number;
+}
+
+export interface ImportPlanOptions {
+  /** Default `skip`. Anything else than the four policies is `INVALID_ARGUMENT`. */
+  policy?: ConflictPolicy;
+  dryRun?: boolean;
+  /** Re-embed when the file's vectors cannot be used (§1.10); never forces re-embedding. */
+  regenerateVectors?: boolean;
+  /** The store's embedder: its model id and vector dimension. */
+  store: { embedderId: string; dim: number };
+  lookup: StoreLookup | ((id: string) => Promise<boolean>);
+  /** Fresh ids for the `rename` policy (default `crypto.randomUUID()`). */
+  newId?: () => string;
+  /** Unix seconds used for rows without `created_at`/`last_accessed` (default: now). */
+  now?: number;
+  /** Ids looked up per `exists` call (default 256). */
+  lookupBatchSize?: number;
+  signal?: AbortSignal;
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+/** Why the file's vectors are used or not (§1.10 plus the port's dimension check). */
+export interface VectorDecision {
+  useVectors: boolean;
+  /** `include_vectors` is not false and `embedding_dim > 0`. */
+  fileHasVectors: boolean;
+  fileModel: string | null;
+  fileDim: number;
+  storeModel: string;
+  storeDim: number;
+  /** Why vectors are not reused although the file has them (re-embedding was allowed). */
+  rejected?: 'model' | 'dimension' | 'vector';
+}
+
+/** Line actions kept between the passes. */
+const Action = { None: 0, Insert: 1, Overwrite: 2, Rename: 3, Skip: 4 } as const;
+type Action = (typeof Action)[keyof typeof Action];
+
+/** Pass 1's result: everything pass 2 needs, plus the summary a dry run reports. */
+export interface ImportValidation {
+  header: ArchiveHeader;
+  policy: ConflictPolicy;
+  dryRun: boolean;
+  vectors: VectorDecision;
+  /** The final summary of this import (a real run reports exactly this when pass 2 completes). */
+  summary: ImportSummary;
+  /** Old id → fresh id for every renamed row (last rename wins, as in the reference). */
+  renames: Map<string, string>;
+  /** Lines in the archive (header included) and its compressed size. */
+  lines: number;
+  bytesIn: number;
+  /** Writes pass 2 will yield, and how many of them need embedding. */
+  writes: number;
+  toEmbed: number;
+  /** The `now` used for missing timestamps; pass 2 reuses it. */
+  now: number;
+  /** @internal per-line action and expected id (pass 2's consistency check). */
+  readonly plan: { actions: Uint8Array; ids: (string | undefined)[]; renamedTo: Map<number, string> };
+}
+
+/** One write of pass 2. */
+export interface PlannedWrite {
+  lineNo: number;
+  /** The memory to store (id already renamed, references re-pointed). */
+  memory: Memory;
+  /** The file's vector, when vectors are reused and the row has one. */
+  vector?: Float32Array;
+  /** True when the memory must be embedded from its text before it is written. */
+  needsEmbedding: boolean;
+  /**
+   * `insert`: the id is free. `overwrite`: a memory with this id exists now (in the store, or
+   * written earlier by this same import) and must be deleted first. Apply writes in order.
+   */
+  mode: 'insert' | 'overwrite';
+  /** The row's id in the file, when it was renamed. */
+  renamedFrom?: string;
+  /** `meta.x_houkai_web` of the row, when present. */
+  extension?: Record<string, unknown>;
+}
+
+export interface WriteBatch {
+  writes: PlannedWrite[];
+  /** Lines read so far (header included), writes yielded so far, compressed bytes read. */
+  rowsRead: number;
+  rowsWritten: number;
+  bytesIn: number;
+}
+
+/** Both passes' result: the brief's `{ writes, summary, renames }`. */
+export interface ImportPlan {
+  header: ArchiveHeader;
+  vectors: VectorDecision;
+  summary: ImportSummary;
+  renames: Map<string, string>;
+  /** Empty for a dry run. */
+  writes: PlannedWrite[];
+}
+
+const DUPLICATE_REASON = '(duplicate id within import file)';
+const IN_STORE_REASON = '(already in store)';
+
+function normaliseLookup(lookup: ImportPlanOptions['lookup']): StoreLookup {
+  if (typeof lookup === 'function') {
+    return { exists: (ids) => Promise.all(ids.map((id) => lookup(id))) };
+  }
+  return lookup;
+}
+
+/** Python `text[:80]` (code points, not UTF-16 units). */
+function first80(text: string): string {
+  return Array.from(text).slice(0, 80).join('');
+}
+
+function policyOf(policy: unknown): ConflictPolicy {
+  const value = policy ?? 'skip';
+  if (typeof value !== 'string' || !(IMPORT_POLICIES as readonly string[]).includes(value)) {
+    throw invalid(`on_conflict must be one of: ${IMPORT_POLICIES.join(', ')} — got ${JSON.stringify(value)}`, {
+      field: 'policy',
+    });
+  }
+  return value as ConflictPolicy;
+}
+
+class ActionTable {
+  bytes = new Uint8Array(1024);
+  set(lineNo: number, action: Action): void {
+    if (lineNo >= this.bytes.length) {
+      let size = this.bytes.length;
+      while (size <= lineNo) size *= 2;
+      const next = new Uint8Array(size);
+      next.set(this.bytes);
+      this.bytes = next;
+    }
+    this.bytes[lineNo] = action;
+  }
+}
+
+interface Pending {
+  lineNo: number;
+  /** The parsed row when it built; its id is `scanId`. */
+  row: ParsedRow | null;
+  /** The id the pre-scan uses (`''` when the row has none). */
+  scanId: string;
+}
+
+function mismatchError(decision: VectorDecision, rejected: 'model' | 'dimension' | 'vector', extra: Record<string, unknown> = {}): MemoryError {
+  const file = `file: ${JSON.stringify(decision.fileModel ?? '')}, ${decision.fileDim}-d`;
+  const store = `store: ${JSON.stringify(decision.storeModel)}, ${decision.storeDim}-d`;
+  const what =
+    rejected === 'model'
+      ? 'embedding model mismatch'
+      : rejected === 'dimension'
+        ? 'embedding dimension mismatch'
+        : 'archive vector does not match the store dimension';
+  return archiveError('MODEL_MISMATCH', `${what} (${file}; ${store}) — pass regenerateVectors to re-embed on import`, {
+    reason: rejected,
+    fileModel: decision.fileModel,
+    fileDim: decision.fileDim,
+    storeModel: decision.storeModel,
+    storeDim: decision.storeDim,
+    ...extra,
+  });
+}
+
+/**
+ * Pass 1 (§1.7 steps 1–6 and 9, §1.8–§1.10): validates the archive and decides every row.
+ *
+ * - The policy is checked before anything is read (`INVALID_ARGUMENT`).
+ * - Header errors are `INVALID_ARCHIVE` (`empty`, `not-json`, `bad-format`, `future-version`);
+ *   gzip errors from the line source propagate (`not-gzip`, `truncated`, `corrupt`).
+ * - Vectors (§1.10): the file has vectors when `include_vectors` is not false and
+ *   `embedding_dim > 0`. They are reused only when the file's model (if named) is the store's
+ *   model (`isSameModel`), `embedding_dim` equals the store's dim and every row vector has
+ *   that length. Otherwise, with `regenerateVectors` every row is re-embedded, without it the
+ *   import fails with `MODEL_MISMATCH` (before any write). A vectorless file always
+ *   re-embeds, whatever its model. `regenerateVectors` never forces re-embedding of usable
+ *   vectors. Rows without a vector in a vectors file are embedded individually.
+ * - Bad lines become `line:<n>` errors and the import goes on.
+ * - `error` policy: every JSON-object row's id (`row.id or meta.id`) is checked against the
+ *   store and the earlier rows of the file; any collision throws `IMPORT_CONFLICT` with
+ *   `details.collisions` (all of them, `{id, reason}`), even in a dry run.
+ * - Other policies, row by row: an id counts as existing when it is in the store or (not in a
+ *   dry run) was written earlier by this import. `skip` skips it; `overwrite` replaces it;
+ *   `rename` gives the row a fresh id and records `renames[old] = new`. A dry run counts
+ *   intra-file duplicates as imported, since nothing it "wrote" exists.
+ */
+export async function validateImport(lines: AsyncIterable<ArchiveLine>, options: ImportPlanOptions): Promise<ImportValidation> {
+  const policy = policyOf(options.policy);
+  const dryRun = options.dryRun ?? false;
+  const lookup = normaliseLookup(options.lookup);
+  const newId = options.newId ?? (() => crypto.randomUUID());
+  const now = options.now ?? Date.now() / 1000;
+  const batchSize = Math.max(1, options.lookupBatchSize ?? 256);
+  const { signal, onProgress } = options;
+
+  const iterator = lines[Symbol.asyncIterator]();
+  try {
+    const first = await iterator.next();
+    const headerLine = first.done ? undefined : first.value;
+    if (headerLine?.invalidUtf8) throw invalidArchive('not-json', 'not an ai-houkai export (the header is not valid UTF-8)');
+    const header = parseHeader(headerLine?.text);
+
+    // §1.7 step 4 / §1.10: the vector policy, decided from the header before any row is read.
+    const vectors: VectorDecision = {
+      useVectors: false,
+      fileHasVectors: header.fileHasVectors,
+      fileModel: header.source.embeddingModel,
+      fileDim: header.source.embeddingDim,
+      storeModel: options.store.embedderId,
+      storeDim: options.store.dim,
+    };
+    if (header.fileHasVectors) {
+      const modelMismatch = header.source.embeddingModel !== null && !isSameModel(header.source.embeddingModel, options.store.embedderId);
+      const dimMismatch = header.source.embeddingDim !== options.store.dim;
+      const rejected = modelMismatch ? 'model' : dimMismatch ? 'dimension' : undefined;
+      if (rejected && !options.regenerateVectors) throw mismatchError(vectors, rejected);
+      if (rejected) vectors.rejected = rejected;
+      else vectors.useVectors = true;
+    }
+
+    const summary: ImportSummary = { imported: 0, skipped: 0, overwritten: 0, renamed: 0, errors: [], vectorsRegenerated: false };
+    const jsonErrors: ImportRowError[] = [];
+    const rowErrors: ImportRowError[] = [];
+    const actions = new ActionTable();
+    const ids: (string | undefined)[] = [];
+    const renamedTo = new Map<number, string>();
+    const renames = new Map<string, string>();
+    const inStore = new Map<string, boolean>();
+    const written = new Set<string>(); // ids this import writes (real runs only)
+    const seen = new Set<string>(); // `error` pre-scan
+    const collisions: { id: string; reason: string | null }[] = [];
+    let writes = 0;
+    let writesWithVector = 0;
+    let lineCount = headerLine ? 1 : 0;
+    let bytesIn = headerLine?.bytesIn ?? 0;
+    let pending: Pending[] = [];
+
+    const decide = (item: Pending): void => {
+      const known = inStore.get(item.scanId) ?? false;
+      if (policy === 'error') {
+        // §1.7 step 6: the atomic pre-scan, over every JSON-object row.
+        if (item.scanId && known) collisions.push({ id: item.scanId, reason: null });
+        else if (seen.has(item.scanId)) collisions.push({ id: item.scanId, reason: DUPLICATE_REASON });
+        seen.add(item.scanId);
+      }
+      const row = item.row;
+      if (!row) return;
+      ids[row.lineNo] = row.id;
+      const exists = policy !== 'error' && (known || (!dryRun && written.has(row.id)));
+      let action: Action;
+      if (!exists) {
+        action = Action.Insert;
+        summary.imported += 1;
+        if (!dryRun) written.add(row.id);
+      } else if (policy === 'skip') {
+        action = Action.Skip;
+        summary.skipped += 1;
+      } else if (policy === 'rename') {
+        action = Action.Rename;
+        const fresh = newId();
+        renames.set(row.id, fresh);
+        renamedTo.set(row.lineNo, fresh);
+        summary.renamed += 1;
+        if (!dryRun) written.add(fresh);
+      } else {
+        action = Action.Overwrite;
+        summary.overwritten += 1;
+      }
+      actions.set(row.lineNo, action);
+      if (action !== Action.Skip) {
+        writes += 1;
+        if (row.vector) writesWithVector += 1;
+      }
+    };
+
+    const flush = async (): Promise<void> => {
+      if (pending.length === 0) return;
+      const unknown = [...new Set(pending.map((p) => p.scanId).filter((id) => id !== '' && !inStore.has(id)))];
+      if (unknown.length > 0) {
+        const answers = await lookup.exists(unknown);
+        unknown.forEach((id, i) => inStore.set(id, Boolean(answers[i])));
+      }
+      for (const item of pending) decide(item);
+      pending = [];
+      onProgress?.({ phase: 'validate', rowsRead: lineCount, bytesIn });
+    };
+
+    for (;;) {
+      throwIfAborted(signal);
+      const next = await iterator.next();
+      if (next.done) break;
+      const line = next.value;
+      lineCount = line.lineNo;
+      bytesIn = line.bytesIn;
+      const result = rowFromLine(line.text, line.lineNo, { now, invalidUtf8: line.invalidUtf8 });
+      if (result === null) continue;
+      if (!result.ok) {
+        const error: ImportRowError = { where: result.where, id: result.id || null, message: result.message };
+        (result.kind === 'bad-json' ? jsonErrors : rowErrors).push(error);
+        // A row that is a JSON object still takes part in the `error` pre-scan (Python scans
+        // every parsed row, even one that later fails to build).
+        if (policy === 'error' && result.id !== null) pending.push({ lineNo: result.lineNo, row: null, scanId: result.id });
+      } else {
+        if (vectors.useVectors && (result.vector || result.vectorError)) {
+          const length = result.vector?.length;
+          if (result.vectorError || length !== options.store.dim) {
+            const extra = { lineNo: result.lineNo, vectorLength: length ?? null, vectorError: result.vectorError ?? null };
+            if (!options.regenerateVectors) throw mismatchError(vectors, 'vector', extra);
+            vectors.useVectors = false;
+            vectors.rejected = 'vector';
+          }
+        }
+        pending.push({ lineNo: result.lineNo, row: result, scanId: result.id });
+      }
+      if (pending.length >= batchSize) await flush();
+    }
+    await flush();
+
+    if (collisions.length > 0) {
+      const needText = [...new Set(collisions.filter((c) => c.reason === null).map((c) => c.id))];
+      const texts = new Map<string, string | null>();
+      if (lookup.texts && needText.length > 0) {
+        for (let at = 0; at < needText.length; at += batchSize) {
+          const chunk = needText.slice(at, at + batchSize);
+          const answer = await lookup.texts(chunk);
+          chunk.forEach((id, i) => texts.set(id, answer[i] ?? null));
+        }
+      }
+      const list: ImportCollision[] = collisions.map((c) => {
+        const text = c.reason === null ? texts.get(c.id) : null;
+        return { id: c.id, reason: c.reason ?? (typeof text === 'string' ? first80(text) : IN_STORE_REASON) };
+      });
+      const head = list.slice(0, 10).map((c) => `(${JSON.stringify(c.id)}, ${JSON.stringify(c.reason)})`);
+      throw archiveError('IMPORT_CONFLICT', `${list.length} id collision(s) on import; first: [${head.join(', ')}]`, {
+        collisions: list,
+      });
+    }
+
+    summary.errors = [...jsonErrors, ...rowErrors];
+    const wrote = summary.imported + summary.overwritten + summary.renamed;
+    summary.vectorsRegenerated = !vectors.useVectors && wrote > 0;
+    return {
+      header,
+      policy,
+      dryRun,
+      vectors,
+      summary,
+      renames,
+      lines: lineCount,
+      bytesIn,
+      writes,
+      toEmbed: vectors.useVectors ? writes - writesWithVector : writes,
+      now,
+      plan: { actions: actions.bytes, ids, renamedTo },
+    };
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+export interface PlanWritesOptions {
+  /** Writes per yielded batch (default 128). */
+  batchSize?: number;
+  signal?: AbortSignal;
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+/**
+ * Pass 2 (§1.7 steps 7–8): re-reads the archive and yields its writes in file order, in
+ * batches. Renamed rows get their fresh id; every written row's links and `superseded_by`
+ * that point at a renamed id are re-pointed to the new id (the reference rewrites the rows it
+ * wrote after the fact; the stored result is the same). Rows already in the store are never
+ * touched. A row that no longer matches pass 1 throws `INVALID_ARCHIVE` `changed`.
+ */
+export async function* planWrites(
+  lines: AsyncIterable<ArchiveLine>,
+  validation: ImportValidation,
+  options: PlanWritesOptions = {},
+): AsyncGenerator<WriteBatch> {
+  if (validation.dryRun) throw invalid('a dry run writes nothing: there is no second pass');
+  const batchSize = Math.max(1, options.batchSize ?? 128);
+  const { actions, ids, renamedTo } = validation.plan;
+  const { renames } = validation;
+  const changed = (lineNo: number, why: string): MemoryError =>
+    invalidArchive('changed', `the archive changed between the two import passes (line ${lineNo}: ${why})`, { lineNo });
+
+  let batch: PlannedWrite[] = [];
+  let rowsRead = 0;
+  let rowsWritten = 0;
+  let bytesIn = 0;
+  for await (const line of lines) {
+    throwIfAborted(options.signal);
+    rowsRead = line.lineNo;
+    bytesIn = line.bytesIn;
+    if (line.lineNo === 1) continue;
+    const action = (actions[line.lineNo] ?? Action.None) as Action;
+    if (action === Action.None || action === Action.Skip) continue;
+    const row = rowFromLine(line.text, line.lineNo, { now: validation.now, invalidUtf8: line.invalidUtf8 });
+    if (!row || !row.ok) throw changed(line.lineNo, 'the row no longer reads');
+    if (row.id !== ids[line.lineNo]) throw changed(line.lineNo, `id ${JSON.stringify(row.id)} was ${JSON.stringify(ids[line.lineNo])}`);
+
+    const memory = row.memory;
+    let renamedFrom: string | undefined;
+    if (action === Action.Rename) {
+      const fresh = renamedTo.get(line.lineNo);
+      if (fresh === undefined) throw changed(line.lineNo, 'no fresh id recorded');
+      renamedFrom = memory.id;
+      memory.id = fresh;
+    }
+    if (renames.size > 0) {
+      memory.links = memory.links.map((link) => {
+        const to = renames.get(link.to);
+        return to === undefined ? link : { to, rel: link.rel };
+      });
+      const superseder = renames.get(memory.supersededBy);
+      if (memory.supersededBy && superseder !== undefined) memory.supersededBy = superseder;
+    }
+    const vector = validation.vectors.useVectors ? row.vector : undefined;
+    const write: PlannedWrite = {
+      lineNo: line.lineNo,
+      memory,
+      needsEmbedding: vector === undefined,
+      mode: action === Action.Overwrite ? 'overwrite' : 'insert',
+    };
+    if (vector) write.vector = vector;
+    if (renamedFrom !== undefined) write.renamedFrom = renamedFrom;
+    if (row.extension) write.extension = row.extension;
+    batch.push(write);
+    rowsWritten += 1;
+    if (batch.length >= batchSize) {
+      options.onProgress?.({ phase: 'write', rowsRead, bytesIn });
+      yield { writes: batch, rowsRead, rowsWritten, bytesIn };
+      batch = [];
+    }
+  }
+  if (rowsWritten !== validation.writes) {
+    throw changed(rowsRead, `${rowsWritten} writes instead of ${validation.writes}`);
+  }
+  if (batch.length > 0) {
+    options.onProgress?.({ phase: 'write', rowsRead, bytesIn });
+    yield { writes: batch, rowsRead, rowsWritten, bytesIn };
+  }
+}
+
+/**
+ * Both passes over an archive that can be opened twice (`openLines` is called once per pass),
+ * collecting every write. For small archives and tests; the storage layer should drive
+ * `validateImport` and `planWrites` itself to keep memory bounded.
+ */
+export async function planImport(openLines: () => AsyncIterable<ArchiveLine>, options: ImportPlanOptions): Promise<ImportPlan> {
+  const validation = await validateImport(openLines(), options);
+  const writes: PlannedWrite[] = [];
+  if (!validation.dryRun) {
+    const passOptions: PlanWritesOptions = { batchSize: 1024 };
+    if (options.signal) passOptions.signal = options.signal;
+    for await (const batch of planWrites(openLines(), validation, passOptions)) writes.push(...batch.writes);
+  }
+  return {
+    header: validation.header,
+    vectors: validation.vectors,
+    summary: validation.summary,
+    renames: validation.renames,
+    writes,
+  };
+}
