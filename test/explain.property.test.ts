@@ -8,17 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { scoreCandidates, type HybridWeights, type PoolItem, type ScoreOptions } from '../src/core/scoring.ts';
 import { lexicalTerms } from '../src/core/tokenize.ts';
 import type { Memory } from '../src/core/types.ts';
+import { DAY, makeMemory, NOW } from './helpers/memory.ts';
 
-const NOW = 1_700_000_000;
-const DAY = 86_400;
 
-function makeMemory(id: string, text: string, over: Partial<Memory> = {}): Memory {
-  return {
-    id, text, type: 'semantic', tags: [], importance: 0.5, createdAt: NOW, lastAccessed: NOW, accessCount: 0,
-    source: null, links: [], supersededBy: '', supersededAt: 0, polarity: 0, expiresAt: 0, pinned: false,
-    trust: 'trusted', contentHash: '', validFrom: 0, validUntil: 0, ...over,
-  };
-}
 
 const VOCAB = [
   'deploy', 'the', 'api', 'lint', 'ruff', 'tests', 'PR #441', 'MemoryStore.recall', 'snake_case',

@@ -8,17 +8,9 @@ import { checkWeights, DEFAULT_HYBRID_WEIGHTS, scoreCandidates, type PoolItem } 
 import { jaccard, lexicalTerms, tokenize } from '../src/core/tokenize.ts';
 import type { Memory } from '../src/core/types.ts';
 import { mulberry32 } from './helpers/prng.ts';
+import { DAY, makeMemory, NOW } from './helpers/memory.ts';
 
-const NOW = 1_700_000_000;
-const DAY = 86_400;
 
-function makeMemory(id: string, text: string, over: Partial<Memory> = {}): Memory {
-  return {
-    id, text, type: 'semantic', tags: [], importance: 0.5, createdAt: NOW, lastAccessed: NOW, accessCount: 0,
-    source: null, links: [], supersededBy: '', supersededAt: 0, polarity: 0, expiresAt: 0, pinned: false,
-    trust: 'trusted', contentHash: '', validFrom: 0, validUntil: 0, ...over,
-  };
-}
 
 function expectInvalid(call: () => unknown, field: string): void {
   let error: unknown;

@@ -3,13 +3,28 @@
  * so stores are isolated the way AI-Houkai's collections are. Raw IndexedDB failures are
  * mapped to `MemoryError` here and nowhere else.
  */
-import Dexie, { type Table } from 'dexie';
+import Dexie, { type Table, type Transaction } from 'dexie';
+import { termFrequencies } from '../core/bm25.ts';
+import { lexicalTerms } from '../core/tokenize.ts';
 import { MemoryError } from '../core/errors.ts';
-import type { ListQuery, MemoryStorage, StoreMeta, StoredCounts } from '../core/ports.ts';
+import type { LexicalCandidate, ListQuery, MemoryStorage, StoreMeta, StoredCounts } from '../core/ports.ts';
 import { MEMORY_TYPES, type Memory } from '../core/types.ts';
 
 interface MemoryRow extends Memory {
   label: number;
+  /** Distinct lexical terms of the text: a multi-entry index, the persistent inverted index. */
+  terms: string[];
+  /** Occurrences of each term in `terms`, aligned. */
+  termCounts: number[];
+  /** Total number of terms (the BM25 document length). */
+  termLength: number;
+}
+
+/** The lexical fields stored beside a memory. */
+function lexicalFields(text: string): Pick<MemoryRow, 'terms' | 'termCounts' | 'termLength'> {
+  const all = lexicalTerms(text);
+  const tf = termFrequencies(all);
+  return { terms: [...tf.keys()], termCounts: [...tf.values()], termLength: all.length };
 }
 interface VectorRow {
   label: number;
@@ -37,7 +52,13 @@ interface MetaRow {
  * Dexie schema history. Append-only: a released version is never edited, a change adds a new
  * entry with its upgrade function (and a migration test in test/storage-dexie.test.ts).
  */
-export const SCHEMA_VERSIONS: readonly { version: number; stores: Record<string, string> }[] = [
+export interface SchemaVersion {
+  version: number;
+  stores: Record<string, string>;
+  upgrade?: (tx: Transaction) => Promise<void>;
+}
+
+export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
   {
     version: 1,
     stores: {
@@ -46,6 +67,32 @@ export const SCHEMA_VERSIONS: readonly { version: number; stores: Record<string,
       vectors: 'label, gen',
       tombstones: 'label, gen',
       staged: '[embedderId+id], embedderId',
+    },
+  },
+  {
+    // v2: the persistent lexical index for corpus BM25 (`*terms`), built for existing rows.
+    version: 2,
+    stores: {
+      memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms',
+    },
+    async upgrade(tx) {
+      let docs = 0;
+      let length = 0;
+      await tx
+        .table('memories')
+        .toCollection()
+        .modify((row: MemoryRow) => {
+          Object.assign(row, lexicalFields(row.text));
+          docs += 1;
+          length += row.termLength;
+        });
+      await tx
+        .table('meta')
+        .toCollection()
+        .modify((row: MetaRow) => {
+          row.value.lexicalDocs = docs;
+          row.value.lexicalLength = length;
+        });
     },
   },
 ];
@@ -74,7 +121,10 @@ class MemoryDatabase extends Dexie {
       ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
       ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
     });
-    for (const { version, stores } of SCHEMA_VERSIONS) this.version(version).stores(stores);
+    for (const { version, stores, upgrade } of SCHEMA_VERSIONS) {
+      const declared = this.version(version).stores(stores);
+      if (upgrade) declared.upgrade(upgrade);
+    }
   }
 }
 
@@ -102,7 +152,7 @@ export function mapStorageError(error: unknown, operation: string): MemoryError 
 }
 
 function strip(row: MemoryRow): Memory {
-  const { label: _label, ...memory } = row;
+  const { label: _label, terms: _terms, termCounts: _counts, termLength: _length, ...memory } = row;
   return memory;
 }
 
@@ -129,13 +179,15 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     }
   }
 
-  async function bumpGeneration(labelsNeeded: number): Promise<{ meta: StoreMeta; firstLabel: number }> {
+  async function bumpGeneration(labelsNeeded: number, lexical = { docs: 0, length: 0 }): Promise<{ meta: StoreMeta; firstLabel: number }> {
     const row = await db.meta.get('store');
     if (!row) throw new MemoryError('STORAGE_FAILURE', 'The store has no metadata row');
     const meta: StoreMeta = {
       ...row.value,
       generation: row.value.generation + 1,
       nextLabel: row.value.nextLabel + labelsNeeded,
+      lexicalDocs: (row.value.lexicalDocs ?? 0) + lexical.docs,
+      lexicalLength: (row.value.lexicalLength ?? 0) + lexical.length,
     };
     await db.meta.put({ key: 'store', value: meta });
     return { meta, firstLabel: row.value.nextLabel };
@@ -157,9 +209,12 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     insert: (memories, vectors) =>
       run('insert', () =>
         db.transaction('rw', [db.meta, db.memories, db.vectors], async () => {
-          const { meta, firstLabel } = await bumpGeneration(memories.length);
+          const rows = memories.map((m) => ({ ...m, ...lexicalFields(m.text), label: 0 }));
+          const length = rows.reduce((sum, r) => sum + r.termLength, 0);
+          const { meta, firstLabel } = await bumpGeneration(memories.length, { docs: memories.length, length });
           const labels = memories.map((_, i) => firstLabel + i);
-          await db.memories.bulkAdd(memories.map((m, i) => ({ ...m, label: labels[i]! })));
+          rows.forEach((row, i) => (row.label = labels[i]!));
+          await db.memories.bulkAdd(rows);
           await db.vectors.bulkAdd(vectors.map((vector, i) => ({ label: labels[i]!, id: memories[i]!.id, vector, gen: meta.generation })));
           return { labels, generation: meta.generation };
         }),
@@ -171,12 +226,13 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const current = await db.memories.get(expected.id);
           if (!current || !sameContent(strip(current), expected)) return null;
           if (!vector) {
-            await db.memories.put({ ...next, label: current.label });
+            await db.memories.put({ ...next, ...lexicalFields(next.text), label: current.label });
             const meta = (await db.meta.get('store'))!.value;
             return { label: current.label, generation: meta.generation };
           }
-          const { meta, firstLabel } = await bumpGeneration(1);
-          await db.memories.put({ ...next, label: firstLabel });
+          const lexical = lexicalFields(next.text);
+          const { meta, firstLabel } = await bumpGeneration(1, { docs: 0, length: lexical.termLength - (current.termLength ?? 0) });
+          await db.memories.put({ ...next, ...lexical, label: firstLabel });
           await db.vectors.delete(current.label);
           await db.vectors.add({ label: firstLabel, id: next.id, vector, gen: meta.generation });
           await db.tombstones.put({ label: current.label, gen: meta.generation });
@@ -189,7 +245,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones], async () => {
           const current = await db.memories.get(id);
           if (!current) return undefined;
-          const { meta } = await bumpGeneration(0);
+          const { meta } = await bumpGeneration(0, { docs: -1, length: -(current.termLength ?? 0) });
           await db.memories.delete(id);
           await db.vectors.delete(current.label);
           await db.tombstones.put({ label: current.label, gen: meta.generation });
@@ -362,6 +418,64 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         await db.memories.each((m) => {
           out.push({ id: m.id, text: m.text, contentHash: m.contentHash });
         });
+        return out;
+      }),
+
+    lexicalStats: () =>
+      run('lexicalStats', async () => {
+        const meta = (await db.meta.get('store'))?.value;
+        const documents = meta?.lexicalDocs ?? 0;
+        return { documents, averageLength: documents > 0 ? (meta?.lexicalLength ?? 0) / documents : 0 };
+      }),
+
+    documentFrequencies: (terms) =>
+      run('documentFrequencies', () =>
+        db.transaction('r', db.memories, async () => {
+          const out = new Map<string, number>();
+          for (const term of new Set(terms)) out.set(term, await db.memories.where('terms').equals(term).count());
+          return out;
+        }),
+      ),
+
+    lexicalCandidates: (terms, limit) =>
+      run('lexicalCandidates', () =>
+        db.transaction('r', db.memories, async () => {
+          // Rarest terms first, so a cap keeps the documents that matter most to BM25.
+          const unique = [...new Set(terms)];
+          const df = await Promise.all(unique.map(async (t) => [t, await db.memories.where('terms').equals(t).count()] as const));
+          df.sort((a, b) => a[1] - b[1]);
+          const seen = new Map<string, LexicalCandidate>();
+          for (const [term, count] of df) {
+            if (count === 0) continue;
+            if (seen.size >= limit) break;
+            const rows = await db.memories.where('terms').equals(term).limit(limit).toArray();
+            for (const row of rows) {
+              if (seen.size >= limit) break;
+              if (!seen.has(row.id)) {
+                seen.set(row.id, { memory: strip(row), label: row.label, terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
+              }
+            }
+          }
+          return [...seen.values()];
+        }),
+      ),
+
+    lexicalTermsOf: (labels) =>
+      run('lexicalTermsOf', () =>
+        db.transaction('r', [db.vectors, db.memories], async () => {
+          const vectors = await db.vectors.bulkGet(labels);
+          const rows = await db.memories.bulkGet(vectors.map((v) => v?.id ?? '').filter((id) => id !== ''));
+          const out = new Map<number, { terms: string[]; termCounts: number[]; termLength: number }>();
+          for (const row of rows) if (row) out.set(row.label, { terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
+          return out;
+        }),
+      ),
+
+    vectorsOf: (labels) =>
+      run('vectorsOf', async () => {
+        const rows = await db.vectors.bulkGet(labels);
+        const out = new Map<number, Float32Array>();
+        for (const row of rows) if (row) out.set(row.label, row.vector);
         return out;
       }),
 

@@ -81,6 +81,18 @@ export interface StoreMeta {
   /** Next free vector label. */
   nextLabel: number;
   createdAt: number;
+  /** Documents and total terms in the lexical index (BM25 corpus statistics). */
+  lexicalDocs?: number;
+  lexicalLength?: number;
+}
+
+/** A memory found through the lexical index, with its stored term statistics. */
+export interface LexicalCandidate {
+  memory: Memory;
+  label: number;
+  terms: string[];
+  termCounts: number[];
+  termLength: number;
 }
 
 export interface ListQuery {
@@ -145,5 +157,15 @@ export interface MemoryStorage {
    */
   commitStaged(embedderId: string, dim: number): Promise<{ generation: number }>;
   ids(): Promise<{ id: string; text: string; contentHash: string }[]>;
+  /** Corpus statistics of the persistent lexical index. */
+  lexicalStats(): Promise<{ documents: number; averageLength: number }>;
+  /** How many memories contain each term. */
+  documentFrequencies(terms: string[]): Promise<Map<string, number>>;
+  /** Memories containing any of the terms, rarest terms first, at most `limit`. */
+  lexicalCandidates(terms: string[], limit: number): Promise<LexicalCandidate[]>;
+  /** Stored term statistics of the memories behind these labels. */
+  lexicalTermsOf(labels: number[]): Promise<Map<number, { terms: string[]; termCounts: number[]; termLength: number }>>;
+  /** Stored vectors by label. */
+  vectorsOf(labels: number[]): Promise<Map<number, Float32Array>>;
   close(): void;
 }

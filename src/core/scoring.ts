@@ -28,7 +28,7 @@
  * sum), plus `breakdown`, the reference's own explain dict (rounded to 4 dp, RRF contributions 6 dp).
  */
 import { invalid } from './errors.ts';
-import { bm25Pool } from './bm25.ts';
+import { bm25Pool, type PoolBm25Result } from './bm25.ts';
 import { classifyConfidence, type Confidence, type ConfidenceThresholds } from './confidence.ts';
 import { lexicalTerms } from './tokenize.ts';
 import { checkBoolean, checkKnownKeys, checkObject } from './validate.ts';
@@ -178,7 +178,14 @@ export interface ScoreOptions {
   minCosine?: number;
   /** Attach a `confidence` verdict to each hit from its cosine. */
   confidence?: ConfidenceThresholds;
+  /**
+   * Replaces pool BM25 (local IDF) with another lexical scorer over the same pool, e.g. BM25
+   * with the corpus statistics of a persistent inverted index. Scores must be in [0, 1].
+   */
+  lexicalScorer?: LexicalScorer;
 }
+
+export type LexicalScorer = (queryTerms: readonly string[], pool: readonly PoolItem[]) => PoolBm25Result;
 
 interface CheckedScoreOptions {
   mode: RecallMode;
@@ -188,9 +195,10 @@ interface CheckedScoreOptions {
   explain: boolean;
   minCosine: number | undefined;
   confidence: ConfidenceThresholds | undefined;
+  lexicalScorer: LexicalScorer | undefined;
 }
 
-const SCORE_OPTION_KEYS: ReadonlySet<string> = new Set(['mode', 'fusion', 'weights', 'now', 'explain', 'minCosine', 'confidence']);
+const SCORE_OPTION_KEYS: ReadonlySet<string> = new Set(['mode', 'fusion', 'weights', 'now', 'explain', 'minCosine', 'confidence', 'lexicalScorer']);
 
 export function checkScoreOptions(value: unknown, field = 'options'): CheckedScoreOptions {
   const raw = checkObject<ScoreOptions>(value, field) as Record<string, unknown>;
@@ -211,6 +219,7 @@ export function checkScoreOptions(value: unknown, field = 'options'): CheckedSco
     explain: raw.explain === undefined ? false : checkBoolean(raw.explain, 'explain'),
     minCosine: raw.minCosine === undefined ? undefined : checkNumberInRange(raw.minCosine, 'minCosine', -1, 1),
     confidence,
+    lexicalScorer: typeof raw.lexicalScorer === 'function' ? (raw.lexicalScorer as LexicalScorer) : undefined,
   };
 }
 
@@ -333,10 +342,12 @@ function scoreSemantic(pool: readonly PoolItem[], opts: CheckedScoreOptions): In
 /** BM25 over the whole pool, then one row per surviving candidate. */
 function buildRows(pool: readonly PoolItem[], query: string, opts: CheckedScoreOptions): { rows: Row[]; anyLexical: boolean; queryTerms: string[] } {
   const queryTerms = [...new Set(lexicalTerms(query))];
-  const bm25 = bm25Pool(
-    queryTerms,
-    pool.map((item) => item.lexicalTerms ?? lexicalTerms(item.memory.text)),
-  );
+  const bm25 = opts.lexicalScorer
+    ? opts.lexicalScorer(queryTerms, pool)
+    : bm25Pool(
+        queryTerms,
+        pool.map((item) => item.lexicalTerms ?? lexicalTerms(item.memory.text)),
+      );
   const rows: Row[] = [];
   pool.forEach((item, index) => {
     if (!survives(item, opts)) return;

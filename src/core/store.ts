@@ -6,6 +6,11 @@
 import { MemoryError, invalid, throwIfAborted } from './errors.ts';
 import { IndexSync, type IndexOpenOutcome } from './index-sync.ts';
 import type { Clock, Embedder, IdSource, MemoryStorage, StoreMeta, VectorIndex } from './ports.ts';
+import { ConfidenceCalibrator } from './confidence.ts';
+import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from './evaluate.ts';
+import { checkRecallOptions, recallFilter, runRecall, sampleBackground, type RecallContext } from './recall.ts';
+import { checkPackOptions, fanoutQueries, packMemories, type PackOptions, type PackResult } from './recall-pack.ts';
+import { suggestMemories, type SuggestOptions, type Suggestion } from './suggest.ts';
 import { contentHash } from './text.ts';
 import {
   MEMORY_TYPES,
@@ -42,8 +47,16 @@ export interface MemoryApi {
   remember(text: string, options?: MemoryInput): Promise<RememberResult>;
   /** Stores many memories: all validated before any write, embedded and written per batch. */
   rememberMany(items: (string | RememberItem)[], options?: RememberManyOptions): Promise<RememberResult[]>;
-  /** Nearest memories to `query` by cosine similarity, best first; touches each hit. */
+  /** Nearest memories to `query`, best first (semantic or hybrid, with explanations); touches each hit. */
   recall(query: string, options?: RecallOptions): Promise<RecallHit[]>;
+  /** A token-budgeted block of the most relevant memories for a prompt (hybrid by default). */
+  recallPack(query: string, options?: RecallPackOptions): Promise<PackResult>;
+  /** Fans a task out into key phrases, recalls for each, merges by best score, packs. */
+  contextPack(task: string, options?: ContextPackOptions): Promise<PackResult & { queries: string[] }>;
+  /** Memories worth surfacing for a context (file, error, conversation) without a query. */
+  suggest(context: SuggestOptions): Promise<Suggestion[]>;
+  /** recall@k, precision@k, MRR, MAP and nDCG@k over a gold set, without touching anything. */
+  evaluate(cases: EvalCase[], options?: RunEvaluationOptions & Omit<RecallOptions, 'k' | 'mode' | 'touch' | 'signal'>): Promise<EvalSummary>;
   /** Hard delete. @returns false when no such memory exists. */
   forget(id: string): Promise<boolean>;
   /** A plain read (no touch); null when absent. */
@@ -59,6 +72,34 @@ export interface MemoryApi {
   /** Persists the index snapshot now (it is otherwise written after a quiet period). */
   flush(): Promise<void>;
   close(): Promise<void>;
+}
+
+export type RecallPackOptions = PackOptions &
+  Omit<RecallOptions, 'k' | 'explain'> & {
+    /** Prepend every live pinned memory (scored with the top score). */
+    includePinned?: boolean;
+  };
+
+export type ContextPackOptions = PackOptions & {
+  maxPhrases?: number;
+  mode?: 'semantic' | 'hybrid';
+  minCosine?: number;
+  minTrust?: RecallOptions['minTrust'];
+  lexicalIndex?: RecallOptions['lexicalIndex'];
+  touch?: boolean;
+};
+
+const PACK_ONLY_KEYS = ['tokenBudget', 'maxItems', 'tokenCounter', 'header', 'compress', 'compressThreshold', 'compressMinGroup'] as const;
+
+/** Splits an options object into its pack part and the rest. */
+function splitPack<T extends object>(options: T | undefined): { pack: PackOptions; rest: Record<string, unknown> } {
+  const pack: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(checkObject<T>(options, 'options'))) {
+    if ((PACK_ONLY_KEYS as readonly string[]).includes(key)) pack[key] = value;
+    else rest[key] = value;
+  }
+  return { pack: pack as PackOptions, rest };
 }
 
 export interface StoreDeps {
@@ -80,19 +121,10 @@ export interface StoreOpenOptions extends LongRunOptions {
 const systemClock: Clock = { now: () => Date.now() / 1000 };
 const randomIds: IdSource = { next: () => crypto.randomUUID() };
 
-const RECALL_KEYS = new Set(['k', 'type', 'tag', 'minImportance', 'includeSuperseded', 'includeExpired', 'overfetch', 'touch', 'signal']);
 const LIST_KEYS = new Set(['limit', 'includeSuperseded', 'includeExpired', 'before']);
 const MANY_KEYS = new Set(['batchSize', 'signal', 'onProgress']);
 const LONG_KEYS = new Set(['signal', 'onProgress']);
 
-function isExpired(memory: Memory, now: number): boolean {
-  return memory.expiresAt > 0 && memory.expiresAt <= now;
-}
-
-/** Best score first; ties by importance, then newest. */
-function byScore(a: RecallHit, b: RecallHit): number {
-  return b.score - a.score || b.memory.importance - a.memory.importance || b.memory.createdAt - a.memory.createdAt;
-}
 
 /** Opens a store over the given adapters; the composition roots (`createMemory`, the worker) call this. */
 export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {}): Promise<MemoryApi & { opened: IndexOpenOutcome | 'pending-reindex' }> {
@@ -184,6 +216,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       contentHash: await contentHash(text),
       validFrom: input.validFrom ?? 0,
       validUntil: input.validUntil ?? 0,
+      surfacesWhen: input.surfacesWhen ?? [],
     };
     checkValidity(memory.validFrom, memory.validUntil);
     return memory;
@@ -209,6 +242,23 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     sync.schedule(generation);
     return memories;
   }
+
+  const calibrator = new ConfidenceCalibrator(embedder.id);
+  let calibratedAt = 0;
+  const recallContext: RecallContext = {
+    storage,
+    index,
+    clock,
+    calibrator,
+    embedQuery: async (text, signal) => (await embed([text], signal ? { signal } : {}))[0]!,
+    // Background similarities of random stored pairs, refreshed whenever the store doubles.
+    async calibrate() {
+      const size = index.size();
+      if (size < 2 || (calibratedAt > 0 && size < calibratedAt * 2)) return;
+      calibratedAt = size;
+      calibrator.observePairwise(await sampleBackground(storage, meta.nextLabel));
+    },
+  };
 
   const api: MemoryApi = {
     async remember(text, options) {
@@ -247,49 +297,74 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     async recall(query, options) {
       ensureVectors();
       const text = checkText(query, 'query');
-      const opts = checkObject<RecallOptions>(options, 'options');
-      checkKnownKeys(opts, RECALL_KEYS, 'options');
-      const k = opts.k === undefined ? 5 : checkInteger(opts.k, 'k', 1, 10_000);
-      const type = opts.type === undefined ? undefined : checkType(opts.type);
-      const tag = opts.tag === undefined ? undefined : checkTag(opts.tag);
-      const minImportance = opts.minImportance === undefined ? undefined : checkImportance(opts.minImportance, 'minImportance');
-      const includeSuperseded = opts.includeSuperseded === undefined ? false : checkBoolean(opts.includeSuperseded, 'includeSuperseded');
-      const includeExpired = opts.includeExpired === undefined ? false : checkBoolean(opts.includeExpired, 'includeExpired');
-      const overfetch = opts.overfetch === undefined ? 4 : checkInteger(opts.overfetch, 'overfetch', 1, 100);
-      const touch = opts.touch === undefined ? true : checkBoolean(opts.touch, 'touch');
+      return runRecall(recallContext, text, checkRecallOptions(options));
+    },
 
-      const live = index.size();
-      if (live === 0) return [];
-      const [vector] = await embed([text], opts.signal ? { signal: opts.signal } : {});
-      const now = clock.now();
-      const accept = (m: Memory): boolean =>
-        (includeSuperseded || m.supersededBy === '') &&
-        (includeExpired || !isExpired(m, now)) &&
-        (type === undefined || m.type === type) &&
-        (tag === undefined || m.tags.includes(tag)) &&
-        (minImportance === undefined || m.importance >= minImportance);
+    async recallPack(query, options) {
+      ensureVectors();
+      const text = checkText(query, 'query');
+      const { pack, rest } = splitPack(options);
+      const { includePinned, ...recallOptions } = rest as { includePinned?: unknown };
+      const packOptions = checkPackOptions(pack);
+      const pinned = includePinned === undefined ? false : checkBoolean(includePinned, 'includePinned');
+      const checked = checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: packOptions.maxItems });
+      const ranked: { memory: Memory; score: number }[] = await runRecall(recallContext, text, checked);
+      if (pinned) {
+        const top = ranked[0]?.score ?? 1;
+        const accept = recallFilter({ ...checked, includeSuperseded: false }, clock.now());
+        const pins = (await storage.list({ limit: 10_000, includeSuperseded: false, includeExpired: false, now: clock.now() })).filter(
+          (m) => m.pinned && accept(m),
+        );
+        const pinnedIds = new Set(pins.map((m) => m.id));
+        ranked.splice(0, ranked.length, ...pins.map((memory) => ({ memory, score: top })), ...ranked.filter((h) => !pinnedIds.has(h.memory.id)));
+      }
+      return packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) });
+    },
 
-      // Over-fetch, filter against storage, and widen the pool until k survive or the index is exhausted.
-      let fetch = Math.min(live, k * overfetch);
-      let hits: RecallHit[] = [];
-      for (;;) {
-        const found = index.search(vector!, fetch);
-        const rows = await storage.getByLabels(found.map((h) => h.label));
-        hits = [];
-        for (const h of found) {
-          const memory = rows.get(h.label);
-          if (memory && accept(memory)) hits.push({ memory, score: h.similarity });
+    async contextPack(task, options) {
+      ensureVectors();
+      const text = checkText(task, 'task');
+      const { pack, rest } = splitPack(options);
+      const { maxPhrases, ...recallOptions } = rest as { maxPhrases?: unknown };
+      checkKnownKeys(recallOptions, new Set(['mode', 'minCosine', 'minTrust', 'lexicalIndex', 'touch']), 'options');
+      const phrases = maxPhrases === undefined ? 3 : checkInteger(maxPhrases, 'maxPhrases', 0, 20);
+      const packOptions = checkPackOptions(pack);
+      const queries = fanoutQueries(text, phrases);
+      const best = new Map<string, { memory: Memory; score: number }>();
+      for (const q of queries) {
+        for (const hit of await runRecall(recallContext, q, checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: 10 }))) {
+          const seen = best.get(hit.memory.id);
+          if (!seen || hit.score > seen.score) best.set(hit.memory.id, { memory: hit.memory, score: hit.score });
         }
-        if (hits.length >= k || fetch >= live) break;
-        fetch = Math.min(live, fetch * 4);
       }
-      hits.sort(byScore);
-      hits = hits.slice(0, k);
-      if (touch && hits.length > 0) {
-        const touched = new Map((await storage.touch(hits.map((h) => h.memory.id), now)).map((m) => [m.id, m]));
-        hits = hits.map((h) => ({ memory: touched.get(h.memory.id) ?? h.memory, score: h.score }));
-      }
-      return hits;
+      const ranked = [...best.values()].sort((a, b) => b.score - a.score);
+      return { ...packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) }), queries };
+    },
+
+    async suggest(context) {
+      ensureVectors();
+      const opts = checkObject<SuggestOptions>(context, 'context');
+      const text = [opts.filePath, opts.errorMessage, opts.conversationSnippet].filter((t): t is string => typeof t === 'string' && t.trim() !== '').join('\n');
+      if (text === '') return suggestMemories([], opts);
+      // Candidates: memories that carry surfacesWhen patterns, plus the nearest ones by meaning.
+      const now = clock.now();
+      const live = (m: Memory): boolean => m.supersededBy === '' && (m.expiresAt <= 0 || m.expiresAt > now);
+      const withPatterns = (await storage.list({ limit: 100_000, includeSuperseded: false, includeExpired: false, now })).filter((m) => m.surfacesWhen.length > 0);
+      const near = await runRecall(recallContext, text, checkRecallOptions({ k: 20, mode: 'hybrid', touch: false }));
+      const candidates = new Map<string, Memory>();
+      for (const m of [...withPatterns, ...near.map((h) => h.memory)]) if (live(m)) candidates.set(m.id, m);
+      return suggestMemories([...candidates.values()].map((memory) => ({ memory, surfacesWhen: memory.surfacesWhen })), opts);
+    },
+
+    async evaluate(cases, options) {
+      ensureVectors();
+      const { defaultK, defaultMode, ...recallOptions } = checkObject<RunEvaluationOptions & RecallOptions>(options, 'options');
+      return runEvaluation(
+        cases,
+        async (query, { k, mode }) =>
+          (await runRecall(recallContext, checkText(query, 'query'), checkRecallOptions({ ...recallOptions, k, mode, touch: false }))).map((h) => h.memory.id),
+        { ...(defaultK === undefined ? {} : { defaultK }), ...(defaultMode === undefined ? {} : { defaultMode }) },
+      );
     },
 
     async forget(id) {

@@ -46,6 +46,11 @@ export interface Memory {
   /** Valid-time interval `[validFrom, validUntil)`, 0 = unbounded. */
   validFrom: number;
   validUntil: number;
+  /**
+   * Globs (`src/db/**`, `*.sql`) or keywords (`timeout`) that surface this memory proactively in
+   * `suggest()` when the context (file path, error, conversation) matches. `[]` by default.
+   */
+  surfacesWhen: string[];
 }
 
 /** Fields a caller may set when storing or editing a memory. */
@@ -60,6 +65,7 @@ export interface MemoryInput {
   trust?: Trust;
   validFrom?: number;
   validUntil?: number;
+  surfacesWhen?: string[];
 }
 
 export interface RememberItem extends MemoryInput {
@@ -86,19 +92,76 @@ export interface RecallOptions {
   type?: MemoryType;
   tag?: string;
   minImportance?: number;
-  includeSuperseded?: boolean;
-  includeExpired?: boolean;
+  /** Exact `source` match. */
+  source?: string | null;
+  /** `createdAt` bounds, Unix seconds, inclusive. */
+  since?: number;
+  until?: number;
+  /** Drop candidates whose cosine is below this, in [−1, 1]. */
+  minCosine?: number;
   /** Pool multiplier for filtered search, default 4. */
   overfetch?: number;
+  includeSuperseded?: boolean;
+  includeExpired?: boolean;
+  /** Least trusted level admitted: 'trusted' admits only trusted memories, 'reported' also reported ones. */
+  minTrust?: Trust;
+  /** MMR λ in [0, 1]: 1 = pure relevance, 0 = pure novelty. */
+  diversity?: number;
+  /** Skip a candidate whose cosine to an already chosen one is at least this. */
+  dedupThreshold?: number;
   /** Update `lastAccessed`/`accessCount` of the hits, default true. */
   touch?: boolean;
+  /** 'semantic' (default: cosine + 0.05·polarity) or 'hybrid' (cosine + BM25 + recency + importance). */
+  mode?: 'semantic' | 'hybrid';
+  /** How hybrid signals combine: 'weighted' (default) or reciprocal-rank fusion 'rrf'. */
+  fusion?: 'weighted' | 'rrf';
+  /** Partial hybrid weights, completed from the defaults (cosine 0.55, lexical 0.20, recency 0.15, importance 0.10, decayRate 0.10). */
+  weights?: Partial<HybridWeightsInput>;
+  /** Attach a score breakdown to each hit. */
+  explain?: boolean;
+  /** 'pool' (default: BM25 over the cosine pool) or 'corpus' (the persistent inverted index also finds candidates). */
+  lexicalIndex?: 'pool' | 'corpus';
   signal?: AbortSignal;
+}
+
+export interface HybridWeightsInput {
+  cosine: number;
+  lexical: number;
+  recency: number;
+  importance: number;
+  decayRate: number;
+  polarityWeight: number;
+  recencyBasis: 'created' | 'accessed';
+}
+
+export interface ExplainSignal {
+  name: 'cosine' | 'lexical' | 'recency' | 'importance' | 'polarity';
+  value: number;
+  weight: number;
+  /** This signal's part of the score; the parts sum to the score. */
+  weighted: number;
+  reason: string;
+  details: Record<string, unknown>;
+}
+
+export interface RecallExplanation {
+  mode: 'semantic' | 'hybrid';
+  fusion?: 'weighted' | 'rrf';
+  score: number;
+  signals: ExplainSignal[];
+  /** AI-Houkai's breakdown dict, rounded as it rounds. */
+  breakdown: Record<string, unknown>;
 }
 
 export interface RecallHit {
   memory: Memory;
-  /** Cosine similarity between the query and the memory. */
+  /** The ranking score: cosine (+ polarity) in semantic mode, the fused score in hybrid mode. */
   score: number;
+  /** Cosine similarity between the query and the memory. */
+  cosine?: number;
+  /** Whether this store would call this a real match, calibrated on its own similarity distribution. */
+  confidence?: 'strong' | 'weak' | 'none';
+  explain?: RecallExplanation;
 }
 
 export interface ListOptions {

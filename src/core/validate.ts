@@ -110,8 +110,21 @@ export function checkObject<T extends object>(value: unknown, field: string): Pa
 }
 
 const INPUT_FIELDS: ReadonlySet<string> = new Set([
-  'type', 'tags', 'importance', 'source', 'polarity', 'expiresAt', 'pinned', 'trust', 'validFrom', 'validUntil',
+  'type', 'tags', 'importance', 'source', 'polarity', 'expiresAt', 'pinned', 'trust', 'validFrom', 'validUntil', 'surfacesWhen',
 ]);
+
+/** `surfacesWhen`: up to 50 non-blank patterns of at most 500 characters. */
+export function checkPatterns(value: unknown, field = 'surfacesWhen'): string[] {
+  if (!Array.isArray(value) || value.length > 50) throw invalid(`${field} must be an array of at most 50 patterns`, { field });
+  const out: string[] = [];
+  for (const p of value) {
+    if (typeof p !== 'string' || pyStrip(p) === '' || p.length > 500) {
+      throw invalid(`${field} entries must be non-blank strings of at most 500 characters`, { field });
+    }
+    if (!out.includes(p)) out.push(p);
+  }
+  return out;
+}
 
 /** Rejects keys a caller probably misspelled, instead of silently ignoring them. */
 export function checkKnownKeys(value: object, allowed: ReadonlySet<string>, field: string): void {
@@ -135,6 +148,7 @@ export function checkMemoryInput(input: unknown, field = 'options', extra: reado
   if (raw.trust !== undefined) out.trust = checkTrust(raw.trust);
   if (raw.validFrom !== undefined) out.validFrom = checkTimestamp(raw.validFrom, 'validFrom');
   if (raw.validUntil !== undefined) out.validUntil = checkTimestamp(raw.validUntil, 'validUntil');
+  if (raw.surfacesWhen !== undefined) out.surfacesWhen = checkPatterns(raw.surfacesWhen);
   return out;
 }
 

@@ -37,7 +37,7 @@ interface Entry {
 }
 
 /** Where in each method's arguments the options object (with signal/onProgress) sits. */
-const OPTIONS_AT: Partial<Record<StoreMethod, number>> = { rememberMany: 1, recall: 1, reindex: 0 };
+const OPTIONS_AT: Partial<Record<StoreMethod, number>> = { rememberMany: 1, recall: 1, recallPack: 1, reindex: 0 };
 
 function defaultEmitter(): (event: ChangeEvent) => void {
   const channels = new Map<string, BroadcastChannel>();

@@ -1,0 +1,255 @@
+/**
+ * The recall pipeline (AI-Houkai §3.3): validate → embed the query → over-fetch a cosine pool
+ * from the vector index, widening until `k` candidates survive the filters → optionally union
+ * memories found through the persistent lexical index → score (semantic, weighted hybrid or
+ * RRF, with explanations and a calibrated confidence) → MMR / dedup selection → touch.
+ */
+import { bm25Idf, bm25TermScore, BM25_B, BM25_K1, type PoolBm25Result } from './bm25.ts';
+import { ConfidenceCalibrator } from './confidence.ts';
+import { invalid } from './errors.ts';
+import { mmrSelect } from './mmr.ts';
+import type { Clock, MemoryStorage, VectorIndex } from './ports.ts';
+import { FUSIONS, RECALL_MODES, checkChoice, checkNumberInRange, checkWeights, scoreCandidates, type LexicalScorer, type PoolItem } from './scoring.ts';
+import { lexicalTerms } from './tokenize.ts';
+import { TRUST_LEVELS, type Memory, type RecallHit, type RecallOptions, type Trust } from './types.ts';
+import { checkBoolean, checkImportance, checkInteger, checkKnownKeys, checkObject, checkSource, checkTag, checkTimestamp, checkTrust, checkType } from './validate.ts';
+
+export const LEXICAL_INDEXES = ['pool', 'corpus'] as const;
+
+const RECALL_KEYS: ReadonlySet<string> = new Set([
+  'k', 'type', 'tag', 'minImportance', 'source', 'since', 'until', 'minCosine', 'overfetch', 'includeSuperseded',
+  'includeExpired', 'minTrust', 'diversity', 'dedupThreshold', 'touch', 'mode', 'fusion', 'weights', 'explain',
+  'lexicalIndex', 'signal',
+]);
+
+/** How many lexical candidates the corpus index may add before scoring (rarest terms first). */
+const CORPUS_CANDIDATES = 2000;
+
+export type CheckedRecall = ReturnType<typeof checkRecallOptions>;
+
+/** Validates every recall option up front, naming the field of the first bad one. */
+export function checkRecallOptions(options: unknown) {
+  const o = checkObject<RecallOptions>(options, 'options') as Record<string, unknown>;
+  checkKnownKeys(o, RECALL_KEYS, 'options');
+  const bool = (key: string, fallback: boolean): boolean => (o[key] === undefined ? fallback : checkBoolean(o[key], key));
+  const since = o.since === undefined ? undefined : checkTimestamp(o.since, 'since');
+  const until = o.until === undefined ? undefined : checkTimestamp(o.until, 'until');
+  if (since !== undefined && until !== undefined && until < since) throw invalid('until must not be before since', { field: 'until' });
+  const mode = o.mode === undefined ? 'semantic' : checkChoice(o.mode, RECALL_MODES, 'mode');
+  const lexicalIndex = o.lexicalIndex === undefined ? 'pool' : checkChoice(o.lexicalIndex, LEXICAL_INDEXES, 'lexicalIndex');
+  return {
+    k: o.k === undefined ? 5 : checkInteger(o.k, 'k', 1, 10_000),
+    type: o.type === undefined ? undefined : checkType(o.type),
+    tag: o.tag === undefined ? undefined : checkTag(o.tag),
+    minImportance: o.minImportance === undefined ? undefined : checkImportance(o.minImportance, 'minImportance'),
+    source: o.source === undefined ? undefined : checkSource(o.source),
+    since,
+    until,
+    minCosine: o.minCosine === undefined ? undefined : checkNumberInRange(o.minCosine, 'minCosine', -1, 1),
+    overfetch: o.overfetch === undefined ? 4 : checkInteger(o.overfetch, 'overfetch', 1, 100),
+    includeSuperseded: bool('includeSuperseded', false),
+    includeExpired: bool('includeExpired', false),
+    minTrust: o.minTrust === undefined ? undefined : checkTrust(o.minTrust, 'minTrust'),
+    diversity: o.diversity === undefined ? undefined : checkNumberInRange(o.diversity, 'diversity', 0, 1),
+    dedupThreshold: o.dedupThreshold === undefined ? undefined : checkNumberInRange(o.dedupThreshold, 'dedupThreshold', 0, 1),
+    touch: bool('touch', true),
+    mode,
+    fusion: o.fusion === undefined ? 'weighted' : checkChoice(o.fusion, FUSIONS, 'fusion'),
+    weights: checkWeights(o.weights),
+    explain: bool('explain', false),
+    lexicalIndex,
+    signal: o.signal as AbortSignal | undefined,
+  };
+}
+
+function trustRank(trust: Trust): number {
+  return TRUST_LEVELS.indexOf(trust);
+}
+
+/** The post-filters of §3.3 step 3 and 6, against the stored row. */
+export function recallFilter(o: CheckedRecall, now: number): (m: Memory) => boolean {
+  return (m) =>
+    (o.includeSuperseded || m.supersededBy === '') &&
+    (o.includeExpired || m.expiresAt <= 0 || m.expiresAt > now) &&
+    (m.validFrom <= 0 || m.validFrom <= now) &&
+    (m.validUntil <= 0 || now < m.validUntil) &&
+    (o.type === undefined || m.type === o.type) &&
+    (o.tag === undefined || m.tags.includes(o.tag)) &&
+    (o.minImportance === undefined || m.importance >= o.minImportance) &&
+    (o.source === undefined || m.source === o.source) &&
+    (o.since === undefined || m.createdAt >= o.since) &&
+    (o.until === undefined || m.createdAt <= o.until) &&
+    (o.minTrust === undefined || trustRank(m.trust) <= trustRank(o.minTrust));
+}
+
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+}
+
+interface Candidate extends PoolItem {
+  label: number;
+}
+
+export interface RecallContext {
+  storage: MemoryStorage;
+  index: VectorIndex;
+  clock: Clock;
+  embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array>;
+  calibrator: ConfidenceCalibrator;
+  /** Samples background similarities for the calibrator when it has too few. */
+  calibrate(): Promise<void>;
+}
+
+/** BM25 with the corpus statistics of the persistent lexical index, normalised by the pool max. */
+function corpusScorer(
+  stats: { documents: number; averageLength: number },
+  df: Map<string, number>,
+  termsOf: Map<number, { terms: string[]; termCounts: number[]; termLength: number }>,
+): LexicalScorer {
+  return (queryTerms, pool) => {
+    const raw: number[] = [];
+    const matched: string[][] = [];
+    for (const item of pool) {
+      const doc = termsOf.get((item as Candidate).label);
+      let score = 0;
+      const hits: string[] = [];
+      if (doc) {
+        for (const t of queryTerms) {
+          const i = doc.terms.indexOf(t);
+          const n = df.get(t) ?? 0;
+          if (i < 0 || n === 0) continue;
+          hits.push(t);
+          score += bm25TermScore(bm25Idf(stats.documents, n), doc.termCounts[i]!, doc.termLength, stats.averageLength, BM25_K1, BM25_B);
+        }
+      }
+      raw.push(score);
+      matched.push(hits);
+    }
+    const max = raw.reduce((m, s) => Math.max(m, s), 0);
+    return { raw, matched, max, scores: raw.map((s) => (max > 0 ? s / max : 0)) } satisfies PoolBm25Result;
+  };
+}
+
+export async function runRecall(ctx: RecallContext, query: string, o: CheckedRecall): Promise<RecallHit[]> {
+  const { storage, index } = ctx;
+  const live = index.size();
+  if (live === 0) return [];
+  const vector = await ctx.embedQuery(query, o.signal);
+  const now = ctx.clock.now();
+  const accept = recallFilter(o, now);
+
+  // 1. The cosine pool: over-fetch, filter against storage, widen until k survive.
+  let fetch = Math.min(live, o.k * o.overfetch);
+  let pool: Candidate[] = [];
+  for (;;) {
+    const found = index.search(vector, fetch);
+    const rows = await storage.getByLabels(found.map((h) => h.label));
+    pool = [];
+    let survivors = 0;
+    for (const h of found) {
+      const memory = rows.get(h.label);
+      if (!memory) continue;
+      const filtered = !accept(memory);
+      if (!filtered) survivors += 1;
+      pool.push({ memory, cosine: h.similarity, label: h.label, filtered });
+    }
+    if (survivors >= o.k || fetch >= live) break;
+    fetch = Math.min(live, fetch * 4);
+  }
+
+  // 2. Corpus lexical union: memories that share rare query terms join with their real cosine.
+  let lexicalScorer: LexicalScorer | undefined;
+  if (o.mode === 'hybrid' && o.lexicalIndex === 'corpus') {
+    const queryTerms = [...new Set(lexicalTerms(query))];
+    const [stats, df, candidates] = await Promise.all([
+      storage.lexicalStats(),
+      storage.documentFrequencies(queryTerms),
+      storage.lexicalCandidates(queryTerms, CORPUS_CANDIDATES),
+    ]);
+    const termsOf = new Map<number, { terms: string[]; termCounts: number[]; termLength: number }>(candidates.map((c) => [c.label, c]));
+    const scorer = corpusScorer(stats, df, termsOf);
+    const inPool = new Set(pool.map((c) => c.label));
+    const outside = candidates.filter((c) => !inPool.has(c.label) && accept(c.memory));
+    const lexicalScores = scorer(queryTerms, outside.map((c) => ({ memory: c.memory, cosine: 0, label: c.label }) as Candidate));
+    const best = outside
+      .map((c, i) => ({ c, s: lexicalScores.raw[i]! }))
+      .filter((x) => x.s > 0)
+      .sort((a, b) => b.s - a.s)
+      .slice(0, Math.max(o.k * o.overfetch, 20));
+    const vectors = await storage.vectorsOf(best.map((x) => x.c.label));
+    for (const { c } of best) {
+      const v = vectors.get(c.label);
+      if (v) pool.push({ memory: c.memory, cosine: cosine(vector, v), label: c.label, filtered: false });
+    }
+    const missing = pool.filter((c) => !termsOf.has(c.label)).map((c) => c.label);
+    if (missing.length) for (const [label, t] of await storage.lexicalTermsOf(missing)) termsOf.set(label, t);
+    lexicalScorer = scorer;
+  }
+
+  // 3. Scoring, with a confidence verdict calibrated on this store's own similarities.
+  await ctx.calibrate();
+  ctx.calibrator.observeRecall(pool.map((c) => c.cosine));
+  const scored = scoreCandidates(pool, query, {
+    mode: o.mode,
+    fusion: o.fusion,
+    weights: o.weights,
+    now,
+    explain: o.explain,
+    ...(o.minCosine === undefined ? {} : { minCosine: o.minCosine }),
+    confidence: ctx.calibrator.thresholds(),
+    ...(lexicalScorer ? { lexicalScorer } : {}),
+  });
+
+  // 4. Selection: MMR and near-duplicate suppression need the candidates' vectors.
+  type Scored = (typeof scored)[number];
+  let chosen: Scored[];
+  if (o.diversity !== undefined || o.dedupThreshold !== undefined) {
+    const labelOf = new Map(pool.map((c) => [c.memory.id, c.label]));
+    const vectors = await storage.vectorsOf(scored.map((h) => labelOf.get(h.memory.id)!).filter((l) => l !== undefined));
+    const vecOf = (h: Scored): Float32Array | undefined => vectors.get(labelOf.get(h.memory.id)!);
+    chosen = mmrSelect(scored, {
+      k: o.k,
+      diversity: o.diversity ?? null,
+      dedupThreshold: o.dedupThreshold ?? null,
+      similarity: (a, b) => {
+        const va = vecOf(a);
+        const vb = vecOf(b);
+        return va && vb ? cosine(va, vb) : null;
+      },
+    });
+  } else {
+    chosen = scored.slice(0, o.k);
+  }
+
+  // 5. Touch the returned memories in one transaction.
+  let touched = new Map<string, Memory>();
+  if (o.touch && chosen.length > 0) touched = new Map((await storage.touch(chosen.map((h) => h.memory.id), now)).map((m) => [m.id, m]));
+  return chosen.map((h) => {
+    const hit: RecallHit = { memory: touched.get(h.memory.id) ?? h.memory, score: h.score, cosine: h.cosine };
+    if (h.confidence) hit.confidence = h.confidence;
+    if (h.explain) hit.explain = h.explain;
+    return hit;
+  });
+}
+
+/** Samples up to `n` stored vectors and returns their pairwise cosines (the "unrelated" background). */
+export async function sampleBackground(storage: MemoryStorage, nextLabel: number, n = 64, random: () => number = Math.random): Promise<number[]> {
+  if (nextLabel <= 1) return [];
+  const labels = new Set<number>();
+  for (let tries = 0; labels.size < n && tries < n * 4; tries++) labels.add(Math.floor(random() * nextLabel));
+  const vectors = [...(await storage.vectorsOf([...labels])).values()];
+  const sims: number[] = [];
+  for (let i = 0; i < vectors.length; i++) for (let j = i + 1; j < vectors.length; j++) sims.push(cosine(vectors[i]!, vectors[j]!));
+  return sims;
+}
+
