@@ -19,11 +19,13 @@ describe('Dexie schema history', () => {
         staged: '[embedderId+id], embedderId',
       },
     });
+    expect(SCHEMA_VERSIONS[1]!.version).toBe(2);
+    expect(SCHEMA_VERSIONS[1]!.stores).toEqual({ memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms' });
     const versions = SCHEMA_VERSIONS.map((v) => v.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
   });
 
-  it('v1: a database written with the v1 layout by an earlier build opens and answers', async () => {
+  it('v1 → v2: a database written with the v1 layout opens, answers, and gains the lexical index', async () => {
     const name = uniqueName('v1');
     const legacy = new Dexie(databaseName(name));
     legacy.version(1).stores(SCHEMA_VERSIONS[0]!.stores);
@@ -40,8 +42,19 @@ describe('Dexie schema history', () => {
 
     const store = await createMemory({ name, embedder, index: 'exact' });
     expect((await store.recall('written by v1'))[0]!.memory.id).toBe('m1');
-    expect((await store.stats()).schemaVersion).toBe(1);
+    expect((await store.stats()).schemaVersion).toBe(2);
+    // The v2 upgrade indexed the old row's terms: the corpus lexical index finds it by a word.
+    const lexical = await store.recall('written', { mode: 'hybrid', lexicalIndex: 'corpus', weights: { cosine: 0, lexical: 1, recency: 0, importance: 0 } });
+    expect(lexical[0]!.memory.id).toBe('m1');
+    expect(lexical[0]!.score).toBeGreaterThan(0);
     await store.close();
+    const raw = new Dexie(databaseName(name));
+    await raw.open();
+    expect(raw.verno).toBe(2);
+    const row = await raw.table('memories').get('m1');
+    expect(row.terms).toEqual(['written', 'by', 'v1']);
+    expect((await raw.table('meta').get('store')).value).toMatchObject({ lexicalDocs: 1, lexicalLength: 3 });
+    raw.close();
   });
 });
 

@@ -92,6 +92,7 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
         .modify((row: MetaRow) => {
           row.value.lexicalDocs = docs;
           row.value.lexicalLength = length;
+          row.value.schemaVersion = 2;
         });
     },
   },
