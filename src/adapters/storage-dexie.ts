@@ -43,6 +43,15 @@ interface StagedRow {
   contentHash: string;
   vector: Float32Array;
 }
+/** What an import in progress changed, so it can be undone (rollback) or forgotten (commit). */
+interface ImportUndoRow {
+  importId: string;
+  id: string;
+  /** 'inserted': the id did not exist before this import; 'overwritten': `row`/`vector` held it. */
+  kind: 'inserted' | 'overwritten';
+  row?: MemoryRow;
+  vector?: Float32Array;
+}
 interface MetaRow {
   key: 'store';
   value: StoreMeta;
@@ -96,6 +105,19 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
         });
     },
   },
+  {
+    // v3: the undo log of imports in progress (atomic imports, crash recovery at open).
+    version: 3,
+    stores: { importUndo: '[importId+id], importId' },
+    async upgrade(tx) {
+      await tx
+        .table('meta')
+        .toCollection()
+        .modify((row: MetaRow) => {
+          row.value.schemaVersion = 3;
+        });
+    },
+  },
 ];
 export const SCHEMA_VERSION = SCHEMA_VERSIONS[SCHEMA_VERSIONS.length - 1]!.version;
 
@@ -116,6 +138,7 @@ class MemoryDatabase extends Dexie {
   vectors!: Table<VectorRow, number>;
   tombstones!: Table<TombstoneRow, number>;
   staged!: Table<StagedRow, [string, string]>;
+  importUndo!: Table<ImportUndoRow, [string, string]>;
 
   constructor(name: string, options: DexieStorageOptions) {
     super(name, {
@@ -479,6 +502,127 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         for (const row of rows) if (row) out.set(row.label, row.vector);
         return out;
       }),
+
+    exists: (ids) =>
+      run('exists', async () => (await db.memories.bulkGet(ids)).map((row) => row !== undefined)),
+
+    textsOf: (ids) =>
+      run('textsOf', async () => (await db.memories.bulkGet(ids)).map((row) => row?.text)),
+
+    async *pagesByCreated(batchSize = 500) {
+      // Keyset pages over the createdAt index; rows sharing the boundary time are not repeated.
+      let after = Number.NEGATIVE_INFINITY;
+      let seenAtBoundary = new Set<string>();
+      for (;;) {
+        const page = await run('pagesByCreated', async () => {
+          const rows = await db.memories
+            .where('createdAt')
+            .aboveOrEqual(after)
+            .filter((r) => !(r.createdAt === after && seenAtBoundary.has(r.id)))
+            .limit(batchSize)
+            .toArray();
+          rows.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+          const vectors = await db.vectors.bulkGet(rows.map((r) => r.label));
+          return { rows, vectors };
+        });
+        if (page.rows.length === 0) return;
+        yield page.rows.map((r, i) => ({ memory: strip(r), vector: page.vectors[i]?.vector }));
+        const last = page.rows[page.rows.length - 1]!.createdAt;
+        if (last !== after) seenAtBoundary = new Set();
+        for (const r of page.rows) if (r.createdAt === last) seenAtBoundary.add(r.id);
+        after = last;
+      }
+    },
+
+    importBatch: (importId, writes) =>
+      run('importBatch', () =>
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.importUndo], async () => {
+          const existing = await db.memories.bulkGet(writes.map((w) => w.memory.id));
+          const undo = await db.importUndo.bulkGet(writes.map((w) => [importId, w.memory.id] as [string, string]));
+          const removed: MemoryRow[] = [];
+          const seen = new Map<string, MemoryRow | undefined>();
+          const rows = writes.map((w) => ({ ...w.memory, ...lexicalFields(w.memory.text), label: 0 }));
+          let docDelta = 0;
+          let lengthDelta = 0;
+          for (const [i, w] of writes.entries()) {
+            const id = w.memory.id;
+            const current = seen.has(id) ? seen.get(id) : existing[i];
+            if (current) {
+              removed.push(current);
+              docDelta -= 1;
+              lengthDelta -= current.termLength ?? 0;
+            }
+            // The first change to an id in this import keeps what it replaced, for rollback.
+            if (!undo[i] && !seen.has(id)) {
+              const vector = current ? (await db.vectors.get(current.label))?.vector : undefined;
+              await db.importUndo.put(
+                current
+                  ? { importId, id, kind: 'overwritten', row: current, ...(vector ? { vector } : {}) }
+                  : { importId, id, kind: 'inserted' },
+              );
+            }
+            seen.set(id, rows[i]);
+            docDelta += 1;
+            lengthDelta += rows[i]!.termLength;
+          }
+          const { meta, firstLabel } = await bumpGeneration(rows.length, { docs: docDelta, length: lengthDelta });
+          rows.forEach((row, i) => (row.label = firstLabel + i));
+          const removedLabels = removed.map((r) => r.label);
+          await db.memories.bulkDelete([...new Set(removed.map((r) => r.id))]);
+          await db.vectors.bulkDelete(removedLabels);
+          await db.tombstones.bulkPut(removedLabels.map((label) => ({ label, gen: meta.generation })));
+          // Later rows with the same id replace earlier ones (apply in order).
+          const last = new Map(rows.map((r) => [r.id, r]));
+          const kept = rows.filter((r) => last.get(r.id) === r);
+          const dropped = rows.filter((r) => last.get(r.id) !== r).map((r) => r.label);
+          await db.memories.bulkPut(kept);
+          await db.vectors.bulkPut(
+            kept.map((r) => ({ label: r.label, id: r.id, vector: writes[rows.indexOf(r)]!.vector, gen: meta.generation })),
+          );
+          if (dropped.length) await db.tombstones.bulkPut(dropped.map((label) => ({ label, gen: meta.generation })));
+          return {
+            added: kept.map((r) => ({ label: r.label, vector: writes[rows.indexOf(r)]!.vector })),
+            removedLabels,
+            generation: meta.generation,
+          };
+        }),
+      ),
+
+    rollbackImport: (importId) =>
+      run('rollbackImport', () =>
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.importUndo], async () => {
+          const entries = await db.importUndo.where('importId').equals(importId).toArray();
+          const current = await db.memories.bulkGet(entries.map((e) => e.id));
+          const removed = current.filter((r): r is MemoryRow => r !== undefined);
+          const restored = entries.filter((e) => e.kind === 'overwritten' && e.row);
+          const lengthDelta =
+            restored.reduce((s, e) => s + (e.row!.termLength ?? 0), 0) - removed.reduce((s, r) => s + (r.termLength ?? 0), 0);
+          const { meta, firstLabel } = await bumpGeneration(restored.length, { docs: restored.length - removed.length, length: lengthDelta });
+          const removedLabels = removed.map((r) => r.label);
+          await db.memories.bulkDelete(removed.map((r) => r.id));
+          await db.vectors.bulkDelete(removedLabels);
+          await db.tombstones.bulkPut(removedLabels.map((label) => ({ label, gen: meta.generation })));
+          const added: { label: number; vector: Float32Array }[] = [];
+          for (const [i, e] of restored.entries()) {
+            const label = firstLabel + i;
+            await db.memories.put({ ...e.row!, label });
+            if (e.vector) {
+              await db.vectors.put({ label, id: e.id, vector: e.vector, gen: meta.generation });
+              added.push({ label, vector: e.vector });
+            }
+          }
+          await db.importUndo.where('importId').equals(importId).delete();
+          return { added, removedLabels, generation: meta.generation };
+        }),
+      ),
+
+    finishImport: (importId) =>
+      run('finishImport', async () => {
+        await db.importUndo.where('importId').equals(importId).delete();
+      }),
+
+    pendingImports: () =>
+      run('pendingImports', async () => [...new Set((await db.importUndo.toArray()).map((e) => e.importId))]),
 
     close: () => db.close(),
   };

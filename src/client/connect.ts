@@ -28,6 +28,10 @@ export interface ConnectEndpointOptions extends OpenRequest {
 
 let nextCallId = 1;
 
+function isStream(value: unknown): value is ReadableStream<Uint8Array> {
+  return typeof ReadableStream !== 'undefined' && value instanceof ReadableStream;
+}
+
 /** Splits signal and onProgress (which cannot be cloned) off an options argument. */
 function extractControl(options: unknown): { rest: unknown; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void } {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) return { rest: options };
@@ -87,6 +91,12 @@ export async function connectEndpoint(endpoint: Comlink.Endpoint, options: Conne
     contextPack: (task, opts) => invoke('contextPack', [task, opts]) as ReturnType<MemoryApi['contextPack']>,
     suggest: (context) => invoke('suggest', [context]) as ReturnType<MemoryApi['suggest']>,
     evaluate: (cases, opts) => invoke('evaluate', [cases, opts]) as ReturnType<MemoryApi['evaluate']>,
+    exportArchive: (opts) => invoke('exportArchive', [opts], 0) as ReturnType<MemoryApi['exportArchive']>,
+    // A stream is read here into a Blob (still compressed): Blobs cross the boundary cheaply.
+    importArchive: async (source, opts) =>
+      invoke('importArchive', [isStream(source) ? await new Response(source).blob() : source, opts], 1) as ReturnType<MemoryApi['importArchive']>,
+    archiveInfo: async (source) =>
+      invoke('archiveInfo', [isStream(source) ? await new Response(source).blob() : source]) as ReturnType<MemoryApi['archiveInfo']>,
     forget: (id) => invoke('forget', [id]) as ReturnType<MemoryApi['forget']>,
     get: (id) => invoke('get', [id]) as ReturnType<MemoryApi['get']>,
     edit: (id, changes) => invoke('edit', [id, changes]) as ReturnType<MemoryApi['edit']>,

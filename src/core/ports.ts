@@ -71,6 +71,13 @@ export interface VectorIndex {
 /** Creates a fresh index for a store; `name` keys its snapshot. */
 export type VectorIndexFactory = (options: { name: string; dim: number; capacity: number }) => Promise<VectorIndex>;
 
+/** How a write changed the vector set: what the in-memory index must add and remove. */
+export interface IndexDelta {
+  added: { label: number; vector: Float32Array }[];
+  removedLabels: number[];
+  generation: number;
+}
+
 /** The store's metadata row: what made its vectors, and the index generation counter. */
 export interface StoreMeta {
   schemaVersion: number;
@@ -167,5 +174,22 @@ export interface MemoryStorage {
   lexicalTermsOf(labels: number[]): Promise<Map<number, { terms: string[]; termCounts: number[]; termLength: number }>>;
   /** Stored vectors by label. */
   vectorsOf(labels: number[]): Promise<Map<number, Float32Array>>;
+  /** Whether each id exists. */
+  exists(ids: string[]): Promise<boolean[]>;
+  /** The text of each id, or undefined. */
+  textsOf(ids: string[]): Promise<(string | undefined)[]>;
+  /** Every memory with its vector in `createdAt` order (ties by id), a page per read transaction. */
+  pagesByCreated(batchSize?: number): AsyncGenerator<{ memory: Memory; vector: Float32Array | undefined }[]>;
+  /**
+   * Writes one import batch in one transaction, in order (a later write of an id replaces an
+   * earlier one), and logs what it replaced under `importId` so `rollbackImport` can undo it.
+   */
+  importBatch(importId: string, writes: { memory: Memory; vector: Float32Array }[]): Promise<IndexDelta>;
+  /** Undoes everything an import logged, in one transaction. */
+  rollbackImport(importId: string): Promise<IndexDelta>;
+  /** Forgets an import's undo log: the import is final. */
+  finishImport(importId: string): Promise<void>;
+  /** Imports that started and neither finished nor rolled back (a crash): roll them back at open. */
+  pendingImports(): Promise<string[]>;
   close(): void;
 }

@@ -6,6 +6,17 @@
 import { MemoryError, invalid, throwIfAborted } from './errors.ts';
 import { IndexSync, type IndexOpenOutcome } from './index-sync.ts';
 import type { Clock, Embedder, IdSource, MemoryStorage, StoreMeta, VectorIndex } from './ports.ts';
+import {
+  archiveInfo,
+  exportArchive,
+  importArchive,
+  type ArchiveDeps,
+  type ArchiveInfo,
+  type ArchiveSource,
+  type ExportArchiveOptions,
+  type ImportArchiveOptions,
+  type ImportResult,
+} from './archive/store-ops.ts';
 import { ConfidenceCalibrator } from './confidence.ts';
 import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from './evaluate.ts';
 import { checkRecallOptions, recallFilter, runRecall, sampleBackground, type RecallContext } from './recall.ts';
@@ -57,6 +68,12 @@ export interface MemoryApi {
   suggest(context: SuggestOptions): Promise<Suggestion[]>;
   /** recall@k, precision@k, MRR, MAP and nDCG@k over a gold set, without touching anything. */
   evaluate(cases: EvalCase[], options?: RunEvaluationOptions & Omit<RecallOptions, 'k' | 'mode' | 'touch' | 'signal'>): Promise<EvalSummary>;
+  /** The store as an `.ahkai` archive (AI-Houkai's format), in created-at order. */
+  exportArchive(options?: ExportArchiveOptions): Promise<Blob>;
+  /** Imports an `.ahkai` archive: validated whole first, then written atomically (rolled back on failure or cancel). */
+  importArchive(source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult>;
+  /** What an archive holds (header, rows, vectors, warnings), without touching the store. */
+  archiveInfo(source: ArchiveSource): Promise<ArchiveInfo>;
   /** Hard delete. @returns false when no such memory exists. */
   forget(id: string): Promise<boolean>;
   /** A plain read (no touch); null when absent. */
@@ -153,6 +170,10 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       { stored: { id: meta.embedderId, dim: meta.dim }, requested: { id: embedder.id, dim: embedder.dim } },
     );
   }
+
+  // An import interrupted by a crash or a closed tab is undone before the index is opened.
+  for (const pending of await storage.pendingImports()) await storage.rollbackImport(pending);
+  meta = (await storage.readMeta()) ?? meta;
 
   const sync = new IndexSync(index, storage, options.snapshotDelayMs === undefined ? {} : { snapshotDelayMs: options.snapshotDelayMs });
   let opened: IndexOpenOutcome | 'pending-reindex' = 'pending-reindex';
@@ -260,7 +281,33 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     },
   };
 
+  const archiveDeps: ArchiveDeps = {
+    name,
+    storage,
+    index,
+    embedder,
+    embed: (texts, opts) => embed(texts, opts),
+    changed: (generation) => sync.schedule(generation),
+    now: () => clock.now(),
+    newId: () => ids.next(),
+  };
+
   const api: MemoryApi = {
+    async exportArchive(options) {
+      ensureOpen();
+      return exportArchive(archiveDeps, options);
+    },
+
+    async importArchive(source, options) {
+      ensureVectors();
+      return importArchive(archiveDeps, source, options);
+    },
+
+    async archiveInfo(source) {
+      ensureOpen();
+      return archiveInfo(source);
+    },
+
     async remember(text, options) {
       ensureVectors();
       const prepared = { text: checkText(text), input: checkMemoryInput(options) };

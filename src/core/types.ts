@@ -177,6 +177,8 @@ export type ProgressEvent =
   | { kind: 'write'; done: number; total: number }
   | { kind: 'index-rebuild'; done: number; total: number }
   | { kind: 'reindex'; done: number; total: number }
+  | { kind: 'import'; phase: 'read' | 'write'; rowsRead: number; rowsWritten: number; bytes: number; totalBytes: number | null }
+  | { kind: 'export'; rowsWritten: number; bytes: number }
   | { kind: 'model'; status: 'initiate' | 'download' | 'progress' | 'done' | 'ready'; file?: string; loaded?: number; total?: number };
 
 export interface LongRunOptions {

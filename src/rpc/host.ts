@@ -37,7 +37,7 @@ interface Entry {
 }
 
 /** Where in each method's arguments the options object (with signal/onProgress) sits. */
-const OPTIONS_AT: Partial<Record<StoreMethod, number>> = { rememberMany: 1, recall: 1, recallPack: 1, reindex: 0 };
+const OPTIONS_AT: Partial<Record<StoreMethod, number>> = { rememberMany: 1, recall: 1, recallPack: 1, reindex: 0, exportArchive: 0, importArchive: 1 };
 
 function defaultEmitter(): (event: ChangeEvent) => void {
   const channels = new Map<string, BroadcastChannel>();
@@ -185,7 +185,7 @@ export function createHost(registry: StoreRegistry): HostApi & { dispose(): Prom
         return result;
       } catch (error) {
         // A batch write that was cancelled part-way still changed the store.
-        if (method === 'rememberMany' || method === 'reindex') registry.changed(name, method, [], await store.count().catch(() => 0));
+        if (method === 'rememberMany' || method === 'reindex' || method === 'importArchive') registry.changed(name, method, [], await store.count().catch(() => 0));
         throw error;
       } finally {
         if (callId !== undefined) aborts.delete(callId);

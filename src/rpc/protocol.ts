@@ -14,6 +14,9 @@ export const STORE_METHODS = [
   'contextPack',
   'suggest',
   'evaluate',
+  'exportArchive',
+  'importArchive',
+  'archiveInfo',
   'forget',
   'get',
   'edit',
@@ -26,7 +29,7 @@ export const STORE_METHODS = [
 export type StoreMethod = (typeof STORE_METHODS)[number];
 
 /** Methods that change the store; each is followed by a change event. */
-export const MUTATING_METHODS: ReadonlySet<StoreMethod> = new Set(['remember', 'rememberMany', 'forget', 'edit', 'reindex']);
+export const MUTATING_METHODS: ReadonlySet<StoreMethod> = new Set(['remember', 'rememberMany', 'forget', 'edit', 'reindex', 'importArchive']);
 
 /** What a client asks the worker to open. Model options must be plain data. */
 export interface OpenRequest {

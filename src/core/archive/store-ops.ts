@@ -1,0 +1,247 @@
+/**
+ * `.ahkai` archives against a store: export in created-at order, info without touching the
+ * store, and the two-pass import (validate everything, then write batch by batch with an undo
+ * log that is rolled back on any failure or cancellation), so a rejected, truncated or
+ * cancelled archive leaves the store exactly as before.
+ */
+import { invalid, throwIfAborted } from '../errors.ts';
+import type { IndexDelta, MemoryStorage, VectorIndex } from '../ports.ts';
+import type { Memory, ProgressEvent } from '../types.ts';
+import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkType, checkTags } from '../validate.ts';
+import { exportRows, type ExportSummary } from './export.ts';
+import { parseHeader, type ArchiveHeader } from './format.ts';
+import { gunzipLines, type ByteSource } from './gzip.ts';
+import { IMPORT_POLICIES, planWrites, validateImport, type ConflictPolicy, type ImportSummary } from './plan.ts';
+
+/** What can be imported: a File, Blob, ArrayBuffer, bytes, or a stream of bytes. */
+export type ArchiveSource = Blob | ArrayBuffer | Uint8Array | ReadableStream<Uint8Array>;
+
+export interface ExportArchiveOptions {
+  includeVectors?: boolean;
+  includeSuperseded?: boolean;
+  types?: Memory['type'][];
+  tags?: string[];
+  /** Unix seconds: drop memories created before this. */
+  since?: number;
+  signal?: AbortSignal;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+export interface ImportArchiveOptions {
+  onConflict?: ConflictPolicy;
+  regenerateVectors?: boolean;
+  dryRun?: boolean;
+  /** Rows written per transaction, default 500. */
+  batchSize?: number;
+  signal?: AbortSignal;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+export interface ImportResult {
+  imported: number;
+  skipped: number;
+  overwritten: number;
+  renamed: number;
+  errors: { where: string; message: string }[];
+  vectorsRegenerated: boolean;
+}
+
+export interface ArchiveInfo {
+  header: Record<string, unknown>;
+  collection: string | null;
+  model: string | null;
+  dim: number;
+  rows: number;
+  hasVectors: boolean;
+  warnings: string[];
+}
+
+export interface ArchiveDeps {
+  name: string;
+  storage: MemoryStorage;
+  index: VectorIndex;
+  embedder: { id: string; dim: number };
+  embed(texts: string[], options: { signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void }): Promise<Float32Array[]>;
+  /** Records an index change for the snapshot debounce. */
+  changed(generation: number): void;
+  now(): number;
+  newId(): string;
+}
+
+const EXPORT_KEYS = new Set(['includeVectors', 'includeSuperseded', 'types', 'tags', 'since', 'signal', 'onProgress']);
+const IMPORT_KEYS = new Set(['onConflict', 'regenerateVectors', 'dryRun', 'batchSize', 'signal', 'onProgress']);
+
+/** Applies a storage write's effect on the vector set to the in-memory index. */
+export function applyIndexDelta(index: VectorIndex, delta: IndexDelta): void {
+  if (delta.removedLabels.length) index.remove(delta.removedLabels);
+  if (delta.added.length) index.add(delta.added.map((a) => a.label), delta.added.map((a) => a.vector));
+}
+
+/** A source that can be read twice (pass 1 validates, pass 2 writes); streams are buffered compressed. */
+async function rereadable(source: ArchiveSource): Promise<{ open(): ByteSource; size: number | null }> {
+  if (typeof Blob !== 'undefined' && source instanceof Blob) return { open: () => source, size: source.size };
+  if (source instanceof ArrayBuffer) return { open: () => new Uint8Array(source), size: source.byteLength };
+  if (source instanceof Uint8Array) return { open: () => source, size: source.byteLength };
+  if (source && typeof (source as ReadableStream).getReader === 'function') {
+    const chunks: Uint8Array[] = [];
+    const reader = (source as ReadableStream<Uint8Array>).getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+    const blob = new Blob(chunks as BlobPart[]);
+    return { open: () => blob, size: blob.size };
+  }
+  throw invalid('source must be a File, Blob, ArrayBuffer, Uint8Array or ReadableStream', { field: 'source' });
+}
+
+/** Streams the store as an `.ahkai` archive (gzip JSON lines, AI-Houkai's format). */
+export function exportArchiveStream(deps: ArchiveDeps, options?: ExportArchiveOptions): ReadableStream<Uint8Array> {
+  const o = checkObject<ExportArchiveOptions>(options, 'options');
+  checkKnownKeys(o, EXPORT_KEYS, 'options');
+  const includeVectors = o.includeVectors === undefined ? true : checkBoolean(o.includeVectors, 'includeVectors');
+  const filter = {
+    includeSuperseded: o.includeSuperseded === undefined ? false : checkBoolean(o.includeSuperseded, 'includeSuperseded'),
+    types: o.types === undefined ? null : (Array.isArray(o.types) ? o.types : [o.types]).map((t) => checkType(t, 'types')),
+    tags: o.tags === undefined ? null : checkTags(o.tags),
+    since: o.since === undefined ? null : checkTimestamp(o.since, 'since'),
+  };
+  const source = async function* () {
+    for await (const page of deps.storage.pagesByCreated()) {
+      for (const item of page) yield { memory: item.memory, vector: item.vector ?? null };
+    }
+  };
+  return exportRows(
+    () => source(),
+    { ...filter, includeVectors, ...(o.signal ? { signal: o.signal } : {}) },
+    { collection: deps.name, embeddingModel: deps.embedder.id, embeddingDim: deps.embedder.dim, exportedAt: deps.now() },
+    o.onProgress
+      ? { onProgress: (p) => o.onProgress!({ kind: 'export', rowsWritten: p.rowsWritten, bytes: p.bytes }) }
+      : {},
+  );
+}
+
+/** The whole archive as a Blob (`application/gzip`). */
+export async function exportArchive(deps: ArchiveDeps, options?: ExportArchiveOptions): Promise<Blob> {
+  const chunks: Uint8Array[] = [];
+  const reader = exportArchiveStream(deps, options).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  return new Blob(chunks as BlobPart[], { type: 'application/gzip' });
+}
+
+/** Header, row count, vector presence and warnings, without touching any store. */
+export async function archiveInfo(source: ArchiveSource): Promise<ArchiveInfo> {
+  const { open } = await rereadable(source);
+  let header: ArchiveHeader | undefined;
+  let raw: Record<string, unknown> = {};
+  const warnings: string[] = [];
+  let rows = 0;
+  let first = true;
+  for await (const line of gunzipLines(open())) {
+    if (first) {
+      first = false;
+      try {
+        header = parseHeader(line.text);
+        raw = header.raw;
+      } catch (error) {
+        const e = error as { details?: { reason?: string } };
+        if (e.details?.reason !== 'future-version') throw error;
+        raw = JSON.parse(line.text) as Record<string, unknown>;
+        warnings.push(`written by a newer ai-houkai (version ${String(raw['version'])} > 1): import will refuse this file`);
+      }
+      continue;
+    }
+    if (line.text.trim() !== '') rows += 1;
+  }
+  if (first) parseHeader(undefined);
+  const src = (raw['source'] ?? {}) as Record<string, unknown>;
+  return {
+    header: raw,
+    collection: header?.source.collection ?? (typeof src['collection'] === 'string' ? src['collection'] : null),
+    model: header?.source.embeddingModel ?? (typeof src['embedding_model'] === 'string' ? src['embedding_model'] : null),
+    dim: header?.source.embeddingDim ?? 0,
+    rows,
+    hasVectors: header?.fileHasVectors ?? false,
+    warnings,
+  };
+}
+
+/**
+ * Imports an archive with AI-Houkai's semantics (policies, dry run, vector reuse or
+ * regeneration, `line:N` row errors). Pass 1 validates the whole file before anything is
+ * written; pass 2 writes one transaction per batch under an undo log that is rolled back if
+ * anything fails or the signal fires, and cleared when the last batch lands.
+ */
+export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult> {
+  const o = checkObject<ImportArchiveOptions>(options, 'options');
+  checkKnownKeys(o, IMPORT_KEYS, 'options');
+  const policy = o.onConflict === undefined ? 'skip' : o.onConflict;
+  if (!(IMPORT_POLICIES as readonly string[]).includes(policy)) {
+    throw invalid(`onConflict must be one of: ${IMPORT_POLICIES.join(', ')} — got ${JSON.stringify(policy)}`, { field: 'onConflict' });
+  }
+  const dryRun = o.dryRun === undefined ? false : checkBoolean(o.dryRun, 'dryRun');
+  const regenerateVectors = o.regenerateVectors === undefined ? false : checkBoolean(o.regenerateVectors, 'regenerateVectors');
+  const batchSize = o.batchSize === undefined ? 500 : checkInteger(o.batchSize, 'batchSize', 1, 10_000);
+  const { open, size } = await rereadable(source);
+  const signal = o.signal;
+  const report = (phase: 'read' | 'write', rowsRead: number, rowsWritten: number, bytes: number): void =>
+    o.onProgress?.({ kind: 'import', phase, rowsRead, rowsWritten, bytes, totalBytes: size });
+
+  const validation = await validateImport(gunzipLines(open(), signal ? { signal } : {}), {
+    policy,
+    dryRun,
+    regenerateVectors,
+    store: { embedderId: deps.embedder.id, dim: deps.embedder.dim },
+    lookup: {
+      exists: (ids) => deps.storage.exists([...ids]),
+      texts: async (ids) => (await deps.storage.textsOf([...ids])).map((t) => t ?? null),
+    },
+    now: deps.now(),
+    newId: deps.newId,
+    ...(signal ? { signal } : {}),
+    onProgress: (p) => report('read', p.rowsRead, 0, p.bytesIn),
+  });
+  const result = (summary: ImportSummary): ImportResult => ({
+    imported: summary.imported,
+    skipped: summary.skipped,
+    overwritten: summary.overwritten,
+    renamed: summary.renamed,
+    errors: summary.errors.map((e) => ({ where: e.where, message: e.message })),
+    vectorsRegenerated: summary.vectorsRegenerated,
+  });
+  if (dryRun || validation.writes === 0) return result(validation.summary);
+
+  const importId = deps.newId();
+  let written = 0;
+  try {
+    for await (const batch of planWrites(gunzipLines(open(), signal ? { signal } : {}), validation, { batchSize, ...(signal ? { signal } : {}) })) {
+      throwIfAborted(signal, { written });
+      const toEmbed = batch.writes.filter((w) => w.needsEmbedding || !w.vector);
+      const embedded = toEmbed.length
+        ? await deps.embed(toEmbed.map((w) => w.memory.text), signal ? { signal } : {})
+        : [];
+      const vectors = new Map(toEmbed.map((w, i) => [w, embedded[i]!]));
+      throwIfAborted(signal, { written });
+      const delta = await deps.storage.importBatch(
+        importId,
+        batch.writes.map((w) => ({ memory: w.memory, vector: vectors.get(w) ?? w.vector! })),
+      );
+      applyIndexDelta(deps.index, delta);
+      deps.changed(delta.generation);
+      written += batch.writes.length;
+      report('write', batch.rowsRead, written, batch.bytesIn);
+    }
+    await deps.storage.finishImport(importId);
+  } catch (error) {
+    const delta = await deps.storage.rollbackImport(importId);
+    applyIndexDelta(deps.index, delta);
+    deps.changed(delta.generation);
+    throw error;
+  }
+  return result(validation.summary);
+}
