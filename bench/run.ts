@@ -208,6 +208,14 @@ for (const n of SIZES) index[`n${n}`] = await benchIndex(n);
 log('  embedding…');
 const embed = await benchEmbedding();
 
+log('  archives…');
+let archive: unknown = null;
+{
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/archive.ts', '--rows', '10000'], { encoding: 'utf8', timeout: 600_000 });
+  if (run.status === 0) archive = JSON.parse(run.stdout.trim().split('\n').pop()!);
+  else log(`  archive bench failed: ${run.stderr.slice(-400)}`);
+}
+
 let browser: unknown = null;
 if (!SKIP_BROWSER) {
   const out = 'bench/.browser-result.json';
@@ -236,6 +244,7 @@ console.log(
     index,
     embed: { 'use-lite': { per_s: Math.round(embed.useLite) }, 'use-lite-reference': { per_s: embed.reference === null ? null : Math.round(embed.reference) } },
     remember_many_per_s: Math.round(embed.rememberMany),
+    ...(archive ? { archive } : {}),
     ...(browser ? { browser } : {}),
   }),
 );

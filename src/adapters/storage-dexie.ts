@@ -510,27 +510,18 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
       run('textsOf', async () => (await db.memories.bulkGet(ids)).map((row) => row?.text)),
 
     async *pagesByCreated(batchSize = 500) {
-      // Keyset pages over the createdAt index; rows sharing the boundary time are not repeated.
-      let after = Number.NEGATIVE_INFINITY;
-      let seenAtBoundary = new Set<string>();
-      for (;;) {
-        const page = await run('pagesByCreated', async () => {
-          const rows = await db.memories
-            .where('createdAt')
-            .aboveOrEqual(after)
-            .filter((r) => !(r.createdAt === after && seenAtBoundary.has(r.id)))
-            .limit(batchSize)
-            .toArray();
-          rows.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-          const vectors = await db.vectors.bulkGet(rows.map((r) => r.label));
-          return { rows, vectors };
-        });
-        if (page.rows.length === 0) return;
-        yield page.rows.map((r, i) => ({ memory: strip(r), vector: page.vectors[i]?.vector }));
-        const last = page.rows[page.rows.length - 1]!.createdAt;
-        if (last !== after) seenAtBoundary = new Set();
-        for (const r of page.rows) if (r.createdAt === last) seenAtBoundary.add(r.id);
-        after = last;
+      // The ids in createdAt order are one index read (small even at 100k); rows and vectors
+      // then come a page at a time by primary key, so memory stays bounded by the page.
+      const ids = await run('pagesByCreated', () => db.memories.orderBy('createdAt').primaryKeys());
+      for (let i = 0; i < ids.length; i += batchSize) {
+        const page = await run('pagesByCreated', () =>
+          db.transaction('r', [db.memories, db.vectors], async () => {
+            const rows = (await db.memories.bulkGet(ids.slice(i, i + batchSize))).filter((r): r is MemoryRow => r !== undefined);
+            const vectors = await db.vectors.bulkGet(rows.map((r) => r.label));
+            return rows.map((r, j) => ({ memory: strip(r), vector: vectors[j]?.vector }));
+          }),
+        );
+        if (page.length) yield page;
       }
     },
 
