@@ -45,6 +45,11 @@ export interface CreateMemoryOptions extends LongRunOptions {
   useLite?: UseLiteOptions;
   /** 'hnsw' (default), 'exact' (brute force: tiny stores, and the oracle in tests), or a factory. */
   index?: 'hnsw' | 'exact' | VectorIndexFactory;
+  /**
+   * Conflict detection at write time: the default policy ('warn'), the cosine gate (0.80), and
+   * in-process hooks (a contradiction function, a seed-002 classifier; both may be async).
+   */
+  conflicts?: StoreOpenOptions['conflicts'];
   /** What to do when the store's vectors come from another embedder. Default 'error'. */
   onEmbedderChange?: StoreOpenOptions['onEmbedderChange'];
   /** Quiet period before the index snapshot is persisted after writes (ms). Default 2000. */
@@ -145,6 +150,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
       { name, storage, index, embedder, schemaVersion: SCHEMA_VERSION, ...(options.clock ? { clock: options.clock } : {}), ...(options.ids ? { ids: options.ids } : {}) },
       {
         ...(options.onEmbedderChange ? { onEmbedderChange: options.onEmbedderChange } : {}),
+        ...(options.conflicts ? { conflicts: options.conflicts } : {}),
         ...(options.snapshotDelayMs !== undefined ? { snapshotDelayMs: options.snapshotDelayMs } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         ...(options.signal ? { signal: options.signal } : {}),

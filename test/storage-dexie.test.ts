@@ -22,6 +22,10 @@ describe('Dexie schema history', () => {
     expect(SCHEMA_VERSIONS[1]!.version).toBe(2);
     expect(SCHEMA_VERSIONS[1]!.stores).toEqual({ memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms' });
     expect(SCHEMA_VERSIONS[2]!).toMatchObject({ version: 3, stores: { importUndo: '[importId+id], importId' } });
+    expect(SCHEMA_VERSIONS[3]!).toMatchObject({
+      version: 4,
+      stores: { memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms, *linkTargets', conflicts: 'id, status, newId, oldId' },
+    });
     const versions = SCHEMA_VERSIONS.map((v) => v.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
   });
@@ -43,7 +47,7 @@ describe('Dexie schema history', () => {
 
     const store = await createMemory({ name, embedder, index: 'exact' });
     expect((await store.recall('written by v1'))[0]!.memory.id).toBe('m1');
-    expect((await store.stats()).schemaVersion).toBe(3);
+    expect((await store.stats()).schemaVersion).toBe(4);
     // The v2 upgrade indexed the old row's terms: the corpus lexical index finds it by a word.
     const lexical = await store.recall('written', { mode: 'hybrid', lexicalIndex: 'corpus', weights: { cosine: 0, lexical: 1, recency: 0, importance: 0 } });
     expect(lexical[0]!.memory.id).toBe('m1');
@@ -51,9 +55,10 @@ describe('Dexie schema history', () => {
     await store.close();
     const raw = new Dexie(databaseName(name));
     await raw.open();
-    expect(raw.verno).toBe(3);
+    expect(raw.verno).toBe(4);
     const row = await raw.table('memories').get('m1');
     expect(row.terms).toEqual(['written', 'by', 'v1']);
+    expect(row.linkTargets).toEqual([]);
     expect((await raw.table('meta').get('store')).value).toMatchObject({ lexicalDocs: 1, lexicalLength: 3 });
     raw.close();
   });

@@ -7,7 +7,8 @@ import Dexie, { type Table, type Transaction } from 'dexie';
 import { termFrequencies } from '../core/bm25.ts';
 import { lexicalTerms } from '../core/tokenize.ts';
 import { MemoryError } from '../core/errors.ts';
-import type { LexicalCandidate, ListQuery, MemoryStorage, StoreMeta, StoredCounts } from '../core/ports.ts';
+import type { GraphChanges, LexicalCandidate, ListQuery, MemoryStorage, StoreMeta, StoredCounts } from '../core/ports.ts';
+import type { PendingConflict } from '../core/review.ts';
 import { MEMORY_TYPES, type Memory } from '../core/types.ts';
 
 interface MemoryRow extends Memory {
@@ -18,6 +19,15 @@ interface MemoryRow extends Memory {
   termCounts: number[];
   /** Total number of terms (the BM25 document length). */
   termLength: number;
+  /** Distinct link targets: a multi-entry index, so incoming links are an index lookup. */
+  linkTargets: string[];
+  /** Set on a superseded memory whose pin moved to its superseder, so restore can hand it back. */
+  pinMoved?: boolean;
+}
+
+/** The derived, indexed fields stored beside a memory. */
+function derivedFields(memory: Memory): Pick<MemoryRow, 'terms' | 'termCounts' | 'termLength' | 'linkTargets'> {
+  return { ...lexicalFields(memory.text), linkTargets: [...new Set(memory.links.map((l) => l.to))] };
 }
 
 /** The lexical fields stored beside a memory. */
@@ -118,6 +128,28 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
         });
     },
   },
+  {
+    // v4: incoming links by index (`*linkTargets`) and the conflict review queue.
+    version: 4,
+    stores: {
+      memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms, *linkTargets',
+      conflicts: 'id, status, newId, oldId',
+    },
+    async upgrade(tx) {
+      await tx
+        .table('memories')
+        .toCollection()
+        .modify((row: MemoryRow) => {
+          row.linkTargets = [...new Set((row.links ?? []).map((l) => l.to))];
+        });
+      await tx
+        .table('meta')
+        .toCollection()
+        .modify((row: MetaRow) => {
+          row.value.schemaVersion = 4;
+        });
+    },
+  },
 ];
 export const SCHEMA_VERSION = SCHEMA_VERSIONS[SCHEMA_VERSIONS.length - 1]!.version;
 
@@ -139,6 +171,7 @@ class MemoryDatabase extends Dexie {
   tombstones!: Table<TombstoneRow, number>;
   staged!: Table<StagedRow, [string, string]>;
   importUndo!: Table<ImportUndoRow, [string, string]>;
+  conflicts!: Table<PendingConflict, string>;
 
   constructor(name: string, options: DexieStorageOptions) {
     super(name, {
@@ -176,7 +209,7 @@ export function mapStorageError(error: unknown, operation: string): MemoryError 
 }
 
 function strip(row: MemoryRow): Memory {
-  const { label: _label, terms: _terms, termCounts: _counts, termLength: _length, ...memory } = row;
+  const { label: _label, terms: _terms, termCounts: _counts, termLength: _length, linkTargets: _targets, pinMoved: _pinMoved, ...memory } = row;
   return memory;
 }
 
@@ -233,7 +266,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     insert: (memories, vectors) =>
       run('insert', () =>
         db.transaction('rw', [db.meta, db.memories, db.vectors], async () => {
-          const rows = memories.map((m) => ({ ...m, ...lexicalFields(m.text), label: 0 }));
+          const rows = memories.map((m) => ({ ...m, ...derivedFields(m), label: 0 }));
           const length = rows.reduce((sum, r) => sum + r.termLength, 0);
           const { meta, firstLabel } = await bumpGeneration(memories.length, { docs: memories.length, length });
           const labels = memories.map((_, i) => firstLabel + i);
@@ -250,13 +283,13 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const current = await db.memories.get(expected.id);
           if (!current || !sameContent(strip(current), expected)) return null;
           if (!vector) {
-            await db.memories.put({ ...next, ...lexicalFields(next.text), label: current.label });
+            await db.memories.put({ ...next, ...derivedFields(next), label: current.label, ...(current.pinMoved ? { pinMoved: true } : {}) });
             const meta = (await db.meta.get('store'))!.value;
             return { label: current.label, generation: meta.generation };
           }
-          const lexical = lexicalFields(next.text);
-          const { meta, firstLabel } = await bumpGeneration(1, { docs: 0, length: lexical.termLength - (current.termLength ?? 0) });
-          await db.memories.put({ ...next, ...lexical, label: firstLabel });
+          const derived = derivedFields(next);
+          const { meta, firstLabel } = await bumpGeneration(1, { docs: 0, length: derived.termLength - (current.termLength ?? 0) });
+          await db.memories.put({ ...next, ...derived, label: firstLabel });
           await db.vectors.delete(current.label);
           await db.vectors.add({ label: firstLabel, id: next.id, vector, gen: meta.generation });
           await db.tombstones.put({ label: current.label, gen: meta.generation });
@@ -532,7 +565,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const undo = await db.importUndo.bulkGet(writes.map((w) => [importId, w.memory.id] as [string, string]));
           const removed: MemoryRow[] = [];
           const seen = new Map<string, MemoryRow | undefined>();
-          const rows = writes.map((w) => ({ ...w.memory, ...lexicalFields(w.memory.text), label: 0 }));
+          const rows = writes.map((w) => ({ ...w.memory, ...derivedFields(w.memory), label: 0 }));
           let docDelta = 0;
           let lengthDelta = 0;
           for (const [i, w] of writes.entries()) {
@@ -614,6 +647,59 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
 
     pendingImports: () =>
       run('pendingImports', async () => [...new Set((await db.importUndo.toArray()).map((e) => e.importId))]),
+
+    getMany: (ids) =>
+      run('getMany', async () => {
+        const rows = await db.memories.bulkGet(ids);
+        return new Map(rows.filter((r): r is MemoryRow => r !== undefined).map((r) => [r.id, strip(r)]));
+      }),
+
+    labelsOf: (ids) => run('labelsOf', async () => (await db.memories.bulkGet(ids)).map((r) => r?.label)),
+
+    incoming: (id) =>
+      run('incoming', async () => {
+        const rows = await db.memories.where('linkTargets').equals(id).toArray();
+        const out: { from: string; rel: string }[] = [];
+        for (const row of rows) for (const link of row.links) if (link.to === id) out.push({ from: row.id, rel: link.rel });
+        return out;
+      }),
+
+    pinMoved: (id) => run('pinMoved', async () => (await db.memories.get(id))?.pinMoved === true),
+
+    applyGraphChanges: (changes: GraphChanges) =>
+      run('applyGraphChanges', () =>
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.conflicts], async () => {
+          const current = await db.memories.bulkGet((changes.put ?? []).map((m) => m.id));
+          const missing = (changes.put ?? []).filter((_, i) => !current[i]).map((m) => m.id);
+          if (missing.length) throw new MemoryError('NOT_FOUND', `No memory with id ${JSON.stringify(missing[0])}`, { id: missing[0] });
+          for (const [i, memory] of (changes.put ?? []).entries()) {
+            const row = current[i]!;
+            if (row.text !== memory.text) throw new MemoryError('INVALID_ARGUMENT', 'Graph changes cannot change text', { id: memory.id });
+            const pinMoved = changes.pinMoved?.[memory.id] ?? row.pinMoved;
+            await db.memories.put({ ...memory, ...derivedFields(memory), label: row.label, ...(pinMoved ? { pinMoved: true } : {}) });
+          }
+          let removedLabels: number[] = [];
+          let generation = (await db.meta.get('store'))!.value.generation;
+          if (changes.forget?.length) {
+            const rows = (await db.memories.bulkGet(changes.forget)).filter((r): r is MemoryRow => r !== undefined);
+            const { meta } = await bumpGeneration(0, { docs: -rows.length, length: -rows.reduce((s, r) => s + (r.termLength ?? 0), 0) });
+            generation = meta.generation;
+            removedLabels = rows.map((r) => r.label);
+            await db.memories.bulkDelete(rows.map((r) => r.id));
+            await db.vectors.bulkDelete(removedLabels);
+            await db.tombstones.bulkPut(removedLabels.map((label) => ({ label, gen: generation })));
+          }
+          if (changes.conflicts?.length) await db.conflicts.bulkPut(changes.conflicts);
+          return { added: [], removedLabels, generation };
+        }),
+      ),
+
+    listConflicts: (status) =>
+      run('listConflicts', async () =>
+        (status ? await db.conflicts.where('status').equals(status).toArray() : await db.conflicts.toArray()).sort((a, b) => a.createdAt - b.createdAt),
+      ),
+
+    getConflict: (id) => run('getConflict', () => db.conflicts.get(id)),
 
     close: () => db.close(),
   };

@@ -6,7 +6,7 @@ import * as Comlink from 'comlink';
 import { MemoryError } from '../core/errors.ts';
 import type { MemoryApi } from '../core/store.ts';
 import type { ProgressEvent } from '../core/types.ts';
-import { changeChannelName, type ChangeEvent, type HostApi, type OpenRequest, type StoreMethod } from '../rpc/protocol.ts';
+import { OPTIONS_AT, STORE_METHODS, changeChannelName, type ChangeEvent, type HostApi, type OpenRequest, type StoreMethod } from '../rpc/protocol.ts';
 import { installErrorTransfer } from '../rpc/transfer.ts';
 
 export type MemoryClient = MemoryApi & {
@@ -80,31 +80,25 @@ export async function connectEndpoint(endpoint: Comlink.Endpoint, options: Conne
   const listeners = new Set<(event: ChangeEvent) => void>();
   let channel: BroadcastChannel | undefined;
 
+  // One forwarding function per store method; a stream argument becomes a (still compressed)
+  // Blob first, since Blobs cross the boundary cheaply and streams cannot be cloned.
+  const methods = Object.fromEntries(
+    STORE_METHODS.map((method) => [
+      method,
+      async (...args: unknown[]) => {
+        if (method === 'importArchive' || method === 'archiveInfo') {
+          if (isStream(args[0])) args[0] = await new Response(args[0]).blob();
+        }
+        return invoke(method, args, OPTIONS_AT[method]);
+      },
+    ]),
+  ) as unknown as MemoryApi;
+
   const client: MemoryClient = {
+    ...methods,
     name: info.name,
     embedder: info.embedder,
     backend: info.backend,
-    remember: (text, opts) => invoke('remember', [text, opts]) as ReturnType<MemoryApi['remember']>,
-    rememberMany: (items, opts) => invoke('rememberMany', [items, opts], 1) as ReturnType<MemoryApi['rememberMany']>,
-    recall: (query, opts) => invoke('recall', [query, opts], 1) as ReturnType<MemoryApi['recall']>,
-    recallPack: (query, opts) => invoke('recallPack', [query, opts], 1) as ReturnType<MemoryApi['recallPack']>,
-    contextPack: (task, opts) => invoke('contextPack', [task, opts]) as ReturnType<MemoryApi['contextPack']>,
-    suggest: (context) => invoke('suggest', [context]) as ReturnType<MemoryApi['suggest']>,
-    evaluate: (cases, opts) => invoke('evaluate', [cases, opts]) as ReturnType<MemoryApi['evaluate']>,
-    exportArchive: (opts) => invoke('exportArchive', [opts], 0) as ReturnType<MemoryApi['exportArchive']>,
-    // A stream is read here into a Blob (still compressed): Blobs cross the boundary cheaply.
-    importArchive: async (source, opts) =>
-      invoke('importArchive', [isStream(source) ? await new Response(source).blob() : source, opts], 1) as ReturnType<MemoryApi['importArchive']>,
-    archiveInfo: async (source) =>
-      invoke('archiveInfo', [isStream(source) ? await new Response(source).blob() : source]) as ReturnType<MemoryApi['archiveInfo']>,
-    forget: (id) => invoke('forget', [id]) as ReturnType<MemoryApi['forget']>,
-    get: (id) => invoke('get', [id]) as ReturnType<MemoryApi['get']>,
-    edit: (id, changes) => invoke('edit', [id, changes]) as ReturnType<MemoryApi['edit']>,
-    listRecent: (opts) => invoke('listRecent', [opts]) as ReturnType<MemoryApi['listRecent']>,
-    count: () => invoke('count', []) as ReturnType<MemoryApi['count']>,
-    stats: () => invoke('stats', []) as ReturnType<MemoryApi['stats']>,
-    reindex: (opts) => invoke('reindex', [opts], 0) as ReturnType<MemoryApi['reindex']>,
-    flush: () => invoke('flush', []) as ReturnType<MemoryApi['flush']>,
     subscribe(listener) {
       listeners.add(listener);
       if (!channel && typeof BroadcastChannel !== 'undefined') {

@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   'INVALID_ARCHIVE',
   'MODEL_MISMATCH',
   'IMPORT_CONFLICT',
+  'CONFLICT',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

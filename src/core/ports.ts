@@ -2,6 +2,7 @@
  * Ports: the narrow interfaces the core depends on. Adapters (Dexie, hnswlib-wasm, the
  * embedders) implement them; the core never imports a vendor.
  */
+import type { PendingConflict } from './review.ts';
 import type { Memory, ProgressEvent } from './types.ts';
 
 export interface EmbedOptions {
@@ -70,6 +71,15 @@ export interface VectorIndex {
 
 /** Creates a fresh index for a store; `name` keys its snapshot. */
 export type VectorIndexFactory = (options: { name: string; dim: number; capacity: number }) => Promise<VectorIndex>;
+
+/** A graph write: memories whose links/supersede/pin state change, memories to forget, review records. */
+export interface GraphChanges {
+  put?: Memory[];
+  forget?: string[];
+  conflicts?: PendingConflict[];
+  /** Per memory id: whether its pin moved to its superseder (read back by restore). */
+  pinMoved?: Record<string, boolean>;
+}
 
 /** How a write changed the vector set: what the in-memory index must add and remove. */
 export interface IndexDelta {
@@ -191,5 +201,16 @@ export interface MemoryStorage {
   finishImport(importId: string): Promise<void>;
   /** Imports that started and neither finished nor rolled back (a crash): roll them back at open. */
   pendingImports(): Promise<string[]>;
+  getMany(ids: string[]): Promise<Map<string, Memory>>;
+  /** The current vector label of each id (undefined when absent). */
+  labelsOf(ids: string[]): Promise<(number | undefined)[]>;
+  /** Links pointing at `id`, from the multi-entry link-target index (no scan). */
+  incoming(id: string): Promise<{ from: string; rel: string }[]>;
+  /** Whether a superseded memory's pin moved to its superseder. */
+  pinMoved(id: string): Promise<boolean>;
+  /** Applies a graph write in one transaction (text never changes here). */
+  applyGraphChanges(changes: GraphChanges): Promise<IndexDelta>;
+  listConflicts(status?: 'pending' | 'resolved'): Promise<PendingConflict[]>;
+  getConflict(id: string): Promise<PendingConflict | undefined>;
   close(): void;
 }

@@ -10,6 +10,8 @@ import { invalid } from './errors.ts';
 import { mmrSelect } from './mmr.ts';
 import type { Clock, MemoryStorage, VectorIndex } from './ports.ts';
 import { FUSIONS, RECALL_MODES, checkChoice, checkNumberInRange, checkWeights, scoreCandidates, type LexicalScorer, type PoolItem } from './scoring.ts';
+import { expandHits, type ExpandOptions } from './graph.ts';
+import { graphReader } from './graph-ops.ts';
 import { lexicalTerms } from './tokenize.ts';
 import { TRUST_LEVELS, type Memory, type RecallHit, type RecallOptions, type Trust } from './types.ts';
 import { checkBoolean, checkImportance, checkInteger, checkKnownKeys, checkObject, checkSource, checkTag, checkTimestamp, checkTrust, checkType } from './validate.ts';
@@ -19,7 +21,7 @@ export const LEXICAL_INDEXES = ['pool', 'corpus'] as const;
 const RECALL_KEYS: ReadonlySet<string> = new Set([
   'k', 'type', 'tag', 'minImportance', 'source', 'since', 'until', 'minCosine', 'overfetch', 'includeSuperseded',
   'includeExpired', 'minTrust', 'diversity', 'dedupThreshold', 'touch', 'mode', 'fusion', 'weights', 'explain',
-  'lexicalIndex', 'signal',
+  'lexicalIndex', 'expand', 'signal',
 ]);
 
 /** How many lexical candidates the corpus index may add before scoring (rarest terms first). */
@@ -58,8 +60,18 @@ export function checkRecallOptions(options: unknown) {
     weights: checkWeights(o.weights),
     explain: bool('explain', false),
     lexicalIndex,
+    expand: checkExpand(o.expand),
     signal: o.signal as AbortSignal | undefined,
   };
+}
+
+/** `expand: true` takes the reference defaults; an object overrides them (validated by expandHits). */
+function checkExpand(value: unknown): ExpandOptions | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return {};
+  const o = checkObject<ExpandOptions>(value, 'expand');
+  checkKnownKeys(o, new Set(['rels', 'depth', 'cap', 'score', 'decay']), 'expand');
+  return o;
 }
 
 function trustRank(trust: Trust): number {
@@ -234,12 +246,19 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
   // 5. Touch the returned memories in one transaction.
   let touched = new Map<string, Memory>();
   if (o.touch && chosen.length > 0) touched = new Map((await storage.touch(chosen.map((h) => h.memory.id), now)).map((m) => [m.id, m]));
-  return chosen.map((h) => {
+  const hits = chosen.map((h) => {
     const hit: RecallHit = { memory: touched.get(h.memory.id) ?? h.memory, score: h.score, cosine: h.cosine };
     if (h.confidence) hit.confidence = h.confidence;
     if (h.explain) hit.explain = h.explain;
     return hit;
   });
+
+  // 6. Expansion: linked neighbours appended after the top k, with the configured score.
+  if (o.expand && hits.length > 0) {
+    const extra = await expandHits(graphReader(storage), hits, { ...o.expand, includeSuperseded: o.includeSuperseded, accept });
+    for (const e of extra) hits.push({ memory: e.memory, score: e.score, expandedFrom: { id: e.from, rel: e.rel, hop: e.hop } });
+  }
+  return hits;
 }
 
 /** Samples up to `n` stored vectors and returns their pairwise cosines (the "unrelated" background). */

@@ -18,6 +18,26 @@ import {
   type ImportResult,
 } from './archive/store-ops.ts';
 import { ConfidenceCalibrator } from './confidence.ts';
+import { checkPolicy, type Classifier, type ConflictPolicy, type ContradictionFn } from './conflicts.ts';
+import {
+  applyWritePolicy,
+  findConflicts,
+  graphNeighbors,
+  graphPath,
+  graphReader,
+  graphSubgraph,
+  link,
+  listPendingConflicts,
+  resolveConflict,
+  restore,
+  scanForWrite,
+  supersede,
+  unlink,
+  type ConflictScanOptions,
+  type GraphDeps,
+} from './graph-ops.ts';
+import type { NeighborsResult, PathResult, SubgraphResult } from './graph.ts';
+import type { PendingConflict } from './review.ts';
 import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from './evaluate.ts';
 import { checkRecallOptions, recallFilter, runRecall, sampleBackground, type RecallContext } from './recall.ts';
 import { checkPackOptions, fanoutQueries, packMemories, type PackOptions, type PackResult } from './recall-pack.ts';
@@ -25,6 +45,7 @@ import { suggestMemories, type SuggestOptions, type Suggestion } from './suggest
 import { contentHash } from './text.ts';
 import {
   MEMORY_TYPES,
+  type Conflict,
   type ListOptions,
   type LongRunOptions,
   type Memory,
@@ -74,6 +95,26 @@ export interface MemoryApi {
   importArchive(source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult>;
   /** What an archive holds (header, rows, vectors, warnings), without touching the store. */
   archiveInfo(source: ArchiveSource): Promise<ArchiveInfo>;
+  /** Adds the typed link `src → dst` (default rel 'related'); idempotent. @throws NOT_FOUND, INVALID_ARGUMENT (self-link) */
+  link(src: string, dst: string, rel?: string): Promise<{ added: boolean }>;
+  /** Removes `src → dst` links (one rel or all); returns how many. */
+  unlink(src: string, dst: string, rel?: string): Promise<number>;
+  /** Breadth-first neighbours with the relation and hop of each, plus dangling links. */
+  neighbors(id: string, options?: { rel?: string; direction?: 'out' | 'in' | 'both'; depth?: number }): Promise<NeighborsResult>;
+  /** The memories around `ids` (outgoing links, `depth` hops) and the edges between them. */
+  subgraph(ids: string[], options?: { depth?: number }): Promise<SubgraphResult>;
+  /** Shortest undirected path between two memories. */
+  findPath(from: string, to: string, options?: { maxDepth?: number }): Promise<PathResult>;
+  /** Marks `oldId` superseded by `newId` (kept for audit and restore); the pin follows. */
+  supersede(oldId: string, newId: string): Promise<{ ok: boolean; noop: boolean }>;
+  /** Undoes a supersede. */
+  restore(id: string): Promise<{ restored: boolean; wasSupersededBy: string }>;
+  /** Duplicates and contradictions among vector neighbours, for one memory or the whole store. */
+  findConflicts(options?: Omit<ConflictScanOptions, 'contradictionFn'>): Promise<Conflict[]>;
+  /** Conflicts waiting for the user, with both memories. */
+  listPendingConflicts(options?: { limit?: number }): Promise<(PendingConflict & { new: Memory | null; old: Memory | null })[]>;
+  /** The user's decision: 'supersede' the old memory, 'keep_both' (records `contradicts`), or 'drop_new'. */
+  resolveConflict(id: string, resolution: 'supersede' | 'keep_both' | 'drop_new'): Promise<PendingConflict>;
   /** Hard delete. @returns false when no such memory exists. */
   forget(id: string): Promise<boolean>;
   /** A plain read (no touch); null when absent. */
@@ -129,7 +170,19 @@ export interface StoreDeps {
   schemaVersion: number;
 }
 
+export interface ConflictSettings {
+  /** Default policy for `remember` ('warn': report conflicts, change nothing). */
+  policy?: ConflictPolicy;
+  /** Cosine gate, default 0.80. */
+  threshold?: number;
+  /** Consulted when polarity and negation did not decide (may be async, e.g. an LLM call). */
+  contradictionFn?: ContradictionFn;
+  /** Seed-002 classifier hook: CONTRADICTION | UPDATE | OVERLAP | NONE. */
+  classifier?: Classifier;
+}
+
 export interface StoreOpenOptions extends LongRunOptions {
+  conflicts?: ConflictSettings;
   /** What to do when the store's vectors were made by another embedder. Default 'error'. */
   onEmbedderChange?: 'error' | 'reindex';
   snapshotDelayMs?: number;
@@ -139,7 +192,7 @@ const systemClock: Clock = { now: () => Date.now() / 1000 };
 const randomIds: IdSource = { next: () => crypto.randomUUID() };
 
 const LIST_KEYS = new Set(['limit', 'includeSuperseded', 'includeExpired', 'before']);
-const MANY_KEYS = new Set(['batchSize', 'signal', 'onProgress']);
+const MANY_KEYS = new Set(['batchSize', 'signal', 'onProgress', 'onConflict']);
 const LONG_KEYS = new Set(['signal', 'onProgress']);
 
 
@@ -253,15 +306,19 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
   }
 
   /** Embeds and writes one batch; index updated only after the transaction commits. */
-  async function writeBatch(prepared: { text: string; input: MemoryInput }[], opts: LongRunOptions): Promise<Memory[]> {
-    const vectors = await embed(prepared.map((p) => p.text), opts);
+  async function writeBatch(
+    prepared: { text: string; input: MemoryInput }[],
+    opts: LongRunOptions,
+    precomputed?: Float32Array[],
+  ): Promise<{ memories: Memory[]; vectors: Float32Array[] }> {
+    const vectors = precomputed ?? (await embed(prepared.map((p) => p.text), opts));
     throwIfAborted(opts.signal);
     const now = clock.now();
     const memories = await Promise.all(prepared.map((p) => buildMemory(p.text, p.input, now)));
     const { labels, generation } = await storage.insert(memories, vectors);
     index.add(labels, vectors);
     sync.schedule(generation);
-    return memories;
+    return { memories, vectors };
   }
 
   const calibrator = new ConfidenceCalibrator(embedder.id);
@@ -279,6 +336,24 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       calibratedAt = size;
       calibrator.observePairwise(await sampleBackground(storage, meta.nextLabel));
     },
+  };
+
+  const conflictDefaults = {
+    policy: options.conflicts?.policy === undefined ? ('warn' as ConflictPolicy) : checkPolicy(options.conflicts.policy, 'conflicts.policy'),
+    ...(options.conflicts?.threshold === undefined ? {} : { threshold: options.conflicts.threshold }),
+    contradictionFn: options.conflicts?.contradictionFn ?? null,
+    classifier: options.conflicts?.classifier ?? null,
+  };
+  const graphDeps: GraphDeps = {
+    storage,
+    index,
+    clock,
+    ids,
+    vectorOf: async (id) => {
+      const [label] = await storage.labelsOf([id]);
+      return label === undefined ? undefined : (await storage.vectorsOf([label])).get(label);
+    },
+    changed: (generation) => sync.schedule(generation),
   };
 
   const archiveDeps: ArchiveDeps = {
@@ -308,11 +383,71 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       return archiveInfo(source);
     },
 
+    async link(src, dst, rel) {
+      ensureOpen();
+      return link(graphDeps, src, dst, rel);
+    },
+    async unlink(src, dst, rel) {
+      ensureOpen();
+      return unlink(graphDeps, src, dst, rel);
+    },
+    async neighbors(id, options) {
+      ensureOpen();
+      return graphNeighbors(graphDeps, id, options);
+    },
+    async subgraph(idList, options) {
+      ensureOpen();
+      return graphSubgraph(graphDeps, idList, options);
+    },
+    async findPath(from, to, options) {
+      ensureOpen();
+      return graphPath(graphDeps, from, to, options);
+    },
+    async supersede(oldId, newId) {
+      ensureOpen();
+      return supersede(graphDeps, oldId, newId);
+    },
+    async restore(id) {
+      ensureOpen();
+      return restore(graphDeps, id);
+    },
+    async findConflicts(options) {
+      ensureVectors();
+      return findConflicts(graphDeps, { ...checkObject<ConflictScanOptions>(options, 'options'), contradictionFn: conflictDefaults.contradictionFn });
+    },
+    async listPendingConflicts(options) {
+      ensureOpen();
+      return (await listPendingConflicts(graphDeps, options)).filter((r) => r.new !== null && r.old !== null);
+    },
+    async resolveConflict(id, resolution) {
+      ensureOpen();
+      return resolveConflict(graphDeps, id, resolution);
+    },
+
     async remember(text, options) {
       ensureVectors();
-      const prepared = { text: checkText(text), input: checkMemoryInput(options) };
-      const [memory] = await writeBatch([prepared], {});
-      return { memory: memory!, conflicts: [], action: 'stored' };
+      const input = checkMemoryInput(options);
+      const policy = input.onConflict ?? conflictDefaults.policy;
+      const settings = { ...conflictDefaults, policy };
+      const prepared = { text: checkText(text), input };
+      const [vector] = await embed([prepared.text]);
+      if (policy === 'raise') {
+        // Scanned before writing: a rejected memory is neither stored nor indexed.
+        const candidate = await buildMemory(prepared.text, input, clock.now());
+        const conflicts = await scanForWrite(graphDeps, candidate, vector!, settings);
+        if (conflicts.length) {
+          throw new MemoryError('CONFLICT', `The memory conflicts with ${conflicts.length} existing one(s); nothing was stored`, {
+            conflicts: conflicts.map((c) => ({ kind: c.kind, reason: c.reason, similarity: c.similarity, otherId: c.b.id, otherText: c.b.text.slice(0, 120) })),
+          });
+        }
+      }
+      const { memories: [memory] } = await writeBatch([prepared], {}, [vector!]);
+      const conflicts = await scanForWrite(graphDeps, memory!, vector!, settings);
+      if (policy === 'raise' || policy === 'ignore' || policy === 'warn') {
+        if (!settings.classifier) return { memory: memory!, conflicts, action: 'stored' };
+      }
+      const outcome = await applyWritePolicy(graphDeps, memory!, vector!, conflicts, settings);
+      return { memory: outcome.memory, conflicts, action: outcome.action };
     },
 
     async rememberMany(items, options) {
@@ -321,6 +456,9 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       const opts = checkObject<RememberManyOptions>(options, 'options');
       checkKnownKeys(opts, MANY_KEYS, 'options');
       const batchSize = opts.batchSize === undefined ? 128 : checkInteger(opts.batchSize, 'batchSize', 1, 10_000);
+      // Bulk ingestion scans for conflicts only when asked ('raise' is refused, as in the reference).
+      const manyPolicy: ConflictPolicy = opts.onConflict === undefined ? 'ignore' : checkPolicy(opts.onConflict);
+      if (manyPolicy === 'raise') throw invalid("rememberMany does not support onConflict 'raise'", { field: 'onConflict' });
       // All-or-nothing validation: one bad item rejects the call before anything is embedded.
       const prepared = items.map((item, i) => validateItem(item, `items[${i}]`));
       const total = prepared.length;
@@ -329,13 +467,24 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       for (let start = 0; start < total; start += batchSize) {
         throwIfAborted(opts.signal, { written: results.length, total });
         const batch = prepared.slice(start, start + batchSize);
-        const stored = await writeBatch(batch, {
+        const { memories: stored, vectors: batchVectors } = await writeBatch(batch, {
           ...(opts.signal ? { signal: opts.signal } : {}),
           onProgress: (e) => {
             if (e.kind === 'embed') opts.onProgress?.({ kind: 'embed', done: start + e.done, total });
           },
         });
-        for (const memory of stored) results.push({ memory, conflicts: [], action: 'stored' });
+        for (const [i, memory] of stored.entries()) {
+          const policy = batch[i]!.input.onConflict ?? manyPolicy;
+          if (policy === 'ignore' && !conflictDefaults.classifier) {
+            results.push({ memory, conflicts: [], action: 'stored' });
+            continue;
+          }
+          const settings = { ...conflictDefaults, policy };
+          const v = batchVectors[i]!;
+          const conflicts = await scanForWrite(graphDeps, memory, v, settings);
+          const outcome = policy === 'warn' ? { memory, action: 'stored' as const } : await applyWritePolicy(graphDeps, memory, v, conflicts, settings);
+          results.push({ memory: outcome.memory, conflicts, action: outcome.action });
+        }
         opts.onProgress?.({ kind: 'write', done: results.length, total });
       }
       return results;
@@ -436,6 +585,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       const raw = checkObject<{ text?: string } & MemoryInput>(changes, 'changes');
       const { text: rawText, ...rest } = raw;
       const input = checkMemoryInput(rest, 'changes');
+      if (input.onConflict !== undefined) throw invalid('onConflict applies to remember, not edit', { field: 'onConflict' });
       const text = rawText === undefined ? undefined : checkText(rawText);
       for (let attempt = 0; attempt < 5; attempt++) {
         const current = await storage.get(id);

@@ -55,6 +55,8 @@ export interface Memory {
 
 /** Fields a caller may set when storing or editing a memory. */
 export interface MemoryInput {
+  /** What to do when the new memory conflicts with an existing one (default: the store's, 'warn'). */
+  onConflict?: ConflictPolicyName;
   type?: MemoryType;
   tags?: string[];
   importance?: number;
@@ -81,10 +83,18 @@ export interface Conflict {
 }
 
 export interface RememberResult {
+  /** The stored memory; after a merge, the existing memory the new one was merged into. */
   memory: Memory;
+  /** Conflicts found with existing memories (empty under the 'ignore' policy). */
   conflicts: Conflict[];
-  action: 'stored';
+  /**
+   * 'stored'; 'superseded' (stored, and contradicted memories superseded); 'merged' (a duplicate:
+   * merged into the existing memory, nothing new stored); 'queued' (stored, conflicts await review).
+   */
+  action: 'stored' | 'superseded' | 'merged' | 'queued';
 }
+
+export type ConflictPolicyName = 'ignore' | 'warn' | 'supersede' | 'raise' | 'review';
 
 export interface RecallOptions {
   /** Number of hits, default 5, must be > 0. */
@@ -121,6 +131,8 @@ export interface RecallOptions {
   explain?: boolean;
   /** 'pool' (default: BM25 over the cosine pool) or 'corpus' (the persistent inverted index also finds candidates). */
   lexicalIndex?: 'pool' | 'corpus';
+  /** Append linked neighbours (default rels refines/example_of, depth 1, cap 5, score 0.7) after the top k. */
+  expand?: boolean | { rels?: string[]; depth?: number; cap?: number; score?: number; decay?: number };
   signal?: AbortSignal;
 }
 
@@ -162,6 +174,8 @@ export interface RecallHit {
   /** Whether this store would call this a real match, calibrated on its own similarity distribution. */
   confidence?: 'strong' | 'weak' | 'none';
   explain?: RecallExplanation;
+  /** Set on hits added by `expand`: the hit they were linked from, the relation and the hop. */
+  expandedFrom?: { id: string; rel: string; hop: number };
 }
 
 export interface ListOptions {
@@ -189,6 +203,8 @@ export interface LongRunOptions {
 export interface RememberManyOptions extends LongRunOptions {
   /** Items embedded and written per transaction, default 128. */
   batchSize?: number;
+  /** Conflict policy for every item (default 'ignore' for bulk ingestion; 'raise' is refused). */
+  onConflict?: Exclude<ConflictPolicyName, 'raise'>;
 }
 
 export interface StoreStats {

@@ -111,6 +111,7 @@ export function checkObject<T extends object>(value: unknown, field: string): Pa
 
 const INPUT_FIELDS: ReadonlySet<string> = new Set([
   'type', 'tags', 'importance', 'source', 'polarity', 'expiresAt', 'pinned', 'trust', 'validFrom', 'validUntil', 'surfacesWhen',
+  'onConflict',
 ]);
 
 /** `surfacesWhen`: up to 50 non-blank patterns of at most 500 characters. */
@@ -149,6 +150,13 @@ export function checkMemoryInput(input: unknown, field = 'options', extra: reado
   if (raw.validFrom !== undefined) out.validFrom = checkTimestamp(raw.validFrom, 'validFrom');
   if (raw.validUntil !== undefined) out.validUntil = checkTimestamp(raw.validUntil, 'validUntil');
   if (raw.surfacesWhen !== undefined) out.surfacesWhen = checkPatterns(raw.surfacesWhen);
+  if (raw.onConflict !== undefined) {
+    const policies = ['ignore', 'warn', 'supersede', 'raise', 'review'];
+    if (typeof raw.onConflict !== 'string' || !policies.includes(raw.onConflict)) {
+      throw invalid(`onConflict must be one of: ${policies.join(', ')} — got ${JSON.stringify(raw.onConflict)}`, { field: 'onConflict' });
+    }
+    out.onConflict = raw.onConflict as MemoryInput['onConflict'];
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@ import type { MemoryApi } from '../core/store.ts';
 import type { ProgressEvent } from '../core/types.ts';
 import {
   MUTATING_METHODS,
+  OPTIONS_AT,
   STORE_METHODS,
   changeChannelName,
   type ChangeEvent,
@@ -36,8 +37,6 @@ interface Entry {
   refs: number;
 }
 
-/** Where in each method's arguments the options object (with signal/onProgress) sits. */
-const OPTIONS_AT: Partial<Record<StoreMethod, number>> = { rememberMany: 1, recall: 1, recallPack: 1, reindex: 0, exportArchive: 0, importArchive: 1 };
 
 function defaultEmitter(): (event: ChangeEvent) => void {
   const channels = new Map<string, BroadcastChannel>();
@@ -61,7 +60,12 @@ function affectedIds(method: StoreMethod, args: unknown[], result: unknown): str
     case 'forget':
       return result === true ? [String(args[0])] : [];
     case 'edit':
+    case 'restore':
       return [String(args[0])];
+    case 'link':
+    case 'unlink':
+    case 'supersede':
+      return [String(args[0]), String(args[1])];
     default:
       return [];
   }

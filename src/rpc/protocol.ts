@@ -17,6 +17,16 @@ export const STORE_METHODS = [
   'exportArchive',
   'importArchive',
   'archiveInfo',
+  'link',
+  'unlink',
+  'neighbors',
+  'subgraph',
+  'findPath',
+  'supersede',
+  'restore',
+  'findConflicts',
+  'listPendingConflicts',
+  'resolveConflict',
   'forget',
   'get',
   'edit',
@@ -29,7 +39,32 @@ export const STORE_METHODS = [
 export type StoreMethod = (typeof STORE_METHODS)[number];
 
 /** Methods that change the store; each is followed by a change event. */
-export const MUTATING_METHODS: ReadonlySet<StoreMethod> = new Set(['remember', 'rememberMany', 'forget', 'edit', 'reindex', 'importArchive']);
+export const MUTATING_METHODS: ReadonlySet<StoreMethod> = new Set([
+  'remember',
+  'rememberMany',
+  'forget',
+  'edit',
+  'reindex',
+  'importArchive',
+  'link',
+  'unlink',
+  'supersede',
+  'restore',
+  'resolveConflict',
+]);
+
+/**
+ * Where each method's options object (the one that may carry `signal` and `onProgress`) sits in
+ * its arguments. Those two cannot be cloned: the client strips them, the host rebuilds them.
+ */
+export const OPTIONS_AT: Partial<Record<StoreMethod, number>> = {
+  rememberMany: 1,
+  recall: 1,
+  recallPack: 1,
+  reindex: 0,
+  exportArchive: 0,
+  importArchive: 1,
+};
 
 /** What a client asks the worker to open. Model options must be plain data. */
 export interface OpenRequest {
@@ -80,3 +115,7 @@ export interface HostApi {
 export function changeChannelName(store: string): string {
   return `houkai-web:changes:${store}`;
 }
+
+/** Compile-time check: every MemoryApi method (but close, which is per connection) crosses the boundary. */
+type AssertNever<T extends never> = T;
+export type AllMethodsForwarded = AssertNever<Exclude<keyof MemoryApi, StoreMethod | 'close'>>;
