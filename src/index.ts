@@ -79,6 +79,7 @@ export async function connectMemory(options: ConnectOptions = {}): Promise<Memor
     ...(request.embedder ? { embedder: request.embedder } : {}),
     ...(request.index ? { index: request.index } : {}),
     ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
+    ...(request.actor ? { actor: request.actor } : {}),
     ...(request.minilm ? { minilm: request.minilm } : {}),
     ...(request.useLite ? { useLite: request.useLite } : {}),
     ...(onProgress ? { onProgress } : {}),

@@ -50,6 +50,8 @@ export interface CreateMemoryOptions extends LongRunOptions {
    * in-process hooks (a contradiction function, a seed-002 classifier; both may be async).
    */
   conflicts?: StoreOpenOptions['conflicts'];
+  /** Journal attribution of this store's writes: 'lib' (default), 'ui', 'agent:<name>'… */
+  actor?: string;
   /** What to do when the store's vectors come from another embedder. Default 'error'. */
   onEmbedderChange?: StoreOpenOptions['onEmbedderChange'];
   /** Quiet period before the index snapshot is persisted after writes (ms). Default 2000. */
@@ -151,6 +153,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
       {
         ...(options.onEmbedderChange ? { onEmbedderChange: options.onEmbedderChange } : {}),
         ...(options.conflicts ? { conflicts: options.conflicts } : {}),
+        ...(options.actor ? { actor: options.actor } : {}),
         ...(options.snapshotDelayMs !== undefined ? { snapshotDelayMs: options.snapshotDelayMs } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         ...(options.signal ? { signal: options.signal } : {}),

@@ -26,6 +26,7 @@ describe('Dexie schema history', () => {
       version: 4,
       stores: { memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms, *linkTargets', conflicts: 'id, status, newId, oldId' },
     });
+    expect(SCHEMA_VERSIONS[4]!).toMatchObject({ version: 5, stores: { journal: '++seq, ts, id, group, op' } });
     const versions = SCHEMA_VERSIONS.map((v) => v.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
   });
@@ -47,7 +48,7 @@ describe('Dexie schema history', () => {
 
     const store = await createMemory({ name, embedder, index: 'exact' });
     expect((await store.recall('written by v1'))[0]!.memory.id).toBe('m1');
-    expect((await store.stats()).schemaVersion).toBe(4);
+    expect((await store.stats()).schemaVersion).toBe(5);
     // The v2 upgrade indexed the old row's terms: the corpus lexical index finds it by a word.
     const lexical = await store.recall('written', { mode: 'hybrid', lexicalIndex: 'corpus', weights: { cosine: 0, lexical: 1, recency: 0, importance: 0 } });
     expect(lexical[0]!.memory.id).toBe('m1');
@@ -55,7 +56,7 @@ describe('Dexie schema history', () => {
     await store.close();
     const raw = new Dexie(databaseName(name));
     await raw.open();
-    expect(raw.verno).toBe(4);
+    expect(raw.verno).toBe(5);
     const row = await raw.table('memories').get('m1');
     expect(row.terms).toEqual(['written', 'by', 'v1']);
     expect(row.linkTargets).toEqual([]);

@@ -26,6 +26,7 @@ export function openWithOriginAssets(request: OpenRequest, onProgress?: CreateMe
     embedder: request.embedder ?? 'auto',
     ...(request.index ? { index: request.index } : {}),
     ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
+    ...(request.actor ? { actor: request.actor } : {}),
     ...(onProgress ? { onProgress } : {}),
     useLite: { modelUrl: asset('../models/use-lite/'), wasmPaths: asset('../wasm/tfjs/'), ...request.useLite },
     minilm: { localModelPath: asset('../models/'), ...request.minilm },

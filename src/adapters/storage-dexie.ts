@@ -7,7 +7,7 @@ import Dexie, { type Table, type Transaction } from 'dexie';
 import { termFrequencies } from '../core/bm25.ts';
 import { lexicalTerms } from '../core/tokenize.ts';
 import { MemoryError } from '../core/errors.ts';
-import type { GraphChanges, LexicalCandidate, ListQuery, MemoryStorage, StoreMeta, StoredCounts } from '../core/ports.ts';
+import type { GraphChanges, JournalContext, JournalEntry, LexicalCandidate, ListQuery, MemoryStorage, StoreMeta, StoredCounts } from '../core/ports.ts';
 import type { PendingConflict } from '../core/review.ts';
 import { MEMORY_TYPES, type Memory } from '../core/types.ts';
 
@@ -150,6 +150,19 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
         });
     },
   },
+  {
+    // v5: the journal, written in the same transaction as each mutation.
+    version: 5,
+    stores: { journal: '++seq, ts, id, group, op' },
+    async upgrade(tx) {
+      await tx
+        .table('meta')
+        .toCollection()
+        .modify((row: MetaRow) => {
+          row.value.schemaVersion = 5;
+        });
+    },
+  },
 ];
 export const SCHEMA_VERSION = SCHEMA_VERSIONS[SCHEMA_VERSIONS.length - 1]!.version;
 
@@ -172,6 +185,7 @@ class MemoryDatabase extends Dexie {
   staged!: Table<StagedRow, [string, string]>;
   importUndo!: Table<ImportUndoRow, [string, string]>;
   conflicts!: Table<PendingConflict, string>;
+  journal!: Table<JournalEntry, number>;
 
   constructor(name: string, options: DexieStorageOptions) {
     super(name, {
@@ -250,6 +264,23 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     return { meta, firstLabel: row.value.nextLabel };
   }
 
+  /** Appends journal entries inside the caller's transaction (the journal and the data never disagree). */
+  async function journal(ctx: JournalContext | undefined, entries: { id: string; before: Memory | null; after: Memory | null; op?: string }[]): Promise<void> {
+    if (!ctx || entries.length === 0) return;
+    await db.journal.bulkAdd(
+      entries.map((e) => ({
+        ts: ctx.ts,
+        op: e.op ?? ctx.op,
+        actor: ctx.actor,
+        id: e.id,
+        before: e.before,
+        after: e.after,
+        meta: ctx.meta ?? {},
+        group: ctx.group,
+      })),
+    );
+  }
+
   const storage: MemoryStorage = {
     readMeta: () => run('readMeta', async () => (await db.meta.get('store'))?.value),
 
@@ -263,9 +294,9 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         }),
       ),
 
-    insert: (memories, vectors) =>
+    insert: (memories, vectors, ctx) =>
       run('insert', () =>
-        db.transaction('rw', [db.meta, db.memories, db.vectors], async () => {
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.journal], async () => {
           const rows = memories.map((m) => ({ ...m, ...derivedFields(m), label: 0 }));
           const length = rows.reduce((sum, r) => sum + r.termLength, 0);
           const { meta, firstLabel } = await bumpGeneration(memories.length, { docs: memories.length, length });
@@ -273,15 +304,17 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           rows.forEach((row, i) => (row.label = labels[i]!));
           await db.memories.bulkAdd(rows);
           await db.vectors.bulkAdd(vectors.map((vector, i) => ({ label: labels[i]!, id: memories[i]!.id, vector, gen: meta.generation })));
+          await journal(ctx, memories.map((m) => ({ id: m.id, before: null, after: m })));
           return { labels, generation: meta.generation };
         }),
       ),
 
-    replace: (expected, next, vector) =>
+    replace: (expected, next, vector, ctx) =>
       run('replace', () =>
-        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones], async () => {
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.journal], async () => {
           const current = await db.memories.get(expected.id);
           if (!current || !sameContent(strip(current), expected)) return null;
+          await journal(ctx, [{ id: next.id, before: strip(current), after: next }]);
           if (!vector) {
             await db.memories.put({ ...next, ...derivedFields(next), label: current.label, ...(current.pinMoved ? { pinMoved: true } : {}) });
             const meta = (await db.meta.get('store'))!.value;
@@ -297,11 +330,12 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         }),
       ),
 
-    remove: (id) =>
+    remove: (id, ctx) =>
       run('remove', () =>
-        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones], async () => {
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.journal], async () => {
           const current = await db.memories.get(id);
           if (!current) return undefined;
+          await journal(ctx, [{ id, before: strip(current), after: null }]);
           const { meta } = await bumpGeneration(0, { docs: -1, length: -(current.termLength ?? 0) });
           await db.memories.delete(id);
           await db.vectors.delete(current.label);
@@ -428,9 +462,10 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         return out;
       }),
 
-    commitStaged: (embedderId, dim) =>
+    commitStaged: (embedderId, dim, ctx) =>
       run('commitStaged', () =>
-        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.staged], async () => {
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.staged, db.journal], async () => {
+          await journal(ctx, [{ id: '*', before: null, after: null }]);
           const row = await db.meta.get('store');
           if (!row) throw new MemoryError('STORAGE_FAILURE', 'The store has no metadata row');
           const memories = await db.memories.toArray();
@@ -558,9 +593,9 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
       }
     },
 
-    importBatch: (importId, writes) =>
+    importBatch: (importId, writes, ctx) =>
       run('importBatch', () =>
-        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.importUndo], async () => {
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.importUndo, db.journal], async () => {
           const existing = await db.memories.bulkGet(writes.map((w) => w.memory.id));
           const undo = await db.importUndo.bulkGet(writes.map((w) => [importId, w.memory.id] as [string, string]));
           const removed: MemoryRow[] = [];
@@ -599,6 +634,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const last = new Map(rows.map((r) => [r.id, r]));
           const kept = rows.filter((r) => last.get(r.id) === r);
           const dropped = rows.filter((r) => last.get(r.id) !== r).map((r) => r.label);
+          await journal(ctx, writes.map((w, i) => ({ id: w.memory.id, before: existing[i] ? strip(existing[i]!) : null, after: w.memory })));
           await db.memories.bulkPut(kept);
           await db.vectors.bulkPut(
             kept.map((r) => ({ label: r.label, id: r.id, vector: writes[rows.indexOf(r)]!.vector, gen: meta.generation })),
@@ -614,7 +650,9 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
 
     rollbackImport: (importId) =>
       run('rollbackImport', () =>
-        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.importUndo], async () => {
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.importUndo, db.journal], async () => {
+          // The import's journal entries share its id as their group: a rolled-back import never happened.
+          await db.journal.where('group').equals(importId).delete();
           const entries = await db.importUndo.where('importId').equals(importId).toArray();
           const current = await db.memories.bulkGet(entries.map((e) => e.id));
           const removed = current.filter((r): r is MemoryRow => r !== undefined);
@@ -666,15 +704,16 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
 
     pinMoved: (id) => run('pinMoved', async () => (await db.memories.get(id))?.pinMoved === true),
 
-    applyGraphChanges: (changes: GraphChanges) =>
+    applyGraphChanges: (changes: GraphChanges, ctx) =>
       run('applyGraphChanges', () =>
-        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.conflicts], async () => {
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.conflicts, db.journal], async () => {
           const current = await db.memories.bulkGet((changes.put ?? []).map((m) => m.id));
           const missing = (changes.put ?? []).filter((_, i) => !current[i]).map((m) => m.id);
           if (missing.length) throw new MemoryError('NOT_FOUND', `No memory with id ${JSON.stringify(missing[0])}`, { id: missing[0] });
           for (const [i, memory] of (changes.put ?? []).entries()) {
             const row = current[i]!;
             if (row.text !== memory.text) throw new MemoryError('INVALID_ARGUMENT', 'Graph changes cannot change text', { id: memory.id });
+            await journal(ctx, [{ id: memory.id, before: strip(row), after: memory }]);
             const pinMoved = changes.pinMoved?.[memory.id] ?? row.pinMoved;
             await db.memories.put({ ...memory, ...derivedFields(memory), label: row.label, ...(pinMoved ? { pinMoved: true } : {}) });
           }
@@ -682,6 +721,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           let generation = (await db.meta.get('store'))!.value.generation;
           if (changes.forget?.length) {
             const rows = (await db.memories.bulkGet(changes.forget)).filter((r): r is MemoryRow => r !== undefined);
+            await journal(ctx, rows.map((r) => ({ id: r.id, before: strip(r), after: null, op: 'forget' })));
             const { meta } = await bumpGeneration(0, { docs: -rows.length, length: -rows.reduce((s, r) => s + (r.termLength ?? 0), 0) });
             generation = meta.generation;
             removedLabels = rows.map((r) => r.label);
@@ -700,6 +740,24 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
       ),
 
     getConflict: (id) => run('getConflict', () => db.conflicts.get(id)),
+
+    journalRead: (query) =>
+      run('journalRead', async () => {
+        let rows: JournalEntry[];
+        if (query.seq !== undefined) rows = [await db.journal.get(query.seq)].filter((e): e is JournalEntry => e !== undefined);
+        else if (query.id !== undefined) rows = await db.journal.where('id').equals(query.id).toArray();
+        else if (query.group !== undefined) rows = await db.journal.where('group').equals(query.group).toArray();
+        else if (query.untilTs !== undefined) rows = await db.journal.where('ts').belowOrEqual(query.untilTs).toArray();
+        else if (query.newest !== undefined) rows = (await db.journal.orderBy('seq').reverse().limit(query.newest).toArray()).reverse();
+        else rows = await db.journal.orderBy('seq').toArray();
+        return rows.sort((a, b) => a.seq! - b.seq!);
+      }),
+
+    journalAppend: (ctx, entries) =>
+      run('journalAppend', () => db.transaction('rw', db.journal, () => journal(ctx, entries))),
+
+    journalCompact: (keepFromTs) =>
+      run('journalCompact', async () => db.journal.where('ts').below(keepFromTs).delete()),
 
     close: () => db.close(),
   };

@@ -31,7 +31,7 @@ import {
   type PathResult,
   type SubgraphResult,
 } from './graph.ts';
-import type { Clock, IdSource, MemoryStorage, VectorIndex } from './ports.ts';
+import type { Clock, IdSource, JournalContext, MemoryStorage, VectorIndex } from './ports.ts';
 import { applyResolution, checkResolution, pendingFromConflict, pendingKey, supersededRecords, type PendingConflict } from './review.ts';
 import type { Conflict, Memory } from './types.ts';
 import { checkId, checkInteger, checkKnownKeys, checkObject } from './validate.ts';
@@ -44,6 +44,8 @@ export interface GraphDeps {
   /** Vector of a stored memory (for the conflict scan of existing memories). */
   vectorOf(id: string): Promise<Float32Array | undefined>;
   changed(generation: number): void;
+  /** A journal context for one call (op and meta). */
+  journal(op: string, meta?: Record<string, unknown>): JournalContext;
 }
 
 export function graphReader(storage: MemoryStorage): GraphReader {
@@ -66,7 +68,7 @@ export async function link(deps: GraphDeps, src: string, dst: string, rel?: stri
   const from = await must(deps.storage, edge.from, 'src');
   await must(deps.storage, edge.to, 'dst');
   const { links, added } = addLink(from.links, edge.to, edge.rel);
-  if (added) await deps.storage.applyGraphChanges({ put: [{ ...from, links }] });
+  if (added) await deps.storage.applyGraphChanges({ put: [{ ...from, links }] }, deps.journal('link', { src: edge.from, dst: edge.to, rel: edge.rel }));
   return { added };
 }
 
@@ -78,7 +80,7 @@ export async function unlink(deps: GraphDeps, src: string, dst: string, rel?: st
   const from = await deps.storage.get(src);
   if (!from) return 0;
   const { links, removedRels } = removeLinks(from.links, dst, relation);
-  if (removedRels.length) await deps.storage.applyGraphChanges({ put: [{ ...from, links }] });
+  if (removedRels.length) await deps.storage.applyGraphChanges({ put: [{ ...from, links }] }, deps.journal('unlink', { src, dst, removedRels }));
   return removedRels.length;
 }
 
@@ -127,7 +129,7 @@ export async function supersede(deps: GraphDeps, oldId: string, newId: string, o
   }
   const plan = planSupersede(old, next, deps.clock.now(), options);
   if (plan.noop) return { ok: true, noop: true };
-  await deps.storage.applyGraphChanges({ put: [plan.old, plan.new], pinMoved: { [old.id]: plan.pinMoved } });
+  await deps.storage.applyGraphChanges({ put: [plan.old, plan.new], pinMoved: { [old.id]: plan.pinMoved } }, deps.journal('supersede', { oldId, newId, pinnedFrom: plan.pinMoved }));
   return { ok: true, noop: false };
 }
 
@@ -139,10 +141,10 @@ export async function restore(deps: GraphDeps, id: string): Promise<{ restored: 
   const superseder = (await deps.storage.get(memory.supersededBy)) ?? null;
   const plan = planRestore(memory, superseder, { pinnedFrom: await deps.storage.pinMoved(id) });
   if (!plan) return { restored: false, wasSupersededBy: '' };
-  await deps.storage.applyGraphChanges({
-    put: plan.superseder ? [plan.memory, plan.superseder] : [plan.memory],
-    pinMoved: { [id]: false },
-  });
+  await deps.storage.applyGraphChanges(
+    { put: plan.superseder ? [plan.memory, plan.superseder] : [plan.memory], pinMoved: { [id]: false } },
+    deps.journal('restore', { supersederId: plan.supersederId }),
+  );
   return { restored: true, wasSupersededBy: plan.supersederId };
 }
 
@@ -244,7 +246,7 @@ export async function applyWritePolicy(
         }
         put.push(updated);
       }
-      await deps.storage.applyGraphChanges({ put: [...put, next] });
+      await deps.storage.applyGraphChanges({ put: [...put, next] }, deps.journal('supersede', { classifier: true }));
       return { memory: next, action: 'superseded' };
     }
   }
@@ -253,7 +255,7 @@ export async function applyWritePolicy(
       const into = await deps.storage.get(step.intoId);
       if (!into) continue;
       const merged: Memory = { ...into, importance: step.importance, lastAccessed: deps.clock.now(), accessCount: into.accessCount + 1 };
-      const delta = await deps.storage.applyGraphChanges({ put: [merged], forget: [step.fromId] });
+      const delta = await deps.storage.applyGraphChanges({ put: [merged], forget: [step.fromId] }, deps.journal('merge', { from: step.fromId, into: step.intoId }));
       applyIndexDelta(deps.index, delta);
       deps.changed(delta.generation);
       current = merged;
@@ -299,7 +301,7 @@ export async function resolveConflict(deps: GraphDeps, id: string, resolution: s
     resolution: 'keep_both' as const,
     resolvedAt: now,
   }));
-  const delta = await deps.storage.applyGraphChanges({ forget, conflicts: [resolved, ...moot] });
+  const delta = await deps.storage.applyGraphChanges({ forget, conflicts: [resolved, ...moot] }, deps.journal('resolve', { conflict: id, resolution }));
   if (delta.removedLabels.length) {
     applyIndexDelta(deps.index, delta);
     deps.changed(delta.generation);

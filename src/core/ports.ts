@@ -72,6 +72,33 @@ export interface VectorIndex {
 /** Creates a fresh index for a store; `name` keys its snapshot. */
 export type VectorIndexFactory = (options: { name: string; dim: number; capacity: number }) => Promise<VectorIndex>;
 
+/** Who changed what, written with each mutation in the same transaction. */
+export interface JournalEntry {
+  /** Assigned by storage, increasing. */
+  seq?: number;
+  /** Unix seconds. */
+  ts: number;
+  op: string;
+  /** 'lib', 'ui', 'agent:<name>', 'import', 'decay', 'reflection', … */
+  actor: string;
+  /** The memory id ('*' for store-wide operations). */
+  id: string;
+  before: Memory | null;
+  after: Memory | null;
+  meta: Record<string, unknown>;
+  /** Entries written by one call share a group. */
+  group: string;
+}
+
+/** What a write passes so storage can journal it inside its transaction. */
+export interface JournalContext {
+  ts: number;
+  op: string;
+  actor: string;
+  group: string;
+  meta?: Record<string, unknown>;
+}
+
 /** A graph write: memories whose links/supersede/pin state change, memories to forget, review records. */
 export interface GraphChanges {
   put?: Memory[];
@@ -135,7 +162,7 @@ export interface MemoryStorage {
   /** Writes the metadata row if absent and returns the stored one. */
   initMeta(meta: StoreMeta): Promise<StoreMeta>;
   /** Adds memories with their vectors; allocates one label per vector. */
-  insert(memories: Memory[], vectors: Float32Array[]): Promise<{ labels: number[]; generation: number }>;
+  insert(memories: Memory[], vectors: Float32Array[], journal?: JournalContext): Promise<{ labels: number[]; generation: number }>;
   /**
    * Replaces a memory whose current state still equals `expected` (compared by `text` and
    * `lastAccessed`-independent fields); with a vector it gets a new label and the old one is
@@ -145,9 +172,10 @@ export interface MemoryStorage {
     expected: Memory,
     next: Memory,
     vector?: Float32Array,
+    journal?: JournalContext,
   ): Promise<{ label: number; removedLabel?: number; generation: number } | null>;
   /** Hard delete; returns the removed memory and its label. */
-  remove(id: string): Promise<{ memory: Memory; label: number; generation: number } | undefined>;
+  remove(id: string, journal?: JournalContext): Promise<{ memory: Memory; label: number; generation: number } | undefined>;
   /** Sets `lastAccessed = now` and increments `accessCount`; returns the updated memories. */
   touch(ids: string[], now: number): Promise<Memory[]>;
   get(id: string): Promise<Memory | undefined>;
@@ -172,7 +200,7 @@ export interface MemoryStorage {
    * Atomically replaces every vector with the staged ones, records the new embedder, clears
    * the stage and tombstones. Fails (changing nothing) if a memory has no staged vector.
    */
-  commitStaged(embedderId: string, dim: number): Promise<{ generation: number }>;
+  commitStaged(embedderId: string, dim: number, journal?: JournalContext): Promise<{ generation: number }>;
   ids(): Promise<{ id: string; text: string; contentHash: string }[]>;
   /** Corpus statistics of the persistent lexical index. */
   lexicalStats(): Promise<{ documents: number; averageLength: number }>;
@@ -194,7 +222,7 @@ export interface MemoryStorage {
    * Writes one import batch in one transaction, in order (a later write of an id replaces an
    * earlier one), and logs what it replaced under `importId` so `rollbackImport` can undo it.
    */
-  importBatch(importId: string, writes: { memory: Memory; vector: Float32Array }[]): Promise<IndexDelta>;
+  importBatch(importId: string, writes: { memory: Memory; vector: Float32Array }[], journal?: JournalContext): Promise<IndexDelta>;
   /** Undoes everything an import logged, in one transaction. */
   rollbackImport(importId: string): Promise<IndexDelta>;
   /** Forgets an import's undo log: the import is final. */
@@ -209,7 +237,13 @@ export interface MemoryStorage {
   /** Whether a superseded memory's pin moved to its superseder. */
   pinMoved(id: string): Promise<boolean>;
   /** Applies a graph write in one transaction (text never changes here). */
-  applyGraphChanges(changes: GraphChanges): Promise<IndexDelta>;
+  applyGraphChanges(changes: GraphChanges, journal?: JournalContext): Promise<IndexDelta>;
+  /** Journal entries, oldest first: of one memory, one group, up to a time, or the newest n. */
+  journalRead(query: { seq?: number; id?: string; group?: string; untilTs?: number; newest?: number }): Promise<JournalEntry[]>;
+  /** Appends entries on their own (for operations that change no memory, like export or undo). */
+  journalAppend(journal: JournalContext, entries: { id: string; before: Memory | null; after: Memory | null; op?: string }[]): Promise<void>;
+  /** Drops entries older than `keepFromTs`; returns how many. */
+  journalCompact(keepFromTs: number): Promise<number>;
   listConflicts(status?: 'pending' | 'resolved'): Promise<PendingConflict[]>;
   getConflict(id: string): Promise<PendingConflict | undefined>;
   close(): void;

@@ -37,6 +37,8 @@ import {
   type GraphDeps,
 } from './graph-ops.ts';
 import type { NeighborsResult, PathResult, SubgraphResult } from './graph.ts';
+import { history, journalContext, journalTail, stateAt, undo, type JournalDeps, type UndoResult } from './journal-ops.ts';
+import type { JournalEntry } from './ports.ts';
 import type { PendingConflict } from './review.ts';
 import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from './evaluate.ts';
 import { checkRecallOptions, recallFilter, runRecall, sampleBackground, type RecallContext } from './recall.ts';
@@ -115,6 +117,14 @@ export interface MemoryApi {
   listPendingConflicts(options?: { limit?: number }): Promise<(PendingConflict & { new: Memory | null; old: Memory | null })[]>;
   /** The user's decision: 'supersede' the old memory, 'keep_both' (records `contradicts`), or 'drop_new'. */
   resolveConflict(id: string, resolution: 'supersede' | 'keep_both' | 'drop_new'): Promise<PendingConflict>;
+  /** The newest journal entries, newest first. */
+  journalTail(n?: number): Promise<JournalEntry[]>;
+  /** Every journal entry about one memory, oldest first. */
+  history(id: string): Promise<JournalEntry[]>;
+  /** Undoes the call behind journal entry `seq` (default the newest), unless a memory changed since. */
+  undo(seq?: number): Promise<UndoResult>;
+  /** The memories as they were at `ts` (Unix seconds), replayed from the journal. */
+  stateAt(ts: number): Promise<Memory[]>;
   /** Hard delete. @returns false when no such memory exists. */
   forget(id: string): Promise<boolean>;
   /** A plain read (no touch); null when absent. */
@@ -183,6 +193,8 @@ export interface ConflictSettings {
 
 export interface StoreOpenOptions extends LongRunOptions {
   conflicts?: ConflictSettings;
+  /** Journal attribution for this store's writes: 'lib' (default), 'ui', 'agent:<name>'… */
+  actor?: string;
   /** What to do when the store's vectors were made by another embedder. Default 'error'. */
   onEmbedderChange?: 'error' | 'reindex';
   snapshotDelayMs?: number;
@@ -305,6 +317,12 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     return { text: checkText(text, `${where}.text`), input: checkMemoryInput(rest, where) };
   }
 
+  const actor = options.actor ?? 'lib';
+  const jctx = (op: string, meta: Record<string, unknown> = {}, group?: string) => {
+    const ctx = journalContext({ clock, ids, actor }, op, meta);
+    return group ? { ...ctx, group } : ctx;
+  };
+
   /** Embeds and writes one batch; index updated only after the transaction commits. */
   async function writeBatch(
     prepared: { text: string; input: MemoryInput }[],
@@ -315,7 +333,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     throwIfAborted(opts.signal);
     const now = clock.now();
     const memories = await Promise.all(prepared.map((p) => buildMemory(p.text, p.input, now)));
-    const { labels, generation } = await storage.insert(memories, vectors);
+    const { labels, generation } = await storage.insert(memories, vectors, jctx('remember'));
     index.add(labels, vectors);
     sync.schedule(generation);
     return { memories, vectors };
@@ -354,6 +372,16 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       return label === undefined ? undefined : (await storage.vectorsOf([label])).get(label);
     },
     changed: (generation) => sync.schedule(generation),
+    journal: (op, meta) => jctx(op, meta),
+  };
+  const journalDeps: JournalDeps = {
+    storage,
+    index,
+    clock,
+    ids,
+    actor,
+    embed: (texts) => embed(texts),
+    changed: (generation) => sync.schedule(generation),
   };
 
   const archiveDeps: ArchiveDeps = {
@@ -365,12 +393,32 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     changed: (generation) => sync.schedule(generation),
     now: () => clock.now(),
     newId: () => ids.next(),
+    journal: (op, meta, group) => jctx(op, meta, group),
   };
 
   const api: MemoryApi = {
     async exportArchive(options) {
       ensureOpen();
-      return exportArchive(archiveDeps, options);
+      const blob = await exportArchive(archiveDeps, options);
+      await storage.journalAppend(jctx('export', { bytes: blob.size }), [{ id: '*', before: null, after: null }]);
+      return blob;
+    },
+
+    async journalTail(n) {
+      ensureOpen();
+      return journalTail(storage, n);
+    },
+    async history(id) {
+      ensureOpen();
+      return history(storage, id);
+    },
+    async undo(seq) {
+      ensureVectors();
+      return undo(journalDeps, seq);
+    },
+    async stateAt(ts) {
+      ensureOpen();
+      return stateAt(storage, ts);
     },
 
     async importArchive(source, options) {
@@ -566,7 +614,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     async forget(id) {
       ensureOpen();
       checkId(id);
-      const removed = await storage.remove(id);
+      const removed = await storage.remove(id, jctx('forget'));
       if (!removed) return false;
       index.remove([removed.label]);
       sync.schedule(removed.generation);
@@ -598,7 +646,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
         checkValidity(next.validFrom, next.validUntil);
         if (JSON.stringify(next) === JSON.stringify(current)) return current; // a no-op writes nothing
         const vector = next.text !== current.text ? (await embed([next.text]))[0] : undefined;
-        const result = await storage.replace(current, next, vector);
+        const result = await storage.replace(current, next, vector, jctx('edit'));
         if (!result) continue; // changed underneath us: re-read and retry
         if (vector && result.removedLabel !== undefined) {
           index.remove([result.removedLabel]);
@@ -670,7 +718,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
         opts.onProgress?.({ kind: 'reindex', done, total });
       }
       throwIfAborted(opts.signal, { done, total });
-      const { generation } = await storage.commitStaged(embedder.id, embedder.dim);
+      const { generation } = await storage.commitStaged(embedder.id, embedder.dim, jctx('reindex', { embedder: embedder.id }));
       meta = (await storage.readMeta()) ?? meta;
       mismatch = false;
       await index.dropSnapshot();

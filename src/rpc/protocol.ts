@@ -27,6 +27,10 @@ export const STORE_METHODS = [
   'findConflicts',
   'listPendingConflicts',
   'resolveConflict',
+  'journalTail',
+  'history',
+  'undo',
+  'stateAt',
   'forget',
   'get',
   'edit',
@@ -51,6 +55,7 @@ export const MUTATING_METHODS: ReadonlySet<StoreMethod> = new Set([
   'supersede',
   'restore',
   'resolveConflict',
+  'undo',
 ]);
 
 /**
@@ -72,6 +77,8 @@ export interface OpenRequest {
   embedder?: 'auto' | 'minilm' | 'use-lite';
   index?: 'hnsw' | 'exact';
   onEmbedderChange?: 'error' | 'reindex';
+  /** Journal attribution of the store's writes ('ui', 'agent:<name>'…); the first opener of a store sets it. */
+  actor?: string;
   /** Plain-data options for the MiniLM embedder (host, local path, device…). */
   minilm?: Record<string, unknown>;
   /** Plain-data options for the use-lite embedder (model URL, wasm paths…). */

@@ -5,7 +5,7 @@
  * cancelled archive leaves the store exactly as before.
  */
 import { invalid, throwIfAborted } from '../errors.ts';
-import type { IndexDelta, MemoryStorage, VectorIndex } from '../ports.ts';
+import type { IndexDelta, JournalContext, MemoryStorage, VectorIndex } from '../ports.ts';
 import type { Memory, ProgressEvent } from '../types.ts';
 import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkType, checkTags } from '../validate.ts';
 import { exportRows, type ExportSummary } from './export.ts';
@@ -66,6 +66,8 @@ export interface ArchiveDeps {
   changed(generation: number): void;
   now(): number;
   newId(): string;
+  /** A journal context for one call; `group` lets an import's entries be dropped with its rollback. */
+  journal(op: string, meta?: Record<string, unknown>, group?: string): JournalContext;
 }
 
 const EXPORT_KEYS = new Set(['includeVectors', 'includeSuperseded', 'types', 'tags', 'since', 'signal', 'onProgress']);
@@ -230,6 +232,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
       const delta = await deps.storage.importBatch(
         importId,
         batch.writes.map((w) => ({ memory: w.memory, vector: vectors.get(w) ?? w.vector! })),
+        deps.journal('import', { vectorsPreserved: !validation.summary.vectorsRegenerated }, importId),
       );
       applyIndexDelta(deps.index, delta);
       deps.changed(delta.generation);

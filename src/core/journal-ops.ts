@@ -1,0 +1,130 @@
+/**
+ * The journal: every mutation appends `{ ts, op, actor, id, before, after, meta }` in the same
+ * transaction as the change (storage does the writing). Here: reading it, time travel by replay,
+ * and undo. Undo works the same way for every op: the entries of the call (its group) are
+ * reverted in reverse order, but only if each memory still equals the entry's after-state
+ * (ignoring access tracking), so an undo never clobbers a later change.
+ */
+import { MemoryError, invalid } from './errors.ts';
+import type { Clock, IdSource, IndexDelta, JournalContext, JournalEntry, MemoryStorage, VectorIndex } from './ports.ts';
+import type { Memory } from './types.ts';
+import { checkId, checkInteger, checkTimestamp } from './validate.ts';
+
+export interface JournalDeps {
+  storage: MemoryStorage;
+  index: VectorIndex;
+  clock: Clock;
+  ids: IdSource;
+  actor: string;
+  embed(texts: string[]): Promise<Float32Array[]>;
+  changed(generation: number): void;
+}
+
+/** A journal context for one call. */
+export function journalContext(deps: Pick<JournalDeps, 'clock' | 'ids' | 'actor'>, op: string, meta: Record<string, unknown> = {}): JournalContext {
+  return { ts: deps.clock.now(), op, actor: deps.actor, group: deps.ids.next(), meta };
+}
+
+/** Equality that ignores access tracking (recall changes it all the time). */
+export function sameState(a: Memory | null | undefined, b: Memory | null | undefined): boolean {
+  if (!a || !b) return a == b;
+  const strip = ({ lastAccessed: _l, accessCount: _c, ...rest }: Memory) => rest;
+  return JSON.stringify(strip(a)) === JSON.stringify(strip(b));
+}
+
+/** The newest `n` entries, newest first. */
+export async function journalTail(storage: MemoryStorage, n = 20): Promise<JournalEntry[]> {
+  const count = checkInteger(n, 'n', 0, 100_000);
+  if (count === 0) return [];
+  return (await storage.journalRead({ newest: count })).reverse();
+}
+
+/** Every entry about one memory, oldest first. */
+export async function history(storage: MemoryStorage, id: string): Promise<JournalEntry[]> {
+  return storage.journalRead({ id: checkId(id) });
+}
+
+/** The store as it was at `ts` (transaction time), by replaying the journal. Vectors are not replayed. */
+export async function stateAt(storage: MemoryStorage, ts: number): Promise<Memory[]> {
+  const until = checkTimestamp(ts, 'ts');
+  const state = new Map<string, Memory>();
+  for (const e of await storage.journalRead({ untilTs: until })) {
+    if (e.id === '*') continue;
+    if (e.after) state.set(e.id, e.after);
+    else if (e.before) state.delete(e.id);
+  }
+  return [...state.values()].sort((a, b) => a.createdAt - b.createdAt);
+}
+
+function apply(deps: JournalDeps, delta: IndexDelta): void {
+  if (delta.removedLabels.length) deps.index.remove(delta.removedLabels);
+  if (delta.added.length) deps.index.add(delta.added.map((a) => a.label), delta.added.map((a) => a.vector));
+  deps.changed(delta.generation);
+}
+
+export interface UndoResult {
+  ok: boolean;
+  /** The undone call's op and its entries' sequence numbers. */
+  op: string;
+  seq: number;
+  ids: string[];
+  /** Why nothing was undone, when `ok` is false. */
+  reason?: string;
+}
+
+/**
+ * Undoes the call that wrote journal entry `seq` (default: the newest entry that is not itself an
+ * undo or export). Refuses, changing nothing, when a memory changed after that call.
+ */
+export async function undo(deps: JournalDeps, seq?: number): Promise<UndoResult> {
+  const { storage } = deps;
+  let target: JournalEntry | undefined;
+  if (seq === undefined) {
+    const recent = await storage.journalRead({ newest: 200 });
+    target = [...recent].reverse().find((e) => e.op !== 'undo' && e.op !== 'export' && e.op !== 'reindex' && e.meta['undone'] !== true);
+    if (!target) throw new MemoryError('NOT_FOUND', 'Nothing to undo in the recent journal');
+  } else {
+    checkInteger(seq, 'seq', 1);
+    [target] = await storage.journalRead({ seq });
+    if (!target) throw new MemoryError('NOT_FOUND', `No journal entry ${seq}`, { seq });
+  }
+  if (target.op === 'export' || target.op === 'reindex' || target.op === 'undo') {
+    throw invalid(`A ${target.op} cannot be undone`, { field: 'seq', op: target.op });
+  }
+  const group = (await storage.journalRead({ group: target.group })).sort((a, b) => b.seq! - a.seq!);
+  const ids = [...new Set(group.map((e) => e.id))];
+  const current = await storage.getMany(ids);
+  // Each memory must still be exactly what the call left (first entry per id, newest first).
+  const lastAfter = new Map<string, JournalEntry>();
+  for (const e of group) if (!lastAfter.has(e.id)) lastAfter.set(e.id, e);
+  for (const [id, e] of lastAfter) {
+    const now = current.get(id) ?? null;
+    if (!sameState(now, e.after)) {
+      return { ok: false, op: target.op, seq: target.seq!, ids, reason: `memory ${id} changed after this ${target.op}` };
+    }
+  }
+  // The state before the call: the `before` of the oldest entry per id.
+  const firstBefore = new Map<string, Memory | null>();
+  for (const e of [...group].reverse()) if (!firstBefore.has(e.id)) firstBefore.set(e.id, e.before);
+  const ctx = journalContext(deps, 'undo', { of: target.seq, ofOp: target.op, ofGroup: target.group });
+  const puts: Memory[] = [];
+  for (const [id, before] of firstBefore) {
+    const now = current.get(id) ?? null;
+    if (before === null && now) {
+      const removed = await storage.remove(id, ctx);
+      if (removed) apply(deps, { added: [], removedLabels: [removed.label], generation: removed.generation });
+    } else if (before && !now) {
+      const [vector] = await deps.embed([before.text]);
+      const { labels, generation } = await storage.insert([before], [vector!], ctx);
+      apply(deps, { added: [{ label: labels[0]!, vector: vector! }], removedLabels: [], generation });
+    } else if (before && now && before.text !== now.text) {
+      const [vector] = await deps.embed([before.text]);
+      const result = await storage.replace(now, before, vector, ctx);
+      if (result?.removedLabel !== undefined) apply(deps, { added: [{ label: result.label, vector: vector! }], removedLabels: [result.removedLabel], generation: result.generation });
+    } else if (before && now) {
+      puts.push({ ...before, lastAccessed: now.lastAccessed, accessCount: now.accessCount });
+    }
+  }
+  if (puts.length) await storage.applyGraphChanges({ put: puts }, ctx);
+  return { ok: true, op: target.op, seq: target.seq!, ids };
+}
