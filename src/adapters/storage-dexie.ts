@@ -62,6 +62,15 @@ interface ImportUndoRow {
   row?: MemoryRow;
   vector?: Float32Array;
 }
+/** A memory moved to the trash, with its vector so a restore needs no model. */
+interface TrashRow {
+  seq?: number;
+  id: string;
+  deletedAt: number;
+  actor: string;
+  memory: Memory;
+  vector?: Float32Array;
+}
 interface MetaRow {
   key: 'store';
   value: StoreMeta;
@@ -163,6 +172,19 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
         });
     },
   },
+  {
+    // v6: the trash (decay pruning moves memories here instead of deleting them).
+    version: 6,
+    stores: { trash: '++seq, id, deletedAt' },
+    async upgrade(tx) {
+      await tx
+        .table('meta')
+        .toCollection()
+        .modify((row: MetaRow) => {
+          row.value.schemaVersion = 6;
+        });
+    },
+  },
 ];
 export const SCHEMA_VERSION = SCHEMA_VERSIONS[SCHEMA_VERSIONS.length - 1]!.version;
 
@@ -186,6 +208,7 @@ class MemoryDatabase extends Dexie {
   importUndo!: Table<ImportUndoRow, [string, string]>;
   conflicts!: Table<PendingConflict, string>;
   journal!: Table<JournalEntry, number>;
+  trash!: Table<TrashRow, number>;
 
   constructor(name: string, options: DexieStorageOptions) {
     super(name, {
@@ -758,6 +781,59 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
 
     journalCompact: (keepFromTs) =>
       run('journalCompact', async () => db.journal.where('ts').below(keepFromTs).delete()),
+
+    moveToTrash: (ids, ctx) =>
+      run('moveToTrash', () =>
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.trash, db.journal], async () => {
+          const rows = (await db.memories.bulkGet(ids)).filter((r): r is MemoryRow => r !== undefined);
+          if (rows.length === 0) return { added: [], removedLabels: [], generation: (await db.meta.get('store'))!.value.generation };
+          const vectors = await db.vectors.bulkGet(rows.map((r) => r.label));
+          await db.trash.bulkAdd(
+            rows.map((r, i) => ({ id: r.id, deletedAt: ctx.ts, actor: ctx.actor, memory: strip(r), ...(vectors[i] ? { vector: vectors[i]!.vector } : {}) })),
+          );
+          await journal(ctx, rows.map((r) => ({ id: r.id, before: strip(r), after: null })));
+          const { meta } = await bumpGeneration(0, { docs: -rows.length, length: -rows.reduce((sum, r) => sum + (r.termLength ?? 0), 0) });
+          const removedLabels = rows.map((r) => r.label);
+          await db.memories.bulkDelete(rows.map((r) => r.id));
+          await db.vectors.bulkDelete(removedLabels);
+          await db.tombstones.bulkPut(removedLabels.map((label) => ({ label, gen: meta.generation })));
+          return { added: [], removedLabels, generation: meta.generation };
+        }),
+      ),
+
+    listTrash: () =>
+      run('listTrash', async () =>
+        (await db.trash.orderBy('seq').toArray()).map((t) => ({ id: t.id, deletedAt: t.deletedAt, actor: t.actor, memory: t.memory })),
+      ),
+
+    restoreFromTrash: (id, ctx) =>
+      run('restoreFromTrash', () =>
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.trash, db.journal], async () => {
+          const entries = await db.trash.where('id').equals(id).sortBy('seq');
+          const entry = entries[entries.length - 1];
+          if (!entry || (await db.memories.get(id))) return null;
+          if (!entry.vector) return { needsVector: entry.memory };
+          const row = { ...entry.memory, ...derivedFields(entry.memory), label: 0 };
+          const { meta, firstLabel } = await bumpGeneration(1, { docs: 1, length: row.termLength });
+          row.label = firstLabel;
+          await db.memories.add(row);
+          await db.vectors.add({ label: firstLabel, id, vector: entry.vector, gen: meta.generation });
+          await db.trash.where('id').equals(id).delete();
+          await journal(ctx, [{ id, before: null, after: entry.memory }]);
+          return { memory: entry.memory, delta: { added: [{ label: firstLabel, vector: entry.vector }], removedLabels: [], generation: meta.generation } };
+        }),
+      ),
+
+    purgeTrash: (query) =>
+      run('purgeTrash', async () => {
+        if (query.id !== undefined) return db.trash.where('id').equals(query.id).delete();
+        if (query.before !== undefined) return db.trash.where('deletedAt').below(query.before).delete();
+        const n = await db.trash.count();
+        await db.trash.clear();
+        return n;
+      }),
+
+    allMemories: () => run('allMemories', async () => (await db.memories.toArray()).map(strip)),
 
     close: () => db.close(),
   };

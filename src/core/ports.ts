@@ -72,6 +72,14 @@ export interface VectorIndex {
 /** Creates a fresh index for a store; `name` keys its snapshot. */
 export type VectorIndexFactory = (options: { name: string; dim: number; capacity: number }) => Promise<VectorIndex>;
 
+export interface TrashEntry {
+  id: string;
+  /** Unix seconds. */
+  deletedAt: number;
+  actor: string;
+  memory: Memory;
+}
+
 /** Who changed what, written with each mutation in the same transaction. */
 export interface JournalEntry {
   /** Assigned by storage, increasing. */
@@ -242,6 +250,18 @@ export interface MemoryStorage {
   journalRead(query: { seq?: number; id?: string; group?: string; untilTs?: number; newest?: number }): Promise<JournalEntry[]>;
   /** Appends entries on their own (for operations that change no memory, like export or undo). */
   journalAppend(journal: JournalContext, entries: { id: string; before: Memory | null; after: Memory | null; op?: string }[]): Promise<void>;
+  /** Moves memories (with their vectors) to the trash, in one transaction. */
+  moveToTrash(ids: string[], journal: JournalContext): Promise<IndexDelta>;
+  listTrash(): Promise<TrashEntry[]>;
+  /**
+   * Restores the newest trash entry of `id`: null when there is none or the id is live again;
+   * `needsVector` when the entry has no vector (the caller embeds and inserts it).
+   */
+  restoreFromTrash(id: string, journal: JournalContext): Promise<{ memory: Memory; delta: IndexDelta } | { needsVector: Memory } | null>;
+  /** Irreversible: one id's entries, entries deleted before a time, or all; returns how many. */
+  purgeTrash(query: { id?: string; before?: number }): Promise<number>;
+  /** Every memory (lifecycle passes: decay scoring, health, reflection). */
+  allMemories(): Promise<Memory[]>;
   /** Drops entries older than `keepFromTs`; returns how many. */
   journalCompact(keepFromTs: number): Promise<number>;
   listConflicts(status?: 'pending' | 'resolved'): Promise<PendingConflict[]>;

@@ -38,7 +38,8 @@ import {
 } from './graph-ops.ts';
 import type { NeighborsResult, PathResult, SubgraphResult } from './graph.ts';
 import { history, journalContext, journalTail, stateAt, undo, type JournalDeps, type UndoResult } from './journal-ops.ts';
-import type { JournalEntry } from './ports.ts';
+import type { JournalEntry, TrashEntry } from './ports.ts';
+import { checkDecayOptions, expiredMemories, pruneCandidates, scoreAll, type DecayOptions, type ScoredMemory } from './decay.ts';
 import type { PendingConflict } from './review.ts';
 import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from './evaluate.ts';
 import { checkRecallOptions, recallFilter, runRecall, sampleBackground, type RecallContext } from './recall.ts';
@@ -117,6 +118,20 @@ export interface MemoryApi {
   listPendingConflicts(options?: { limit?: number }): Promise<(PendingConflict & { new: Memory | null; old: Memory | null })[]>;
   /** The user's decision: 'supersede' the old memory, 'keep_both' (records `contradicts`), or 'drop_new'. */
   resolveConflict(id: string, resolution: 'supersede' | 'keep_both' | 'drop_new'): Promise<PendingConflict>;
+  /** Every live memory with its decay score, highest first. */
+  decayScores(options?: DecayOptions & { now?: number }): Promise<ScoredMemory[]>;
+  /**
+   * Moves memories whose decay score fell below `minScore` to the trash (protected types and
+   * pinned memories never). A dry run (the default) only lists them.
+   */
+  prune(options?: DecayOptions & { dryRun?: boolean; now?: number }): Promise<{ candidates: ScoredMemory[]; trashed: number; dryRun: boolean }>;
+  /** Removes memories whose `expiresAt` has passed. */
+  purgeExpired(options?: { dryRun?: boolean; now?: number }): Promise<{ purged: number; ids: string[]; dryRun: boolean }>;
+  trashList(): Promise<TrashEntry[]>;
+  /** Brings the newest trashed copy of `id` back (with its vector); null when absent or live again. */
+  trashRestore(id: string): Promise<Memory | null>;
+  /** Irreversible: one id, entries older than `olderThanDays`, or everything. */
+  trashPurge(options?: { id?: string; olderThanDays?: number }): Promise<number>;
   /** The newest journal entries, newest first. */
   journalTail(n?: number): Promise<JournalEntry[]>;
   /** Every journal entry about one memory, oldest first. */
@@ -402,6 +417,84 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       const blob = await exportArchive(archiveDeps, options);
       await storage.journalAppend(jctx('export', { bytes: blob.size }), [{ id: '*', before: null, after: null }]);
       return blob;
+    },
+
+    async decayScores(options) {
+      ensureOpen();
+      const { now, ...rest } = checkObject<DecayOptions & { now?: number }>(options, 'options');
+      const at = now === undefined ? clock.now() : checkTimestamp(now, 'now');
+      // As the reference's score_all: superseded rows included, expired ones not.
+      const all = await storage.allMemories();
+      return scoreAll(all.filter((m) => m.expiresAt <= 0 || m.expiresAt > at), at, checkDecayOptions(rest));
+    },
+
+    async prune(options) {
+      ensureOpen();
+      const { now, dryRun, ...rest } = checkObject<DecayOptions & { now?: number; dryRun?: boolean }>(options, 'options');
+      const at = now === undefined ? clock.now() : checkTimestamp(now, 'now');
+      const dry = dryRun === undefined ? true : checkBoolean(dryRun, 'dryRun');
+      const all = (await storage.allMemories()).filter((m) => m.expiresAt <= 0 || m.expiresAt > at);
+      const candidates = pruneCandidates(all, at, checkDecayOptions(rest));
+      if (dry || candidates.length === 0) return { candidates, trashed: 0, dryRun: dry };
+      const delta = await storage.moveToTrash(candidates.map((c) => c.memory.id), { ...jctx('trash', { by: 'decay' }), actor: 'decay' });
+      index.remove(delta.removedLabels);
+      sync.schedule(delta.generation);
+      return { candidates, trashed: delta.removedLabels.length, dryRun: false };
+    },
+
+    async purgeExpired(options) {
+      ensureOpen();
+      const { now, dryRun } = checkObject<{ now?: number; dryRun?: boolean }>(options, 'options');
+      const at = now === undefined ? clock.now() : checkTimestamp(now, 'now');
+      const dry = dryRun === undefined ? false : checkBoolean(dryRun, 'dryRun');
+      const expired = expiredMemories(await storage.allMemories(), at).map((m) => m.id);
+      if (dry || expired.length === 0) return { purged: 0, ids: expired, dryRun: dry };
+      let purged = 0;
+      for (const id of expired) {
+        const removed = await storage.remove(id, { ...jctx('forget', { expired: true }), actor: 'purge' });
+        if (!removed) continue;
+        index.remove([removed.label]);
+        sync.schedule(removed.generation);
+        purged += 1;
+      }
+      return { purged, ids: expired, dryRun: false };
+    },
+
+    async trashList() {
+      ensureOpen();
+      return storage.listTrash();
+    },
+
+    async trashRestore(id) {
+      ensureVectors();
+      checkId(id);
+      const ctx = { ...jctx('restore_trash'), actor: 'trash' };
+      const result = await storage.restoreFromTrash(id, ctx);
+      if (!result) return null;
+      if ('needsVector' in result) {
+        const [vector] = await embed([result.needsVector.text]);
+        const { labels, generation } = await storage.insert([result.needsVector], [vector!], ctx);
+        index.add(labels, [vector!]);
+        sync.schedule(generation);
+        await storage.purgeTrash({ id });
+        return result.needsVector;
+      }
+      index.add(result.delta.added.map((a) => a.label), result.delta.added.map((a) => a.vector));
+      sync.schedule(result.delta.generation);
+      return result.memory;
+    },
+
+    async trashPurge(options) {
+      ensureOpen();
+      const o = checkObject<{ id?: string; olderThanDays?: number }>(options, 'options');
+      checkKnownKeys(o, new Set(['id', 'olderThanDays']), 'options');
+      if (o.id !== undefined && o.olderThanDays !== undefined) throw invalid('Give id or olderThanDays, not both', { field: 'olderThanDays' });
+      if (o.id !== undefined) return storage.purgeTrash({ id: checkId(o.id) });
+      if (o.olderThanDays !== undefined) {
+        const days = checkInteger(o.olderThanDays, 'olderThanDays', 0);
+        return storage.purgeTrash({ before: clock.now() - days * 86_400 });
+      }
+      return storage.purgeTrash({});
     },
 
     async journalTail(n) {

@@ -27,6 +27,12 @@ export const STORE_METHODS = [
   'findConflicts',
   'listPendingConflicts',
   'resolveConflict',
+  'decayScores',
+  'prune',
+  'purgeExpired',
+  'trashList',
+  'trashRestore',
+  'trashPurge',
   'journalTail',
   'history',
   'undo',
@@ -56,6 +62,9 @@ export const MUTATING_METHODS: ReadonlySet<StoreMethod> = new Set([
   'restore',
   'resolveConflict',
   'undo',
+  'prune',
+  'purgeExpired',
+  'trashRestore',
 ]);
 
 /**

@@ -1,0 +1,7 @@
+/**
+ * `houkai-web/agents`: the memory as tools for agents — definitions in OpenAI, Anthropic and MCP
+ * formats with one JSON-in/JSON-out dispatcher, and WebMCP registration for browser agents.
+ */
+export { memoryTools } from './tools.ts';
+export { dispatchTool, validateArguments } from './dispatch.ts';
+export { registerMemoryTools, findModelContext } from './webmcp.ts';
