@@ -51,3 +51,56 @@ describe('decay, trash and TTL in the store', () => {
     await store.close();
   });
 });
+
+describe('reflection and health in the store', () => {
+  it('consolidates a cluster of episodes into a semantic summary (soft supersedes and links, hard forgets)', async () => {
+    for (const consolidate of ['soft', 'hard'] as const) {
+      const store = await openTestStore({ conflicts: { policy: 'ignore' } });
+      const episodes = await store.rememberMany([
+        { text: 'the nightly deploy failed on monday with a timeout', type: 'episodic', tags: ['deploy'], importance: 0.6 },
+        { text: 'the nightly deploy failed on tuesday with a timeout', type: 'episodic', tags: ['ci'], importance: 0.4 },
+        { text: 'lunch was pizza', type: 'episodic' },
+      ]);
+      const preview = await store.reflect({ consolidate });
+      expect(preview.dryRun).toBe(true);
+      expect(preview.clusters).toHaveLength(1);
+      expect(await store.count()).toBe(3);
+      const done = await store.reflect({ dryRun: false, consolidate });
+      const summary = (await store.get(done.clusters[0]!.summaryId!))!;
+      expect(summary).toMatchObject({ type: 'semantic', source: 'reflection', importance: 0.5 });
+      expect(summary.tags).toEqual(['reflection', 'level:1', 'deploy', 'ci']);
+      expect(summary.text.startsWith('[Reflection ×2] ')).toBe(true);
+      const [a, b] = [episodes[0]!.memory.id, episodes[1]!.memory.id];
+      if (consolidate === 'soft') {
+        expect((await store.get(a))!.supersededBy).toBe(summary.id);
+        expect(summary.links).toEqual([
+          { to: a, rel: 'supersedes' }, { to: a, rel: 'derived_from' }, { to: b, rel: 'supersedes' }, { to: b, rel: 'derived_from' },
+        ]);
+      } else {
+        expect(await store.get(a)).toBeNull();
+        expect(await store.get(b)).toBeNull();
+      }
+      await store.close();
+    }
+  });
+
+  it('gives each memory exactly one health status with reasons', async () => {
+    const clock = manualClock(1_700_000_000);
+    const store = await openTestStore({ clock, conflicts: { policy: 'review' } });
+    const [a, b] = (await store.rememberMany(['alpha linked note', 'beta linked note'])).map((r) => r.memory.id) as [string, string];
+    await store.link(a, b);
+    const lonely = (await store.remember('a lonely fact about tea')).memory.id;
+    const old = (await store.remember('standup is at nine')).memory.id;
+    await store.remember('standup is not at nine');
+    clock.advance(100 * 86_400);
+    const fresh = (await store.remember('a fresh unrelated thought')).memory.id;
+    const health = await store.health();
+    expect(health.statuses[old]!.status).toBe('at_risk');
+    expect(health.statuses[lonely]!.status).toBe('stale');
+    expect(health.statuses[fresh]!.status).toBe('orphan');
+    const total = Object.values(health.counts).reduce((x, y) => x + y, 0);
+    expect(total).toBe(await store.count());
+    expect(health.statuses[fresh]!.reasons.length).toBeGreaterThan(0);
+    await store.close();
+  });
+});

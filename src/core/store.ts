@@ -40,6 +40,8 @@ import type { NeighborsResult, PathResult, SubgraphResult } from './graph.ts';
 import { history, journalContext, journalTail, stateAt, undo, type JournalDeps, type UndoResult } from './journal-ops.ts';
 import type { JournalEntry, TrashEntry } from './ports.ts';
 import { checkDecayOptions, expiredMemories, pruneCandidates, scoreAll, type DecayOptions, type ScoredMemory } from './decay.ts';
+import { analyzeAll, type HealthReport, type HealthStatsReport, type HealthStatus, type PotentialConflict } from './health.ts';
+import { planReflection, type ReflectOptions, type Summarizer } from './reflect.ts';
 import type { PendingConflict } from './review.ts';
 import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from './evaluate.ts';
 import { checkRecallOptions, recallFilter, runRecall, sampleBackground, type RecallContext } from './recall.ts';
@@ -127,6 +129,21 @@ export interface MemoryApi {
   prune(options?: DecayOptions & { dryRun?: boolean; now?: number }): Promise<{ candidates: ScoredMemory[]; trashed: number; dryRun: boolean }>;
   /** Removes memories whose `expiresAt` has passed. */
   purgeExpired(options?: { dryRun?: boolean; now?: number }): Promise<{ purged: number; ids: string[]; dryRun: boolean }>;
+  /**
+   * Consolidates clusters of similar episodic memories into semantic summaries. 'soft' supersedes
+   * the sources by the summary (and links `derived_from`), 'hard' forgets them, 'none' keeps them.
+   */
+  reflect(options?: ReflectOptions & { dryRun?: boolean; consolidate?: 'none' | 'soft' | 'hard'; summarizer?: Summarizer }): Promise<{
+    clusters: { ids: string[]; summary: string; summaryId: string | null }[];
+    dryRun: boolean;
+  }>;
+  /** One status per memory (at_risk, stale, orphan, healthy) with reasons, soft potential-conflict flags, and the report. */
+  health(options?: { staleDays?: number }): Promise<{
+    statuses: Record<string, HealthReport>;
+    counts: Record<HealthStatus, number>;
+    potentialConflicts: PotentialConflict[];
+    report: HealthStatsReport;
+  }>;
   trashList(): Promise<TrashEntry[]>;
   /** Brings the newest trashed copy of `id` back (with its vector); null when absent or live again. */
   trashRestore(id: string): Promise<Memory | null>;
@@ -458,6 +475,71 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
         purged += 1;
       }
       return { purged, ids: expired, dryRun: false };
+    },
+
+    async reflect(options) {
+      ensureVectors();
+      const { dryRun, consolidate, summarizer, ...rest } = checkObject<ReflectOptions & { dryRun?: boolean; consolidate?: 'none' | 'soft' | 'hard'; summarizer?: Summarizer }>(options, 'options');
+      const dry = dryRun === undefined ? true : checkBoolean(dryRun, 'dryRun');
+      const now = clock.now();
+      const memories = (await storage.allMemories()).filter((m) => m.supersededBy === '');
+      const labels = await storage.labelsOf(memories.map((m) => m.id));
+      const vectors = await storage.vectorsOf(labels.filter((l): l is number => l !== undefined));
+      const items = memories.flatMap((memory, i) => {
+        const vector = labels[i] === undefined ? undefined : vectors.get(labels[i]!);
+        return vector ? [{ memory, vector }] : [];
+      });
+      const plan = await planReflection(items, {
+        ...rest,
+        now,
+        dryRun: dry,
+        ...(consolidate === undefined ? {} : { consolidate }),
+        ...(summarizer === undefined ? {} : { summarizer }),
+      });
+      const clusters: { ids: string[]; summary: string; summaryId: string | null }[] = [];
+      for (const item of plan) {
+        const ids = item.cluster.map((m) => m.id);
+        if (dry) {
+          clusters.push({ ids, summary: item.summary.text, summaryId: null });
+          continue;
+        }
+        const { links: _links, ...fields } = item.summary;
+        const { memories: [summary] } = await writeBatch([{ text: item.summary.text, input: fields }], {});
+        for (const id of item.supersede) {
+          await supersede(graphDeps, id, summary!.id, { movePin: false });
+          await link(graphDeps, summary!.id, id, 'derived_from');
+        }
+        for (const id of item.forget) {
+          const removed = await storage.remove(id, { ...jctx('forget', { reflection: summary!.id }), actor: 'reflection' });
+          if (removed) {
+            index.remove([removed.label]);
+            sync.schedule(removed.generation);
+          }
+        }
+        clusters.push({ ids, summary: item.summary.text, summaryId: summary!.id });
+      }
+      return { clusters, dryRun: dry };
+    },
+
+    async health(options) {
+      ensureOpen();
+      const o = checkObject<{ staleDays?: number }>(options, 'options');
+      checkKnownKeys(o, new Set(['staleDays']), 'options');
+      const pending = new Map<string, number>();
+      for (const c of await storage.listConflicts('pending')) {
+        for (const id of [c.newId, c.oldId]) pending.set(id, (pending.get(id) ?? 0) + 1);
+      }
+      const analysis = analyzeAll(await storage.allMemories(), {
+        now: clock.now(),
+        pendingConflictIds: pending,
+        ...(o.staleDays === undefined ? {} : { staleDays: o.staleDays }),
+      });
+      return {
+        statuses: Object.fromEntries(analysis.statuses),
+        counts: analysis.counts,
+        potentialConflicts: analysis.potentialConflicts,
+        report: analysis.report,
+      };
     },
 
     async trashList() {

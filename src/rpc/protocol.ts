@@ -31,6 +31,8 @@ export const STORE_METHODS = [
   'prune',
   'purgeExpired',
   'trashList',
+  'reflect',
+  'health',
   'trashRestore',
   'trashPurge',
   'journalTail',
@@ -65,6 +67,7 @@ export const MUTATING_METHODS: ReadonlySet<StoreMethod> = new Set([
   'prune',
   'purgeExpired',
   'trashRestore',
+  'reflect',
 ]);
 
 /**
