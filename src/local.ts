@@ -52,6 +52,8 @@ export interface CreateMemoryOptions extends LongRunOptions {
   conflicts?: StoreOpenOptions['conflicts'];
   /** Journal attribution of this store's writes: 'lib' (default), 'ui', 'agent:<name>'… */
   actor?: string;
+  /** Scheduled maintenance (decay prune, TTL purge, trash retention, optional reflection); off unless given. The worker turns it on. */
+  maintenance?: StoreOpenOptions['maintenance'];
   /** What to do when the store's vectors come from another embedder. Default 'error'. */
   onEmbedderChange?: StoreOpenOptions['onEmbedderChange'];
   /** Quiet period before the index snapshot is persisted after writes (ms). Default 2000. */
@@ -154,6 +156,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         ...(options.onEmbedderChange ? { onEmbedderChange: options.onEmbedderChange } : {}),
         ...(options.conflicts ? { conflicts: options.conflicts } : {}),
         ...(options.actor ? { actor: options.actor } : {}),
+        ...(options.maintenance ? { maintenance: options.maintenance } : {}),
         ...(options.snapshotDelayMs !== undefined ? { snapshotDelayMs: options.snapshotDelayMs } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         ...(options.signal ? { signal: options.signal } : {}),

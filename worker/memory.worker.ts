@@ -27,6 +27,8 @@ export function openWithOriginAssets(request: OpenRequest, onProgress?: CreateMe
     ...(request.index ? { index: request.index } : {}),
     ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
     ...(request.actor ? { actor: request.actor } : {}),
+    // Decay pruning, TTL purge and trash retention run in the worker while a tab holds the store.
+    maintenance: { enabled: true },
     ...(onProgress ? { onProgress } : {}),
     useLite: { modelUrl: asset('../models/use-lite/'), wasmPaths: asset('../wasm/tfjs/'), ...request.useLite },
     minilm: { localModelPath: asset('../models/'), ...request.minilm },

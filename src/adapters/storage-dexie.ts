@@ -75,6 +75,10 @@ interface MetaRow {
   key: 'store';
   value: StoreMeta;
 }
+interface SettingRow {
+  key: string;
+  value: unknown;
+}
 
 /**
  * Dexie schema history. Append-only: a released version is never edited, a change adds a new
@@ -831,6 +835,13 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         const n = await db.trash.count();
         await db.trash.clear();
         return n;
+      }),
+
+    getSetting: (key) => run('getSetting', async () => ((await db.meta.get(`setting:${key}`)) as unknown as SettingRow | undefined)?.value),
+
+    putSetting: (key, value) =>
+      run('putSetting', async () => {
+        await db.meta.put({ key: `setting:${key}`, value } as unknown as MetaRow);
       }),
 
     allMemories: () => run('allMemories', async () => (await db.memories.toArray()).map(strip)),

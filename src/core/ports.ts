@@ -260,6 +260,9 @@ export interface MemoryStorage {
   restoreFromTrash(id: string, journal: JournalContext): Promise<{ memory: Memory; delta: IndexDelta } | { needsVector: Memory } | null>;
   /** Irreversible: one id's entries, entries deleted before a time, or all; returns how many. */
   purgeTrash(query: { id?: string; before?: number }): Promise<number>;
+  /** A small named setting (e.g. maintenance last-run times) beside the store's metadata. */
+  getSetting(key: string): Promise<unknown>;
+  putSetting(key: string, value: unknown): Promise<void>;
   /** Every memory (lifecycle passes: decay scoring, health, reflection). */
   allMemories(): Promise<Memory[]>;
   /** Drops entries older than `keepFromTs`; returns how many. */

@@ -42,6 +42,7 @@ import type { JournalEntry, TrashEntry } from './ports.ts';
 import { checkDecayOptions, expiredMemories, pruneCandidates, scoreAll, type DecayOptions, type ScoredMemory } from './decay.ts';
 import { analyzeAll, type HealthReport, type HealthStatsReport, type HealthStatus, type PotentialConflict } from './health.ts';
 import { planReflection, type ReflectOptions, type Summarizer } from './reflect.ts';
+import { MaintenanceScheduler, checkMaintenanceConfig, defaultLock, type MaintenanceConfig, type MaintenanceJob, type MaintenanceRun } from './maintenance.ts';
 import type { PendingConflict } from './review.ts';
 import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from './evaluate.ts';
 import { checkRecallOptions, recallFilter, runRecall, sampleBackground, type RecallContext } from './recall.ts';
@@ -144,6 +145,10 @@ export interface MemoryApi {
     potentialConflicts: PotentialConflict[];
     report: HealthStatsReport;
   }>;
+  /** The maintenance scheduler's state and run history. */
+  maintenanceStatus(): Promise<ReturnType<MaintenanceScheduler['status']>>;
+  /** Runs maintenance jobs now (default: the due ones). */
+  runMaintenance(jobs?: MaintenanceJob[]): Promise<MaintenanceRun[]>;
   trashList(): Promise<TrashEntry[]>;
   /** Brings the newest trashed copy of `id` back (with its vector); null when absent or live again. */
   trashRestore(id: string): Promise<Memory | null>;
@@ -227,6 +232,8 @@ export interface StoreOpenOptions extends LongRunOptions {
   conflicts?: ConflictSettings;
   /** Journal attribution for this store's writes: 'lib' (default), 'ui', 'agent:<name>'… */
   actor?: string;
+  /** Scheduled maintenance (decay prune, TTL purge, trash retention, reflection); off unless given. */
+  maintenance?: MaintenanceConfig;
   /** What to do when the store's vectors were made by another embedder. Default 'error'. */
   onEmbedderChange?: 'error' | 'reindex';
   snapshotDelayMs?: number;
@@ -540,6 +547,19 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
         potentialConflicts: analysis.potentialConflicts,
         report: analysis.report,
       };
+    },
+
+    async maintenanceStatus() {
+      ensureOpen();
+      return scheduler.status();
+    },
+
+    async runMaintenance(jobs) {
+      ensureOpen();
+      if (jobs !== undefined && (!Array.isArray(jobs) || jobs.some((j) => !['decay', 'purge', 'trash', 'reflect'].includes(j)))) {
+        throw invalid("jobs must be an array of 'decay', 'purge', 'trash', 'reflect'", { field: 'jobs' });
+      }
+      return scheduler.tick(jobs ? { force: jobs } : {});
     },
 
     async trashList() {
@@ -914,6 +934,46 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       storage.close();
     },
   };
+  // Maintenance runs only while this store is open and no user call is in flight.
+  let inFlight = 0;
+  for (const key of Object.keys(api) as (keyof MemoryApi)[]) {
+    if (key === 'close' || key === 'runMaintenance' || key === 'maintenanceStatus') continue;
+    const fn = api[key] as (...args: unknown[]) => Promise<unknown>;
+    (api as unknown as Record<string, unknown>)[key] = async (...args: unknown[]) => {
+      inFlight += 1;
+      try {
+        return await fn.apply(api, args);
+      } finally {
+        inFlight -= 1;
+      }
+    };
+  }
+  const maintenanceConfig = checkMaintenanceConfig(options.maintenance ?? { enabled: false });
+  const scheduler = new MaintenanceScheduler(name, maintenanceConfig, {
+    now: () => clock.now(),
+    withLock: defaultLock(),
+    busy: () => inFlight > 0,
+    loadState: async () => ((await storage.getSetting('maintenance')) ?? {}) as Partial<Record<MaintenanceJob, number>>,
+    saveState: (state) => storage.putSetting('maintenance', state),
+    setTimer: (fn, ms) => setTimeout(fn, ms),
+    clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+    jobs: {
+      decay: async () => {
+        const r = await api.prune({ dryRun: false });
+        return { trashed: r.trashed };
+      },
+      purge: async () => ({ purged: (await api.purgeExpired()).purged }),
+      trash: async () => ({ purged: await api.trashPurge({ olderThanDays: Math.round(maintenanceConfig.trashTtlDays) }) }),
+      reflect: async () => ({ clusters: (await api.reflect({ dryRun: false, consolidate: 'soft', minClusterSize: 3 })).clusters.length }),
+    },
+  });
+  scheduler.start();
+  const closeStore = api.close.bind(api);
+  api.close = async () => {
+    scheduler.stop();
+    await closeStore();
+  };
+
   return Object.defineProperty(api, 'opened', { get: () => opened, enumerable: false }) as MemoryApi & {
     opened: IndexOpenOutcome | 'pending-reindex';
   };

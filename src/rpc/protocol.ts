@@ -31,6 +31,8 @@ export const STORE_METHODS = [
   'prune',
   'purgeExpired',
   'trashList',
+  'maintenanceStatus',
+  'runMaintenance',
   'reflect',
   'health',
   'trashRestore',
