@@ -54,6 +54,8 @@ export interface CreateMemoryOptions extends LongRunOptions {
   actor?: string;
   /** Scheduled maintenance (decay prune, TTL purge, trash retention, optional reflection); off unless given. The worker turns it on. */
   maintenance?: StoreOpenOptions['maintenance'];
+  /** `{ maxMemories, policy: 'decay' | 'lru' | 'reject' }`: a cap enforced on write. */
+  quota?: StoreOpenOptions['quota'];
   /** What to do when the store's vectors come from another embedder. Default 'error'. */
   onEmbedderChange?: StoreOpenOptions['onEmbedderChange'];
   /** Quiet period before the index snapshot is persisted after writes (ms). Default 2000. */
@@ -157,6 +159,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         ...(options.conflicts ? { conflicts: options.conflicts } : {}),
         ...(options.actor ? { actor: options.actor } : {}),
         ...(options.maintenance ? { maintenance: options.maintenance } : {}),
+        ...(options.quota ? { quota: options.quota } : {}),
         ...(options.snapshotDelayMs !== undefined ? { snapshotDelayMs: options.snapshotDelayMs } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         ...(options.signal ? { signal: options.signal } : {}),

@@ -104,3 +104,28 @@ describe('reflection and health in the store', () => {
     await store.close();
   });
 });
+
+describe('quota', () => {
+  it('evicts the least recently used (never procedural or pinned), or rejects', async () => {
+    const clock = manualClock(1_700_000_000);
+    const store = await openTestStore({ clock, quota: { maxMemories: 3, policy: 'lru' }, conflicts: { policy: 'ignore' } });
+    const oldest = (await store.remember('oldest note')).memory.id;
+    clock.advance(10);
+    await store.remember('procedure step', { type: 'procedural' });
+    clock.advance(10);
+    await store.remember('pinned rule', { pinned: true });
+    clock.advance(10);
+    await store.remember('newest note');
+    expect(await store.count()).toBe(3);
+    expect(await store.get(oldest)).toBeNull();
+    expect((await store.trashList()).map((t) => [t.id, t.actor])).toEqual([[oldest, 'quota']]);
+    await expect(store.rememberMany(['a', 'b', 'c'])).rejects.toMatchObject({ code: 'STORAGE_QUOTA' });
+    await store.close();
+
+    const strict = await openTestStore({ quota: { maxMemories: 1, policy: 'reject' } });
+    await strict.remember('only one');
+    await expect(strict.remember('one more')).rejects.toMatchObject({ code: 'STORAGE_QUOTA', details: { outcome: 'policy-reject' } });
+    expect(await strict.count()).toBe(1);
+    await strict.close();
+  });
+});

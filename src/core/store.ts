@@ -39,7 +39,7 @@ import {
 import type { NeighborsResult, PathResult, SubgraphResult } from './graph.ts';
 import { history, journalContext, journalTail, stateAt, undo, type JournalDeps, type UndoResult } from './journal-ops.ts';
 import type { JournalEntry, TrashEntry } from './ports.ts';
-import { checkDecayOptions, expiredMemories, pruneCandidates, scoreAll, type DecayOptions, type ScoredMemory } from './decay.ts';
+import { checkDecayOptions, evictionCandidates, expiredMemories, pruneCandidates, scoreAll, type DecayOptions, type EvictionPolicy, type ScoredMemory } from './decay.ts';
 import { analyzeAll, type HealthReport, type HealthStatsReport, type HealthStatus, type PotentialConflict } from './health.ts';
 import { planReflection, type ReflectOptions, type Summarizer } from './reflect.ts';
 import { MaintenanceScheduler, checkMaintenanceConfig, defaultLock, type MaintenanceConfig, type MaintenanceJob, type MaintenanceRun } from './maintenance.ts';
@@ -234,6 +234,11 @@ export interface StoreOpenOptions extends LongRunOptions {
   actor?: string;
   /** Scheduled maintenance (decay prune, TTL purge, trash retention, reflection); off unless given. */
   maintenance?: MaintenanceConfig;
+  /**
+   * A cap on the number of memories, enforced on write: 'decay' or 'lru' move the weakest to the
+   * trash to make room (never procedural or pinned ones), 'reject' refuses the write.
+   */
+  quota?: { maxMemories: number; policy: EvictionPolicy };
   /** What to do when the store's vectors were made by another embedder. Default 'error'. */
   onEmbedderChange?: 'error' | 'reindex';
   snapshotDelayMs?: number;
@@ -362,6 +367,24 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     return group ? { ...ctx, group } : ctx;
   };
 
+  /** Enforces the quota before a write of `incoming` memories: evict to the trash, or refuse. */
+  async function makeRoom(incoming: number): Promise<void> {
+    const quota = options.quota!;
+    if ((await storage.count()) + incoming <= quota.maxMemories) return;
+    const plan = evictionCandidates(await storage.allMemories(), { ...quota, incoming, now: clock.now() });
+    if (plan.rejected) {
+      throw new MemoryError('STORAGE_QUOTA', `The store holds its maximum of ${quota.maxMemories} memories (${plan.outcome}); nothing was written`, {
+        maxMemories: quota.maxMemories,
+        outcome: plan.outcome,
+        shortfall: plan.shortfall,
+      });
+    }
+    if (plan.evict.length === 0) return;
+    const delta = await storage.moveToTrash(plan.evict.map((m) => m.id), { ...jctx('trash', { by: 'quota', policy: quota.policy }), actor: 'quota' });
+    index.remove(delta.removedLabels);
+    sync.schedule(delta.generation);
+  }
+
   /** Embeds and writes one batch; index updated only after the transaction commits. */
   async function writeBatch(
     prepared: { text: string; input: MemoryInput }[],
@@ -369,6 +392,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     precomputed?: Float32Array[],
   ): Promise<{ memories: Memory[]; vectors: Float32Array[] }> {
     const vectors = precomputed ?? (await embed(prepared.map((p) => p.text), opts));
+    if (options.quota) await makeRoom(prepared.length);
     throwIfAborted(opts.signal);
     const now = clock.now();
     const memories = await Promise.all(prepared.map((p) => buildMemory(p.text, p.input, now)));
