@@ -109,7 +109,7 @@ describe('the worker boundary', () => {
     });
     const { memory } = await a.remember('written through a');
     await got;
-    expect(events[0]).toMatchObject({ store: name, op: 'remember', ids: [memory.id], count: 1 });
+    expect(events[0]).toMatchObject({ store: name, op: 'remember', ids: [memory.id] });
     expect((await b.get(memory.id))!.text).toBe('written through a');
     expect(reg.names()).toEqual([name]);
     await a.close();

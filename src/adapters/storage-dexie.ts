@@ -392,13 +392,11 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
       }),
 
     getByLabels: (labels) =>
-      // Two primary-key lookups: an index range scan (anyOf) is linear in some IndexedDB
-      // implementations (fake-indexeddb), and recall is the hot path.
+      // One unique-index lookup per label (not anyOf, whose cursor walk is linear in
+      // fake-indexeddb; not through the vectors table, whose rows carry every float).
       run('getByLabels', () =>
-        db.transaction('r', [db.vectors, db.memories], async () => {
-          const vectors = await db.vectors.bulkGet(labels);
-          const ids = vectors.map((v) => v?.id ?? '');
-          const rows = await db.memories.bulkGet(ids.filter((id) => id !== ''));
+        db.transaction('r', db.memories, async () => {
+          const rows = await Promise.all(labels.map((label) => db.memories.get({ label })));
           const out = new Map<number, Memory>();
           for (const row of rows) if (row) out.set(row.label, strip(row));
           return out;

@@ -119,8 +119,8 @@ export class StoreRegistry {
     return entry.store;
   }
 
-  changed(name: string, op: StoreMethod, ids: string[], count: number): void {
-    this.emit({ store: name, op, ids, count, at: this.options.clock?.() ?? Date.now() / 1000 });
+  changed(name: string, op: StoreMethod, ids: string[]): void {
+    this.emit({ store: name, op, ids, at: this.options.clock?.() ?? Date.now() / 1000 });
   }
 }
 
@@ -164,6 +164,7 @@ export function createHost(registry: StoreRegistry): HostApi & { dispose(): Prom
       const store = await registry.get(name);
       const callArgs = [...args];
       let controller: AbortController | undefined;
+      const delivered: Promise<unknown>[] = [];
       const at = OPTIONS_AT[method];
       if (at !== undefined && (callId !== undefined || onProgress)) {
         const options = { ...((callArgs[at] as object | undefined) ?? {}) } as Record<string, unknown>;
@@ -174,22 +175,25 @@ export function createHost(registry: StoreRegistry): HostApi & { dispose(): Prom
         }
         if (onProgress) {
           const forward = onProgress;
-          // Progress is advisory: a slow or vanished page must not fail the work.
-          options.onProgress = (event: ProgressEvent) => void Promise.resolve(forward(event)).catch(() => undefined);
+          // Progress is advisory: a slow or vanished page must not fail the work. Deliveries are
+          // awaited before the call returns, so the last event always precedes the result.
+          options.onProgress = (event: ProgressEvent) => {
+            delivered.push(Promise.resolve(forward(event)).catch(() => undefined));
+          };
         }
         callArgs[at] = options;
       }
       try {
         const fn = store[method] as (...a: unknown[]) => Promise<unknown>;
-        const result = await fn.apply(store, callArgs);
+        const result = await fn.apply(store, callArgs).finally(() => Promise.allSettled(delivered));
         if (MUTATING_METHODS.has(method)) {
           const ids = affectedIds(method, args, result);
-          if (method !== 'forget' || ids.length > 0) registry.changed(name, method, ids, await store.count());
+          if (method !== 'forget' || ids.length > 0) registry.changed(name, method, ids);
         }
         return result;
       } catch (error) {
         // A batch write that was cancelled part-way still changed the store.
-        if (method === 'rememberMany' || method === 'reindex' || method === 'importArchive') registry.changed(name, method, [], await store.count().catch(() => 0));
+        if (method === 'rememberMany' || method === 'reindex' || method === 'importArchive') registry.changed(name, method, []);
         throw error;
       } finally {
         if (callId !== undefined) aborts.delete(callId);

@@ -114,7 +114,7 @@ export interface ChangeEvent {
   op: StoreMethod;
   /** Ids of the memories affected, when known. */
   ids: string[];
-  count: number;
+  /** Unix seconds. (No count: counting rows is linear in IndexedDB, too slow for every write.) */
   at: number;
 }
 

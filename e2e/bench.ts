@@ -1,0 +1,206 @@
+// The bench page: connects to e2e/bench.worker.ts (a module SharedWorker) through the product
+// client and exposes `window.bench` to bench/browser.ts. The measurement loops run here, on the
+// page, so each timing covers exactly the awaited client call (comlink round trip included)
+// and nothing of the Node ↔ browser protocol.
+//
+// `?cold=<store>` makes the page connect and recall as soon as this script runs (no waiting
+// for Node to ask), for the cold-start measurement; the outcome lands in `window.bench.cold`.
+import * as Comlink from 'comlink';
+import { connectMemory, type ConnectOptions, type MemoryClient } from '../src/index.ts';
+import type { BenchHostApi, BenchInfo, OpenProbe, RecallProbe } from './bench.worker.ts';
+
+export interface ColdStartResult {
+  /** performance.now() (ms since navigation start) when this script began. */
+  scriptStartMs: number;
+  /** performance.now() when the first recall resolved. */
+  firstRecallMs: number;
+  /** connect() → store open (in-page). */
+  connectMs: number;
+  /** connect() → first recall resolved (in-page). */
+  inPageMs: number;
+  /** Epoch ms when the first recall resolved. */
+  firstRecallEpochMs: number;
+  hits: number;
+  snapshotGeneration: number | null;
+  generation: number;
+  indexSize: number;
+  count: number;
+  info: BenchInfo;
+  error?: string;
+}
+
+export interface BenchApi {
+  connect(options?: ConnectOptions): Promise<MemoryClient>;
+  /** Connects a named store and keeps the client for the helpers below. */
+  open(name: string, options?: Omit<ConnectOptions, 'name' | 'worker' | 'endpoint'>): Promise<{ ms: number; embedder: { id: string; dim: number }; backend: string | undefined }>;
+  /** rememberMany of `m:<from>` … `m:<to - 1>`, `batch` items per call; returns elapsed ms. */
+  ingest(name: string, from: number, to: number, batch: number): Promise<number>;
+  /** rememberMany of the given texts, `batch` items per call; returns elapsed ms. */
+  rememberTexts(name: string, texts: string[], batch: number): Promise<number>;
+  flush(name: string): Promise<number>;
+  /** `count` timed recalls `recall('q:<j>', { k, touch: false })` after `warmup` untimed ones; ms per call. */
+  recallLatency(name: string, count: number, warmup: number, k: number, queryOffset: number): Promise<{ samples: number[]; minHits: number }>;
+  stats(name: string): Promise<Awaited<ReturnType<MemoryClient['stats']>>>;
+  close(name: string): Promise<void>;
+  /** What the worker reports about itself, over a connection of its own. */
+  info(): Promise<BenchInfo>;
+  /** Where a recall's time goes, measured inside the worker (the store must be open). */
+  probe(name: string, runs: number, k: number): Promise<RecallProbe>;
+  /** The steps of opening `name` from its snapshot, timed one by one (needs a fresh worker). */
+  probeOpen(name: string): Promise<{ probe: OpenProbe; info: BenchInfo }>;
+  cold?: Promise<ColdStartResult>;
+}
+
+declare global {
+  interface Window {
+    bench: BenchApi;
+  }
+}
+
+const status = document.getElementById('status')!;
+const scriptStartMs = performance.now();
+const WORKER_NAME = 'houkai-bench';
+
+function startWorker(): Worker | SharedWorker {
+  if (typeof SharedWorker !== 'undefined') {
+    return new SharedWorker(new URL('./bench.worker.ts', import.meta.url), { type: 'module', name: WORKER_NAME });
+  }
+  return new Worker(new URL('./bench.worker.ts', import.meta.url), { type: 'module', name: WORKER_NAME });
+}
+
+let lastDedicated: Worker | undefined;
+const clients = new Map<string, MemoryClient>();
+
+function connect(options: ConnectOptions = {}): Promise<MemoryClient> {
+  return connectMemory({
+    ...options,
+    worker: () => {
+      const started = startWorker();
+      if (!(typeof SharedWorker !== 'undefined' && started instanceof SharedWorker)) lastDedicated = started as Worker;
+      return started;
+    },
+  });
+}
+
+function client(name: string): MemoryClient {
+  const found = clients.get(name);
+  if (!found) throw new Error(`bench: store "${name}" is not open on this page`);
+  return found;
+}
+
+/** Runs `task` against the worker's bench API over a connection of its own. */
+async function withWorker<T>(task: (remote: Comlink.Remote<BenchHostApi>) => Promise<T>): Promise<T> {
+  if (typeof SharedWorker === 'undefined') {
+    if (!lastDedicated) throw new Error('bench: no worker started yet');
+    return task(Comlink.wrap<BenchHostApi>(lastDedicated));
+  }
+  const worker = new SharedWorker(new URL('./bench.worker.ts', import.meta.url), { type: 'module', name: WORKER_NAME });
+  worker.port.start();
+  const remote = Comlink.wrap<BenchHostApi>(worker.port);
+  try {
+    return await task(remote);
+  } finally {
+    remote[Comlink.releaseProxy]();
+    worker.port.close();
+  }
+}
+
+const info = (): Promise<BenchInfo> => withWorker((remote) => remote.benchInfo());
+
+async function coldStart(name: string): Promise<ColdStartResult> {
+  const t0 = performance.now();
+  const memory = await connect({ name });
+  const tConnected = performance.now();
+  const hits = await memory.recall('q:1000000', { k: 10, touch: false });
+  const tEnd = performance.now();
+  // Everything below is after the measurement.
+  const stats = await memory.stats();
+  clients.set(name, memory);
+  return {
+    scriptStartMs,
+    firstRecallMs: tEnd,
+    connectMs: tConnected - t0,
+    inPageMs: tEnd - t0,
+    firstRecallEpochMs: performance.timeOrigin + tEnd,
+    hits: hits.length,
+    snapshotGeneration: stats.index.snapshotGeneration,
+    generation: stats.index.generation,
+    indexSize: stats.index.size,
+    count: stats.count,
+    info: await info(),
+  };
+}
+
+window.bench = {
+  connect,
+  async open(name, options = {}) {
+    const t0 = performance.now();
+    const memory = await connect({ ...options, name });
+    const ms = performance.now() - t0;
+    clients.get(name)?.close().catch(() => undefined);
+    clients.set(name, memory);
+    return { ms, embedder: memory.embedder, backend: memory.backend };
+  },
+  async ingest(name, from, to, batch) {
+    const memory = client(name);
+    const t0 = performance.now();
+    for (let start = from; start < to; start += batch) {
+      const end = Math.min(to, start + batch);
+      const items: string[] = [];
+      for (let i = start; i < end; i++) items.push(`m:${i}`);
+      await memory.rememberMany(items);
+    }
+    return performance.now() - t0;
+  },
+  async rememberTexts(name, texts, batch) {
+    const memory = client(name);
+    const t0 = performance.now();
+    for (let start = 0; start < texts.length; start += batch) await memory.rememberMany(texts.slice(start, start + batch));
+    return performance.now() - t0;
+  },
+  async flush(name) {
+    const t0 = performance.now();
+    await client(name).flush();
+    return performance.now() - t0;
+  },
+  async recallLatency(name, count, warmup, k, queryOffset) {
+    const memory = client(name);
+    let minHits = Infinity;
+    for (let j = 0; j < warmup; j++) await memory.recall(`q:${queryOffset + count + j}`, { k, touch: false });
+    const samples: number[] = [];
+    for (let j = 0; j < count; j++) {
+      const query = `q:${queryOffset + j}`;
+      const t0 = performance.now();
+      const hits = await memory.recall(query, { k, touch: false });
+      samples.push(performance.now() - t0);
+      minHits = Math.min(minHits, hits.length);
+    }
+    return { samples, minHits };
+  },
+  stats: (name) => client(name).stats(),
+  async close(name) {
+    const memory = clients.get(name);
+    clients.delete(name);
+    await memory?.close();
+  },
+  info,
+  probe: (name, runs, k) => withWorker((remote) => remote.probeRecall(name, runs, k)),
+  probeOpen: (name) => withWorker(async (remote) => ({ probe: await remote.probeOpen(name), info: await remote.benchInfo() })),
+};
+
+const coldStore = new URLSearchParams(location.search).get('cold');
+if (coldStore) {
+  status.textContent = `cold start: ${coldStore}…`;
+  window.bench.cold = coldStart(coldStore).then(
+    (result) => {
+      status.textContent = `cold start: ${Math.round(result.inPageMs)} ms`;
+      return result;
+    },
+    (error: unknown) => {
+      status.textContent = `cold start failed: ${String(error)}`;
+      throw error;
+    },
+  );
+} else {
+  status.textContent = 'ready';
+}
