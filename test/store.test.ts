@@ -184,8 +184,19 @@ describe('listRecent, count, stats', () => {
     expect((await store.listRecent({ limit: 2 })).map((m) => m.id)).toEqual([ids[4], ids[3]]);
     expect((await store.listRecent({ before: 1002 })).map((m) => m.id)).toEqual([ids[1], ids[0]]);
     expect(await store.listRecent({ limit: 0 })).toEqual([]);
+    // Ties: a batch shares one createdAt; paging by (createdAt, id) visits every row once.
+    const batch = (await store.rememberMany(Array.from({ length: 7 }, (_, i) => `tied ${i}`))).map((r) => r.memory.id);
+    const seen: string[] = [];
+    let page = await store.listRecent({ limit: 3 });
+    while (page.length) {
+      seen.push(...page.map((m) => m.id));
+      const last = page[page.length - 1]!;
+      page = await store.listRecent({ limit: 3, before: last.createdAt, beforeId: last.id });
+    }
+    expect(seen.length).toBe(12);
+    expect(new Set(seen)).toEqual(new Set([...ids, ...batch]));
     const stats = await store.stats();
-    expect(stats).toMatchObject({ count: 5, active: 5, superseded: 0, byType: { semantic: 3, episodic: 2, procedural: 0, feedback: 0 } });
+    expect(stats).toMatchObject({ count: 12, active: 12, superseded: 0, byType: { semantic: 10, episodic: 2, procedural: 0, feedback: 0 } });
     expect(stats.embedder).toEqual({ id: 'hash-128', dim: 128 });
     expect(stats.index.kind).toBe('exact');
     await store.close();

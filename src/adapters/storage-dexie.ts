@@ -189,6 +189,19 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
         });
     },
   },
+  {
+    // v7: a compound (createdAt, id) index: listRecent pages by a keyset cursor without skipping ties.
+    version: 7,
+    stores: { memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms, *linkTargets, [createdAt+id]' },
+    async upgrade(tx) {
+      await tx
+        .table('meta')
+        .toCollection()
+        .modify((row: MetaRow) => {
+          row.value.schemaVersion = 7;
+        });
+    },
+  },
 ];
 export const SCHEMA_VERSION = SCHEMA_VERSIONS[SCHEMA_VERSIONS.length - 1]!.version;
 
@@ -406,10 +419,13 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     list: (query: ListQuery) =>
       run('list', async () => {
         if (query.limit <= 0) return [];
+        // Newest first by (createdAt, id), so a keyset cursor never skips rows sharing a time.
         const base =
           query.before === undefined
-            ? db.memories.orderBy('createdAt')
-            : db.memories.where('createdAt').below(query.before);
+            ? db.memories.orderBy('[createdAt+id]')
+            : query.beforeId === undefined
+              ? db.memories.where('[createdAt+id]').below([query.before, Dexie.minKey])
+              : db.memories.where('[createdAt+id]').below([query.before, query.beforeId]);
         const rows = await base
           .reverse()
           .filter(

@@ -150,6 +150,8 @@ export interface LexicalCandidate {
 export interface ListQuery {
   limit: number;
   before?: number;
+  /** With `before`: rows at exactly `before` with a smaller id also come (the cursor's tie-break). */
+  beforeId?: string;
   includeSuperseded: boolean;
   includeExpired: boolean;
   now: number;

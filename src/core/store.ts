@@ -247,7 +247,7 @@ export interface StoreOpenOptions extends LongRunOptions {
 const systemClock: Clock = { now: () => Date.now() / 1000 };
 const randomIds: IdSource = { next: () => crypto.randomUUID() };
 
-const LIST_KEYS = new Set(['limit', 'includeSuperseded', 'includeExpired', 'before']);
+const LIST_KEYS = new Set(['limit', 'includeSuperseded', 'includeExpired', 'before', 'beforeId']);
 const MANY_KEYS = new Set(['batchSize', 'signal', 'onProgress', 'onConflict']);
 const LONG_KEYS = new Set(['signal', 'onProgress']);
 
@@ -884,6 +884,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       return storage.list({
         limit: opts.limit === undefined ? 20 : checkInteger(opts.limit, 'limit', 0),
         ...(opts.before === undefined ? {} : { before: checkTimestamp(opts.before, 'before') }),
+        ...(opts.beforeId === undefined ? {} : { beforeId: checkId(opts.beforeId, 'beforeId') }),
         includeSuperseded: opts.includeSuperseded === undefined ? false : checkBoolean(opts.includeSuperseded, 'includeSuperseded'),
         includeExpired: opts.includeExpired === undefined ? false : checkBoolean(opts.includeExpired, 'includeExpired'),
         now: clock.now(),

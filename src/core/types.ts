@@ -182,8 +182,10 @@ export interface ListOptions {
   limit?: number;
   includeSuperseded?: boolean;
   includeExpired?: boolean;
-  /** Keyset cursor: only memories created strictly before this time (Unix seconds). */
+  /** Keyset cursor: only memories created strictly before this time (Unix seconds)… */
   before?: number;
+  /** …or, with `beforeId` (the last row's id), also those created at `before` whose id sorts lower: pass the last row's `createdAt` and `id` to page without skipping ties. */
+  beforeId?: string;
 }
 
 export type ProgressEvent =

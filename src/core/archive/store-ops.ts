@@ -239,6 +239,8 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
       written += batch.writes.length;
       report('write', batch.rowsRead, written, batch.bytesIn);
     }
+    // A cancel that arrived during the last batch still counts: roll back instead of finishing.
+    throwIfAborted(signal, { written });
     await deps.storage.finishImport(importId);
   } catch (error) {
     const delta = await deps.storage.rollbackImport(importId);
