@@ -1,85 +1,216 @@
 /**
- * App state: one connection to the memory worker, and what the screens show. Components read
- * this and call its actions; only this module talks to the client.
+ * App state: the one connection to the memory worker. Components read this and call its
+ * actions; only the state modules (this one and its siblings) talk to the client.
  */
-import { connectMemory, MemoryError, type Memory, type MemoryClient, type MemoryType, type ProgressEvent, type RecallHit, type StoreStats } from '../../index.ts';
+import {
+  connectMemory,
+  type ChangeEvent,
+  type Memory,
+  type MemoryClient,
+  type MemoryInput,
+  type MemoryType,
+  type ProgressEvent,
+  type StoreStats,
+} from '../../index.ts';
+import { describe } from '../lib/errors.ts';
+import { toasts } from './toasts.svelte.ts';
 
 export type Phase = 'connecting' | 'ready' | 'failed';
 
-function describe(error: unknown): string {
-  if (error instanceof MemoryError) return `${error.message} (${error.code})`;
-  return error instanceof Error ? error.message : String(error);
+const LAST_STORE_KEY = 'houkai-web:last-store';
+const DB_PREFIX = 'houkai-web:';
+
+function lastStore(): string {
+  try {
+    return localStorage.getItem(LAST_STORE_KEY) || 'default';
+  } catch {
+    return 'default';
+  }
 }
+
+/** The editable fields of a memory, as the detail pane's form changes them. */
+export interface MemoryChanges {
+  text?: string;
+  type?: MemoryType;
+  tags?: string[];
+  importance?: number;
+  pinned?: boolean;
+}
+
+type ChangeListener = (event: ChangeEvent) => void;
 
 export class MemoryState {
   phase = $state<Phase>('connecting');
-  storeName = $state('default');
+  storeName = $state(lastStore());
   progress = $state<ProgressEvent | null>(null);
   stats = $state<StoreStats | null>(null);
   backend = $state<string | undefined>(undefined);
-  recent = $state<Memory[]>([]);
-  query = $state('');
-  results = $state<RecallHit[] | null>(null);
-  searching = $state(false);
+  /** Names of the stores in this browser (from IndexedDB's database list, when available). */
+  knownStores = $state<string[]>([]);
   error = $state<string | null>(null);
-  notice = $state<string | null>(null);
+  /** Bumps on every change to the open store (from any tab). */
+  version = $state(0);
 
   private client: MemoryClient | null = null;
   private unsubscribe: (() => void) | null = null;
-  private searchToken = 0;
+  private listeners = new Set<ChangeListener>();
+  private openListeners = new Set<() => void>();
+  private statsTimer: ReturnType<typeof setTimeout> | undefined;
+  private connectToken = 0;
 
-  async connect(name = 'default'): Promise<void> {
+  /** The open client, for the sibling state modules. */
+  get api(): MemoryClient | null {
+    return this.phase === 'ready' ? this.client : null;
+  }
+
+  /** Called each time a store has opened (first start and store switches). */
+  onOpen(listener: () => void): () => void {
+    this.openListeners.add(listener);
+    return () => this.openListeners.delete(listener);
+  }
+
+  /** Called on every change to the open store; returns an unsubscribe function. */
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async connect(name = this.storeName): Promise<void> {
+    const store = name.trim() || 'default';
+    const token = ++this.connectToken;
     this.phase = 'connecting';
-    this.storeName = name;
+    this.storeName = store;
     this.error = null;
+    this.stats = null;
+    this.progress = null;
     try {
-      await this.client?.close();
       this.unsubscribe?.();
-      this.client = await connectMemory({ name, onProgress: (e) => (this.progress = e) });
-      this.backend = this.client.backend;
-      this.unsubscribe = this.client.subscribe(() => void this.refresh());
-      await this.refresh();
+      this.unsubscribe = null;
+      const previous = this.client;
+      this.client = null;
+      await previous?.close().catch(() => undefined);
+      const client = await connectMemory({ name: store, onProgress: (e) => token === this.connectToken && (this.progress = e) });
+      if (token !== this.connectToken) {
+        await client.close();
+        return;
+      }
+      this.client = client;
+      this.backend = client.backend;
+      this.unsubscribe = client.subscribe((event) => this.changed(event));
+      this.stats = await client.stats();
+      try {
+        localStorage.setItem(LAST_STORE_KEY, store);
+      } catch {
+        /* private mode: the store still opens, it just is not remembered */
+      }
       this.phase = 'ready';
+      for (const listener of this.openListeners) listener();
+      void this.listStores();
     } catch (error) {
+      if (token !== this.connectToken) return;
       this.error = describe(error);
       this.phase = 'failed';
     } finally {
-      this.progress = null;
+      if (token === this.connectToken) this.progress = null;
     }
   }
 
-  async refresh(): Promise<void> {
-    if (!this.client) return;
-    const [stats, recent] = await Promise.all([this.client.stats(), this.client.listRecent({ limit: 50 })]);
-    this.stats = stats;
-    this.recent = recent;
-    if (this.query.trim()) await this.search(this.query);
-  }
-
-  async search(query: string): Promise<void> {
-    this.query = query;
-    const token = ++this.searchToken;
-    if (!this.client || !query.trim()) {
-      this.results = null;
-      return;
-    }
-    this.searching = true;
+  /** Stores in this browser: IndexedDB databases named `houkai-web:<name>`. */
+  async listStores(): Promise<void> {
     try {
-      const hits = await this.client.recall(query, { k: 10, touch: false });
-      if (token === this.searchToken) this.results = hits;
-    } catch (error) {
-      if (token === this.searchToken) this.error = describe(error);
-    } finally {
-      if (token === this.searchToken) this.searching = false;
+      if (!('databases' in indexedDB)) return;
+      const dbs = await indexedDB.databases();
+      const names = dbs
+        .map((d) => d.name ?? '')
+        .filter((n) => n.startsWith(DB_PREFIX))
+        .map((n) => n.slice(DB_PREFIX.length))
+        .filter((n) => n && !n.includes(':'));
+      this.knownStores = [...new Set([...names, this.storeName])].sort((a, b) => a.localeCompare(b));
+    } catch {
+      this.knownStores = [this.storeName];
     }
   }
 
-  async add(text: string, type: MemoryType, tags: string[], importance: number): Promise<boolean> {
-    if (!this.client) return false;
+  private changed(event: ChangeEvent): void {
+    if (event.store !== this.storeName) return;
+    this.version++;
+    for (const listener of this.listeners) listener(event);
+    clearTimeout(this.statsTimer);
+    this.statsTimer = setTimeout(() => void this.refreshStats(), 150);
+  }
+
+  async refreshStats(): Promise<void> {
+    const client = this.api;
+    if (!client) return;
+    try {
+      this.stats = await client.stats();
+    } catch (error) {
+      this.error = describe(error);
+    }
+  }
+
+  async add(text: string, type: MemoryType, tags: string[], importance: number): Promise<Memory | null> {
+    const client = this.api;
+    if (!client) return null;
     this.error = null;
     try {
-      await this.client.remember(text, { type, tags, importance });
-      this.notice = 'Remembered.';
+      const { memory } = await client.remember(text, { type, tags, importance });
+      toasts.push('Remembered.');
+      return memory;
+    } catch (error) {
+      this.error = describe(error);
+      return null;
+    }
+  }
+
+  async get(id: string): Promise<Memory | null> {
+    const client = this.api;
+    if (!client) return null;
+    return client.get(id);
+  }
+
+  /** Saves the detail pane's edits; returns the updated memory, or null (with `error` set). */
+  async edit(id: string, changes: MemoryChanges): Promise<Memory | null> {
+    const client = this.api;
+    if (!client) return null;
+    this.error = null;
+    try {
+      const updated = await client.edit(id, changes);
+      toasts.push('Saved.');
+      return updated;
+    } catch (error) {
+      this.error = describe(error);
+      return null;
+    }
+  }
+
+  /**
+   * Forgets a memory and offers Undo for a few seconds. Undo re-creates the memory from the
+   * copy kept here with `remember` and the same fields: the text, type, tags, importance and
+   * flags come back, but under a new id and creation time, and without its links or access
+   * history. The journal issue will make this exact (a real undo of the delete).
+   */
+  async forget(id: string, onRestored?: (memory: Memory) => void): Promise<boolean> {
+    const client = this.api;
+    if (!client) return false;
+    this.error = null;
+    try {
+      const copy = await client.get(id);
+      const removed = await client.forget(id);
+      if (!removed || !copy) {
+        toasts.push('That memory was already gone.');
+        return false;
+      }
+      toasts.push('Memory forgotten.', {
+        timeout: 8000,
+        action: {
+          label: 'Undo',
+          run: async () => {
+            const restored = await this.restore(copy);
+            if (restored) onRestored?.(restored);
+          },
+        },
+      });
       return true;
     } catch (error) {
       this.error = describe(error);
@@ -87,13 +218,31 @@ export class MemoryState {
     }
   }
 
-  async forget(id: string): Promise<void> {
-    if (!this.client) return;
+  private async restore(copy: Memory): Promise<Memory | null> {
+    const client = this.api;
+    if (!client) return null;
+    const now = Date.now() / 1000;
+    const input: MemoryInput = {
+      type: copy.type,
+      tags: copy.tags,
+      importance: copy.importance,
+      source: copy.source,
+      polarity: copy.polarity,
+      pinned: copy.pinned,
+      trust: copy.trust,
+      validFrom: copy.validFrom,
+      validUntil: copy.validUntil,
+      surfacesWhen: copy.surfacesWhen,
+      // An expiry that passed while the memory was gone would hide it at once: keep it only if still ahead.
+      ...(copy.expiresAt > now ? { expiresAt: copy.expiresAt } : {}),
+    };
     try {
-      await this.client.forget(id);
-      this.notice = 'Forgotten.';
+      const { memory } = await client.remember(copy.text, input);
+      toasts.push('Restored.');
+      return memory;
     } catch (error) {
       this.error = describe(error);
+      return null;
     }
   }
 }

@@ -1,0 +1,205 @@
+/**
+ * Import of an `.ahkai` archive, in steps: read what the file holds (`archiveInfo`, nothing
+ * written), let the person choose the conflict policy and whether to re-embed, import with
+ * progress and Cancel, then show the summary with the row errors.
+ */
+import type { ProgressEvent } from '../../index.ts';
+import { problemOf, type Problem } from '../lib/errors.ts';
+import { sameModel } from '../lib/format.ts';
+import { memory } from './memory.svelte.ts';
+
+export type ImportPolicy = 'skip' | 'overwrite' | 'rename' | 'error';
+export type ImportStage = 'idle' | 'reading' | 'preview' | 'importing' | 'done' | 'failed' | 'cancelled';
+
+export const POLICIES: { value: ImportPolicy; label: string; hint: string }[] = [
+  { value: 'skip', label: 'Skip', hint: 'Keep what is here; ignore archive rows whose id already exists.' },
+  { value: 'overwrite', label: 'Overwrite', hint: 'Replace memories that share an id with the archive’s version.' },
+  { value: 'rename', label: 'Keep both', hint: 'Import colliding rows under new ids, beside the existing ones.' },
+  { value: 'error', label: 'Stop on conflict', hint: 'Import nothing if any id already exists.' },
+];
+
+/** Just what the preview shows of `archiveInfo`. */
+export interface ArchivePreview {
+  collection: string | null;
+  model: string | null;
+  dim: number;
+  rows: number;
+  hasVectors: boolean;
+  warnings: string[];
+  exportedAt: number | null;
+}
+
+export interface ImportSummary {
+  imported: number;
+  skipped: number;
+  overwritten: number;
+  renamed: number;
+  errors: { where: string; message: string }[];
+  vectorsRegenerated: boolean;
+}
+
+type ImportProgress = Extract<ProgressEvent, { kind: 'import' }>;
+
+export class ImporterState {
+  stage = $state<ImportStage>('idle');
+  fileName = $state('');
+  fileSize = $state(0);
+  info = $state<ArchivePreview | null>(null);
+  policy = $state<ImportPolicy>('skip');
+  regenerate = $state(true);
+  progress = $state<ImportProgress | null>(null);
+  result = $state<ImportSummary | null>(null);
+  problem = $state<Problem | null>(null);
+
+  private file: Blob | null = null;
+  private controller: AbortController | null = null;
+  private token = 0;
+
+  get open(): boolean {
+    return this.stage !== 'idle';
+  }
+
+  /** The store's embedder, as the preview compares it with the archive's. */
+  get storeModel(): string | null {
+    return memory.stats?.embedder.id ?? memory.api?.embedder.id ?? null;
+  }
+
+  /** Vectors in the file that this store can use as they are. */
+  get vectorsUsable(): boolean {
+    const info = this.info;
+    if (!info?.hasVectors) return false;
+    const dim = memory.stats?.embedder.dim ?? memory.api?.embedder.dim;
+    return (info.model === null || sameModel(info.model, this.storeModel)) && info.dim === dim;
+  }
+
+  /** Whether the re-embed choice matters (vectors from another model, or none at all). */
+  get needsEmbedding(): boolean {
+    return this.info !== null && !this.vectorsUsable;
+  }
+
+  /** Reads an archive's header and rows without writing anything. */
+  async inspect(file: File | Blob, name = file instanceof File ? file.name : 'archive.ahkai'): Promise<void> {
+    if (this.stage === 'importing') return;
+    const token = ++this.token;
+    this.file = file;
+    this.fileName = name;
+    this.fileSize = file.size;
+    this.info = null;
+    this.result = null;
+    this.problem = null;
+    this.progress = null;
+    this.policy = 'skip';
+    this.regenerate = true;
+    this.stage = 'reading';
+    const client = memory.api;
+    if (!client) {
+      this.fail({ title: 'No store is open', message: 'Open a store first, then import into it.' });
+      return;
+    }
+    try {
+      const info = await client.archiveInfo(file);
+      if (token !== this.token) return;
+      const exportedAt = info.header['exported_at'];
+      this.info = {
+        collection: info.collection,
+        model: info.model,
+        dim: info.dim,
+        rows: info.rows,
+        hasVectors: info.hasVectors,
+        warnings: info.warnings,
+        exportedAt: typeof exportedAt === 'number' ? exportedAt : null,
+      };
+      this.stage = 'preview';
+    } catch (error) {
+      if (token === this.token) this.fail(problemOf(error, 'This file cannot be imported'));
+    }
+  }
+
+  /** A drop or pick that did not yield exactly one file. */
+  reject(problem: Problem): void {
+    if (this.stage === 'importing') return;
+    this.token++;
+    this.file = null;
+    this.info = null;
+    this.fileName = '';
+    this.fail(problem);
+  }
+
+  private fail(problem: Problem): void {
+    this.problem = problem;
+    this.stage = 'failed';
+  }
+
+  async start(): Promise<void> {
+    const client = memory.api;
+    const file = this.file;
+    if (!client || !file || this.stage !== 'preview') return;
+    const token = ++this.token;
+    const controller = new AbortController();
+    this.controller = controller;
+    this.stage = 'importing';
+    this.problem = null;
+    this.progress = { kind: 'import', phase: 'read', rowsRead: 0, rowsWritten: 0, bytes: 0, totalBytes: file.size };
+    try {
+      const result = await client.importArchive(file, {
+        onConflict: this.policy,
+        regenerateVectors: this.needsEmbedding && this.regenerate,
+        // Embedding is the slow part: smaller transactions give a livelier progress bar and
+        // let Cancel land sooner (the signal is checked between batches).
+        batchSize: this.needsEmbedding ? 100 : 500,
+        signal: controller.signal,
+        onProgress: (event) => {
+          if (token === this.token && event.kind === 'import') this.progress = event;
+        },
+      });
+      if (token !== this.token) return;
+      this.result = result;
+      this.stage = 'done';
+    } catch (error) {
+      if (token !== this.token) return;
+      const problem = problemOf(error, 'The import failed');
+      if (problem.code === 'ABORTED') {
+        this.problem = { title: 'Import cancelled', message: 'Nothing was imported: the rows already written were rolled back.', code: 'ABORTED' };
+        this.stage = 'cancelled';
+      } else {
+        this.fail({ ...problem, message: `${problem.message} Nothing was imported.` });
+      }
+    } finally {
+      if (this.controller === controller) this.controller = null;
+    }
+  }
+
+  cancel(): void {
+    this.controller?.abort();
+  }
+
+  /** Back to the preview after a failure that a different choice can fix. */
+  back(): void {
+    if (this.info && this.file) {
+      this.problem = null;
+      this.stage = 'preview';
+    }
+  }
+
+  close(): void {
+    if (this.stage === 'importing') return;
+    this.token++;
+    this.stage = 'idle';
+    this.file = null;
+    this.info = null;
+    this.result = null;
+    this.problem = null;
+    this.progress = null;
+  }
+
+  /** 0‥1 for the progress bar: checking the file is the first half, writing the second. */
+  get fraction(): number {
+    const p = this.progress;
+    if (!p) return 0;
+    const rows = this.info?.rows ?? 0;
+    const part = p.totalBytes ? Math.min(1, p.bytes / p.totalBytes) : rows ? Math.min(1, p.rowsRead / rows) : 0;
+    return p.phase === 'read' ? part * 0.5 : 0.5 + part * 0.5;
+  }
+}
+
+export const importer = new ImporterState();
