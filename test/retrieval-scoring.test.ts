@@ -289,11 +289,17 @@ describe('scoreCandidates', () => {
     expect(noLex[0]!.explain!.signals.map((s) => s.name)).toEqual(['cosine', 'recency', 'importance', 'polarity']);
   });
 
-  it('RRF ties take pool order', () => {
+  it('RRF ties share a rank, so a constant signal cannot reorder the pool', () => {
     const items: PoolItem[] = ['x', 'y', 'z'].map((id) => ({ memory: makeMemory(id, 'same text'), cosine: 0.5 }));
     const hits = scoreCandidates(items, 'same', { mode: 'hybrid', fusion: 'rrf', now: NOW, explain: true });
-    expect(ids(hits)).toEqual(['x', 'y', 'z']);
-    expect(hits.map((h) => (h.explain!.breakdown.signals as Record<string, { rank: number }>).cosine!.rank)).toEqual([0, 1, 2]);
+    expect(ids(hits)).toEqual(['x', 'y', 'z']); // equal scores: pool order breaks the tie at the end
+    expect(hits.map((h) => (h.explain!.breakdown.signals as Record<string, { rank: number }>).cosine!.rank)).toEqual([0, 0, 0]);
+    // Importance and recency are constant here; only cosine may decide, whatever the pool order.
+    const mixed: PoolItem[] = [
+      { memory: makeMemory('low', 'alpha'), cosine: 0.2 },
+      { memory: makeMemory('high', 'beta'), cosine: 0.9 },
+    ];
+    expect(ids(scoreCandidates(mixed, 'gamma', { mode: 'hybrid', fusion: 'rrf', now: NOW }))).toEqual(['high', 'low']);
   });
 
   it('semantic explain has the reference breakdown', () => {

@@ -581,12 +581,10 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           for (const [term, count] of df) {
             if (count === 0) continue;
             if (seen.size >= limit) break;
-            const rows = await db.memories.where('terms').equals(term).limit(limit).toArray();
-            for (const row of rows) {
-              if (seen.size >= limit) break;
-              if (!seen.has(row.id)) {
-                seen.set(row.id, { memory: strip(row), label: row.label, terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
-              }
+            // Keys first (cheap), then only the rows that will be kept.
+            const ids = (await db.memories.where('terms').equals(term).primaryKeys()).filter((id) => !seen.has(id)).slice(0, limit - seen.size);
+            for (const row of await db.memories.bulkGet(ids)) {
+              if (row) seen.set(row.id, { memory: strip(row), label: row.label, terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
             }
           }
           return [...seen.values()];

@@ -450,10 +450,15 @@ function scoreRrf(pool: readonly PoolItem[], query: string, opts: CheckedScoreOp
   const active = CORE_SIGNALS.filter((name) => w[name] > 0);
   const ranks = new Map<CoreSignal, number[]>();
   for (const name of active) {
-    // Stable sort: equal values keep pool order, as Python's sorted(reverse=True) does.
+    // Equal values share a rank (competition ranking). The reference ranks ties by pool order,
+    // which lets a constant signal (same-age recency, equal importance) reorder the pool; here a
+    // constant signal adds the same amount to every candidate and changes nothing.
     const order = rows.map((_, j) => j).sort((a, b) => rows[b]!.values[name] - rows[a]!.values[name]);
     const r = new Array<number>(rows.length).fill(0);
-    order.forEach((j, pos) => (r[j] = pos));
+    order.forEach((j, pos) => {
+      const prev = pos > 0 ? order[pos - 1]! : -1;
+      r[j] = prev >= 0 && rows[prev]!.values[name] === rows[j]!.values[name] ? r[prev]! : pos;
+    });
     ranks.set(name, r);
   }
 
