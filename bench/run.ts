@@ -216,6 +216,14 @@ let archive: unknown = null;
   else log(`  archive bench failed: ${run.stderr.slice(-400)}`);
 }
 
+log('  graph…');
+let graph: unknown = null;
+{
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/graph.ts', '--rows', '10000'], { encoding: 'utf8', timeout: 600_000 });
+  if (run.status === 0) graph = JSON.parse(run.stdout.trim().split('\n').pop()!);
+  else log(`  graph bench failed: ${run.stderr.slice(-400)}`);
+}
+
 let browser: unknown = null;
 if (!SKIP_BROWSER) {
   const out = 'bench/.browser-result.json';
@@ -245,6 +253,7 @@ console.log(
     embed: { 'use-lite': { per_s: Math.round(embed.useLite) }, 'use-lite-reference': { per_s: embed.reference === null ? null : Math.round(embed.reference) } },
     remember_many_per_s: Math.round(embed.rememberMany),
     ...(archive ? { archive } : {}),
+    ...(graph ? { graph } : {}),
     ...(browser ? { browser } : {}),
   }),
 );
