@@ -80,6 +80,7 @@ export async function connectMemory(options: ConnectOptions = {}): Promise<Memor
     ...(request.index ? { index: request.index } : {}),
     ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
     ...(request.actor ? { actor: request.actor } : {}),
+    ...(request.conflictPolicy ? { conflictPolicy: request.conflictPolicy } : {}),
     ...(request.minilm ? { minilm: request.minilm } : {}),
     ...(request.useLite ? { useLite: request.useLite } : {}),
     ...(onProgress ? { onProgress } : {}),

@@ -27,6 +27,7 @@ export function openWithOriginAssets(request: OpenRequest, onProgress?: CreateMe
     ...(request.index ? { index: request.index } : {}),
     ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
     ...(request.actor ? { actor: request.actor } : {}),
+    ...(request.conflictPolicy ? { conflicts: { policy: request.conflictPolicy } } : {}),
     // Decay pruning, TTL purge and trash retention run in the worker while a tab holds the store.
     maintenance: { enabled: true },
     ...(onProgress ? { onProgress } : {}),

@@ -91,6 +91,8 @@ export interface OpenRequest {
   embedder?: 'auto' | 'minilm' | 'use-lite';
   index?: 'hnsw' | 'exact';
   onEmbedderChange?: 'error' | 'reindex';
+  /** The store's default conflict policy for `remember` ('warn' unless set; the app asks for 'review'). The first opener sets it. */
+  conflictPolicy?: 'ignore' | 'warn' | 'supersede' | 'raise' | 'review';
   /** Journal attribution of the store's writes ('ui', 'agent:<name>'…); the first opener of a store sets it. */
   actor?: string;
   /** Plain-data options for the MiniLM embedder (host, local path, device…). */

@@ -89,7 +89,8 @@ export class MemoryState {
       const previous = this.client;
       this.client = null;
       await previous?.close().catch(() => undefined);
-      const client = await connectMemory({ name: store, onProgress: (e) => token === this.connectToken && (this.progress = e) });
+      // 'review': a conflicting memory is stored and the pair waits for the person to decide.
+      const client = await connectMemory({ name: store, actor: 'ui', conflictPolicy: 'review', onProgress: (e) => token === this.connectToken && (this.progress = e) });
       if (token !== this.connectToken) {
         await client.close();
         return;
