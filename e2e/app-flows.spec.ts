@@ -10,6 +10,7 @@ import { expect, test, type Page } from 'playwright/test';
 import { gzipGoMember, gzipPythonMember, pythonArchive, pythonHeader, pythonText } from '../test/fixtures/make-archives.ts';
 import { serializeRow } from '../src/core/archive/format.ts';
 import type { Memory } from '../src/core/types.ts';
+import { makeMemory } from '../test/helpers/memory.ts';
 
 const SHOTS = join(process.cwd(), 'e2e', 'screenshots');
 mkdirSync(SHOTS, { recursive: true });
@@ -74,27 +75,7 @@ async function memoryCount(page: Page): Promise<number> {
 }
 
 function memoryRow(partial: Partial<Memory> & { id: string; text: string }): Memory {
-  return {
-    type: 'semantic',
-    tags: [],
-    importance: 0.5,
-    createdAt: 1767225600,
-    lastAccessed: 1767225600,
-    accessCount: 0,
-    source: null,
-    links: [],
-    supersededBy: '',
-    supersededAt: 0,
-    polarity: 0,
-    expiresAt: 0,
-    pinned: false,
-    trust: 'trusted',
-    contentHash: '',
-    validFrom: 0,
-    validUntil: 0,
-    surfacesWhen: [],
-    ...partial,
-  };
+  return makeMemory(partial.id, partial.text, { createdAt: 1767225600, lastAccessed: 1767225600, ...partial });
 }
 
 /** Dispatches a real DragEvent pair (dragenter, then drop) carrying `bytes` as a File. */

@@ -16,6 +16,7 @@ import {
   sampleVectors,
   truncatedArchive,
 } from './fixtures/make-archives.ts';
+import { makeMemory } from './helpers/memory.ts';
 
 const NOW = 1800000000;
 const STORE = { embedderId: 'Xenova/all-MiniLM-L6-v2', dim: FIXTURE_DIM };
@@ -60,29 +61,7 @@ async function failure(promise: Promise<unknown>): Promise<MemoryError> {
 }
 
 function memory(id: string, text: string, extra: Partial<Memory> = {}): Memory {
-  return {
-    id,
-    text,
-    type: 'semantic',
-    tags: [],
-    importance: 0.5,
-    createdAt: 1700000000,
-    lastAccessed: 1700000000,
-    accessCount: 0,
-    source: null,
-    links: [],
-    supersededBy: '',
-    supersededAt: 0,
-    polarity: 0,
-    expiresAt: 0,
-    pinned: false,
-    trust: 'trusted',
-    contentHash: '',
-    validFrom: 0,
-    validUntil: 0,
-    surfacesWhen: [],
-    ...extra,
-  };
+  return makeMemory(id, text, { createdAt: 1700000000, lastAccessed: 1700000000, ...extra });
 }
 
 const memories = sampleMemories();

@@ -34,20 +34,10 @@ import {
 } from '../src/core/review.ts';
 import type { Conflict, Memory } from '../src/core/types.ts';
 import { makeMemory, NOW } from './helpers/memory.ts';
+import { expectInvalid } from './helpers/expect.ts';
 
 const mem = (id: string, text: string, over: Partial<Memory> = {}): Memory => makeMemory(id, text, over);
 
-function expectInvalid(fn: () => unknown, field?: string): void {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(MemoryError);
-    expect((e as MemoryError).code).toBe('INVALID_ARGUMENT');
-    if (field !== undefined) expect((e as MemoryError).details.field).toBe(field);
-    return;
-  }
-  throw new Error('expected INVALID_ARGUMENT');
-}
 
 function conflict(a: Memory, b: Memory, kind: Conflict['kind'], similarity = 0.9, reason = kind === 'duplicate' ? 'similarity' : 'negation_diff'): Conflict {
   return { a, b, similarity, kind, reason };

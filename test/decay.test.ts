@@ -14,22 +14,12 @@ import {
 import { MemoryError } from '../src/core/errors.ts';
 import type { Memory } from '../src/core/types.ts';
 import { DAY, makeMemory, NOW } from './helpers/memory.ts';
+import { expectInvalid } from './helpers/expect.ts';
 
 /** A memory last accessed `days` ago (created long before, so createdAt plays no part). */
 const aged = (id: string, importance: number, days: number, over: Partial<Memory> = {}): Memory =>
   makeMemory(id, `memory ${id}`, { importance, createdAt: NOW - 400 * DAY, lastAccessed: NOW - days * DAY, ...over });
 
-function expectInvalid(fn: () => unknown, field: string): void {
-  try {
-    fn();
-  } catch (e) {
-    expect(MemoryError.isMemoryError(e)).toBe(true);
-    expect((e as MemoryError).code).toBe('INVALID_ARGUMENT');
-    expect((e as MemoryError).details.field).toBe(field);
-    return;
-  }
-  throw new Error(`expected INVALID_ARGUMENT for ${field}`);
-}
 
 describe('decayScore: the reference formula with an injected now', () => {
   // Expected values written by hand: importance · e^(−0.1·days).

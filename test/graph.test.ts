@@ -21,6 +21,7 @@ import {
 } from '../src/core/graph.ts';
 import type { Link, Memory } from '../src/core/types.ts';
 import { makeMemory, NOW } from './helpers/memory.ts';
+import { expectInvalid, expectInvalidAsync } from './helpers/expect.ts';
 
 /** A memory with outgoing links given as `[to, rel]` pairs. */
 function node(id: string, links: [string, string][] = [], over: Partial<Memory> = {}): Memory {
@@ -42,27 +43,7 @@ function counting(reader: GraphReader): GraphReader & { calls: { get: number; ou
   };
 }
 
-function expectInvalid(fn: () => unknown, field?: string): void {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(MemoryError);
-    expect((e as MemoryError).code).toBe('INVALID_ARGUMENT');
-    if (field !== undefined) expect((e as MemoryError).details.field).toBe(field);
-    return;
-  }
-  throw new Error('expected INVALID_ARGUMENT');
-}
 
-async function expectInvalidAsync(promise: Promise<unknown>, field?: string): Promise<void> {
-  const e = await promise.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(MemoryError);
-  expect((e as MemoryError).code).toBe('INVALID_ARGUMENT');
-  if (field !== undefined) expect((e as MemoryError).details.field).toBe(field);
-}
 
 const ids = (hits: { memory: Memory }[]): string[] => hits.map((h) => h.memory.id);
 

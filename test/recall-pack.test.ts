@@ -12,6 +12,7 @@ import {
 } from '../src/core/recall-pack.ts';
 import type { Memory } from '../src/core/types.ts';
 import { makeMemory, NOW } from './helpers/memory.ts';
+import { expectInvalid } from './helpers/expect.ts';
 
 
 
@@ -20,17 +21,6 @@ function lineOf(id: string, lineLength: number, score = 1): RankedMemory {
   return { memory: makeMemory(id, id.padEnd(lineLength - 13, '.')), score };
 }
 
-function expectInvalid(call: () => unknown, field: string): void {
-  let error: unknown;
-  try {
-    call();
-  } catch (e) {
-    error = e;
-  }
-  expect(error).toBeInstanceOf(MemoryError);
-  expect((error as MemoryError).code).toBe('INVALID_ARGUMENT');
-  expect((error as MemoryError).details.field).toBe(field);
-}
 
 describe('token estimate', () => {
   it("rounds half to even like Python's round()", () => {

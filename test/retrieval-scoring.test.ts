@@ -9,20 +9,10 @@ import { jaccard, lexicalTerms, tokenize } from '../src/core/tokenize.ts';
 import type { Memory } from '../src/core/types.ts';
 import { mulberry32 } from './helpers/prng.ts';
 import { DAY, makeMemory, NOW } from './helpers/memory.ts';
+import { expectInvalid } from './helpers/expect.ts';
 
 
 
-function expectInvalid(call: () => unknown, field: string): void {
-  let error: unknown;
-  try {
-    call();
-  } catch (e) {
-    error = e;
-  }
-  expect(error).toBeInstanceOf(MemoryError);
-  expect((error as MemoryError).code).toBe('INVALID_ARGUMENT');
-  expect((error as MemoryError).details.field).toBe(field);
-}
 
 const ids = (hits: { memory: { id: string } }[]): string[] => hits.map((h) => h.memory.id);
 

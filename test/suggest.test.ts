@@ -12,20 +12,10 @@ import {
 } from '../src/core/suggest.ts';
 import type { Memory } from '../src/core/types.ts';
 import { makeMemory, NOW } from './helpers/memory.ts';
+import { expectInvalid } from './helpers/expect.ts';
 
 
 
-function expectInvalid(call: () => unknown, field: string): void {
-  let error: unknown;
-  try {
-    call();
-  } catch (e) {
-    error = e;
-  }
-  expect(error).toBeInstanceOf(MemoryError);
-  expect((error as MemoryError).code).toBe('INVALID_ARGUMENT');
-  expect((error as MemoryError).details.field).toBe(field);
-}
 
 const candidates: SuggestCandidate[] = [
   { memory: makeMemory('ts-style', 'Use strict TypeScript with named exports only'), surfacesWhen: ['*.ts', 'tsconfig'] },
