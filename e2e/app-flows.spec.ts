@@ -462,3 +462,37 @@ test('the production build runs under its Content-Security-Policy (worker, WASM 
   await page.evaluate(() => ((window as unknown as { cspViolations: string[] }).cspViolations.length = 0));
   problems = problems.filter((p) => !p.startsWith('csp:'));
 });
+
+test('a contradicting memory waits in the review queue; each decision does what it says', async ({ page }) => {
+  await openStore(page, 'flow-review');
+  await remember(page, 'The team standup is at nine every weekday.', { type: 'semantic', tags: 'team' });
+  await remember(page, 'The team standup is not at nine every weekday.', { type: 'semantic', tags: 'team' });
+  // Said on the spot, with a way to the review queue.
+  await expect(page.getByText(/it contradicts a memory you already have/)).toBeVisible();
+  await remember(page, 'Deploys are frozen on Fridays.', { type: 'procedural', tags: 'deploy' });
+  await remember(page, 'Deploys are never frozen on Fridays.', { type: 'procedural', tags: 'deploy' });
+  await expect.poll(() => memoryCount(page)).toBe(4); // both sides of each pair are stored: nothing is resolved alone
+
+  await page.getByRole('link', { name: /^Review/ }).click();
+  const items = page.locator('li.conflict');
+  await expect(items).toHaveCount(2);
+  const standup = items.filter({ hasText: 'standup' });
+  await expect(standup).toContainText('The team standup is at nine every weekday.');
+  await expect(standup).toContainText('The team standup is not at nine every weekday.');
+  await expect(standup).toContainText('negation differs');
+  await page.screenshot({ path: join(SHOTS, 'review-queue.png') });
+
+  await standup.getByRole('button', { name: 'New replaces old' }).click();
+  await expect(items).toHaveCount(1);
+  await expect.poll(() => memoryCount(page)).toBe(4); // superseded, kept for audit
+  await items.first().getByRole('button', { name: 'Drop the new one' }).click();
+  await expect(items).toHaveCount(0);
+  await expect(page.getByText('Nothing to review.')).toBeVisible();
+  await expect.poll(() => memoryCount(page)).toBe(3);
+
+  // The superseded standup memory no longer comes back by default; its replacement does.
+  await page.getByRole('link', { name: /^Search/ }).click();
+  await page.getByLabel('Search your memories').fill('when is the team standup?');
+  await expect(page.locator('.result').first()).toContainText('The team standup is not at nine every weekday.');
+  await expect(page.locator('.result').filter({ hasText: 'The team standup is at nine every weekday.' })).toHaveCount(0);
+});

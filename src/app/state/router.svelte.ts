@@ -1,6 +1,6 @@
-/** Hash routing: #/search, #/browse, #/browse/<id>, #/stats. */
+/** Hash routing: #/search, #/browse, #/browse/<id>, #/review, #/stats. */
 
-export const TABS = ['search', 'browse', 'stats'] as const;
+export const TABS = ['search', 'browse', 'review', 'stats'] as const;
 export type Tab = (typeof TABS)[number];
 
 function parse(hash: string): { tab: Tab; id: string | null } {
