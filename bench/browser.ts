@@ -39,21 +39,13 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { mulberry32 } from '../test/helpers/prng.ts';
 import type { ColdStartResult } from '../e2e/bench.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/chromium.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
 const rebuild = args.includes('--rebuild');
 const outPath = resolve(args.find((a) => !a.startsWith('--')) ?? join(root, 'bench/.browser-result.json'));
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+const executablePath = CHROMIUM_PATH;
 const DEADLINE_MS = 20 * 60_000;
 const SIZES = [10_000, 100_000] as const;
 const INGEST_CALL = 2_000;

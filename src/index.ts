@@ -22,7 +22,9 @@ export type { Embedder, EmbedOptions } from './core/ports.ts';
 export type { MemoryApi } from './core/store.ts';
 export type { MemoryClient } from './client/connect.ts';
 export type { ChangeEvent, OpenRequest } from './rpc/protocol.ts';
+export type { ArchiveInfo, ImportResult } from './core/archive/store-ops.ts';
 export { connectEndpoint } from './client/connect.ts';
+export { canonicalModelName, isSameModel } from './core/archive/format.ts';
 
 export interface ConnectOptions extends Partial<OpenRequest> {
   /**

@@ -1,4 +1,5 @@
 /** Small display helpers shared by the screens. */
+import { canonicalModelName, isSameModel } from '../../index.ts';
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
@@ -70,24 +71,17 @@ export function parseTags(input: string): string[] {
   return out;
 }
 
-const MINILM = new Set(['all-minilm-l6-v2', 'sentence-transformers/all-minilm-l6-v2', 'xenova/all-minilm-l6-v2']);
 
-/** One name for a model, so the three spellings of all-MiniLM-L6-v2 compare equal. */
-export function canonicalModel(id: string): string {
-  const lower = id.trim().toLowerCase();
-  return MINILM.has(lower) ? 'all-MiniLM-L6-v2' : id.trim();
-}
-
+/** The store's own rule: the three spellings of all-MiniLM-L6-v2 are one model. */
 export function sameModel(a: string | null | undefined, b: string | null | undefined): boolean {
-  if (!a || !b) return false;
-  return canonicalModel(a) === canonicalModel(b);
+  return !!a && !!b && isSameModel(a, b);
 }
 
 /** A friendly model name for chips and previews. */
 export function modelLabel(id: string | null | undefined): string {
   if (!id) return 'unknown model';
   if (id === 'universal-sentence-encoder-lite') return 'USE-lite';
-  return canonicalModel(id).replace(/^.*\//, '');
+  return canonicalModelName(id).replace(/^.*\//, '');
 }
 
 /** A file-name-safe form of a store name. */

@@ -3,7 +3,7 @@
  * written), let the person choose the conflict policy and whether to re-embed, import with
  * progress and Cancel, then show the summary with the row errors.
  */
-import type { ProgressEvent } from '../../index.ts';
+import type { ArchiveInfo, ProgressEvent } from '../../index.ts';
 import { problemOf, type Problem } from '../lib/errors.ts';
 import { sameModel } from '../lib/format.ts';
 import { memory } from './memory.svelte.ts';
@@ -18,16 +18,8 @@ export const POLICIES: { value: ImportPolicy; label: string; hint: string }[] = 
   { value: 'error', label: 'Stop on conflict', hint: 'Import nothing if any id already exists.' },
 ];
 
-/** Just what the preview shows of `archiveInfo`. */
-export interface ArchivePreview {
-  collection: string | null;
-  model: string | null;
-  dim: number;
-  rows: number;
-  hasVectors: boolean;
-  warnings: string[];
-  exportedAt: number | null;
-}
+/** What the preview shows: `archiveInfo` without the raw header, plus the export time. */
+export type ArchivePreview = Omit<ArchiveInfo, 'header'> & { exportedAt: number | null };
 
 export interface ImportSummary {
   imported: number;
