@@ -24,7 +24,6 @@ import {
   findConflicts,
   graphNeighbors,
   graphPath,
-  graphReader,
   graphSubgraph,
   link,
   listPendingConflicts,
@@ -67,15 +66,12 @@ import {
 import {
   checkBoolean,
   checkId,
-  checkImportance,
   checkInteger,
   checkKnownKeys,
   checkMemoryInput,
   checkObject,
-  checkTag,
   checkText,
   checkTimestamp,
-  checkType,
   checkValidity,
 } from './validate.ts';
 

@@ -8,7 +8,6 @@
  * the way Python's `json.dumps(..., separators=(",", ":"))` does.
  */
 import { MemoryError } from '../errors.ts';
-import type { ErrorCode } from '../errors.ts';
 import { pyStrip } from '../text.ts';
 import type { Link, Memory, MemoryType, Polarity, Trust } from '../types.ts';
 

@@ -8,7 +8,7 @@ import { invalid, throwIfAborted } from '../errors.ts';
 import type { IndexDelta, JournalContext, MemoryStorage, VectorIndex } from '../ports.ts';
 import type { Memory, ProgressEvent } from '../types.ts';
 import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkType, checkTags } from '../validate.ts';
-import { exportRows, type ExportSummary } from './export.ts';
+import { exportRows } from './export.ts';
 import { parseHeader, type ArchiveHeader } from './format.ts';
 import { gunzipLines, type ByteSource } from './gzip.ts';
 import { IMPORT_POLICIES, planWrites, validateImport, type ConflictPolicy, type ImportSummary } from './plan.ts';
