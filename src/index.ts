@@ -83,6 +83,7 @@ export async function connectMemory(options: ConnectOptions = {}): Promise<Memor
     ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
     ...(request.actor ? { actor: request.actor } : {}),
     ...(request.conflictPolicy ? { conflictPolicy: request.conflictPolicy } : {}),
+    ...(request.scope ? { scope: request.scope } : {}),
     ...(request.minilm ? { minilm: request.minilm } : {}),
     ...(request.useLite ? { useLite: request.useLite } : {}),
     ...(onProgress ? { onProgress } : {}),

@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   'MODEL_MISMATCH',
   'IMPORT_CONFLICT',
   'CONFLICT',
+  'PERMISSION_DENIED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -130,9 +130,47 @@ function releaseRemote(fn: unknown): void {
   if (typeof release === 'function') release.call(fn);
 }
 
+const TRUST_ORDER = ['trusted', 'reported', 'untrusted'] as const;
+type TrustLevel = (typeof TRUST_ORDER)[number];
+
+/** The less trusted of a requested level (default trusted) and the connection's ceiling. */
+function capTrust(requested: unknown, ceiling: TrustLevel): TrustLevel {
+  const asked = TRUST_ORDER.indexOf((typeof requested === 'string' ? requested : 'trusted') as TrustLevel);
+  return TRUST_ORDER[Math.max(asked, TRUST_ORDER.indexOf(ceiling))]!;
+}
+
+const READ_ONLY_REFUSED: ReadonlySet<string> = new Set([...MUTATING_METHODS, 'edit', 'forget', 'reflect', 'runMaintenance', 'trashPurge', 'flush']);
+
+/**
+ * Enforces a connection's scope on one call's arguments: a read-only connection cannot change
+ * anything (and its recalls do not touch); a trust ceiling lowers the trust of what it writes.
+ */
+function applyScope(scope: OpenRequest['scope'] | undefined, method: StoreMethod, args: unknown[]): unknown[] {
+  if (!scope) return args;
+  const options = (i: number): Record<string, unknown> => ({ ...((args[i] as object | undefined) ?? {}) });
+  if (scope.readOnly) {
+    if (READ_ONLY_REFUSED.has(method)) {
+      throw new MemoryError('PERMISSION_DENIED', `This connection is read-only: ${method} is not allowed`, { method });
+    }
+    if (method === 'recall' || method === 'recallPack' || method === 'contextPack') args[1] = { ...options(1), touch: false };
+  }
+  const ceiling = scope.trust;
+  if (!ceiling) return args;
+  if (method === 'remember' || method === 'edit') {
+    const o = options(1);
+    if (method === 'remember' || o.trust !== undefined) args[1] = { ...o, trust: capTrust(o.trust, ceiling) };
+  } else if (method === 'rememberMany' && Array.isArray(args[0])) {
+    args[0] = args[0].map((item: unknown) =>
+      typeof item === 'string' ? { text: item, trust: capTrust(undefined, ceiling) } : { ...(item as object), trust: capTrust((item as { trust?: unknown }).trust, ceiling) },
+    );
+  }
+  return args;
+}
+
 /** One host per connection (page, tab, extension port). */
 export function createHost(registry: StoreRegistry): HostApi & { dispose(): Promise<void> } {
   const handles = new Map<number, string>();
+  const scopes = new Map<number, NonNullable<OpenRequest['scope']>>();
   const aborts = new Map<number, AbortController>();
   let nextHandle = 1;
 
@@ -150,6 +188,7 @@ export function createHost(registry: StoreRegistry): HostApi & { dispose(): Prom
       const store = await registry.acquire(request, onProgress).finally(() => releaseRemote(onProgress));
       const handle = nextHandle++;
       handles.set(handle, request.name);
+      if (request.scope) scopes.set(handle, { ...request.scope });
       const info: OpenInfo = { handle, name: store.name, embedder: { id: store.embedder.id, dim: store.embedder.dim } };
       if (store.embedder.backend) info.backend = store.embedder.backend;
       return info;
@@ -162,7 +201,7 @@ export function createHost(registry: StoreRegistry): HostApi & { dispose(): Prom
       }
       if (!Array.isArray(args)) throw invalid('args must be an array', { field: 'args' });
       const store = await registry.get(name);
-      const callArgs = [...args];
+      const callArgs = applyScope(scopes.get(handle), method, [...args]);
       let controller: AbortController | undefined;
       const delivered: Promise<unknown>[] = [];
       const at = OPTIONS_AT[method];

@@ -95,6 +95,13 @@ export interface OpenRequest {
   conflictPolicy?: 'ignore' | 'warn' | 'supersede' | 'raise' | 'review';
   /** Journal attribution of the store's writes ('ui', 'agent:<name>'…); the first opener of a store sets it. */
   actor?: string;
+  /**
+   * This connection's scope. `readOnly`: every method that changes the store is refused with
+   * PERMISSION_DENIED, and recalls do not touch. `trust`: memories written through this
+   * connection are stored at most this trusted (e.g. 'untrusted' for content an agent captured
+   * from web pages), so packs mark them and `minTrust` can filter them out.
+   */
+  scope?: { readOnly?: boolean; trust?: 'trusted' | 'reported' | 'untrusted' };
   /** Plain-data options for the MiniLM embedder (host, local path, device…). */
   minilm?: Record<string, unknown>;
   /** Plain-data options for the use-lite embedder (model URL, wasm paths…). */
