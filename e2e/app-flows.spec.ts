@@ -496,3 +496,24 @@ test('a contradicting memory waits in the review queue; each decision does what 
   await expect(page.locator('.result').first()).toContainText('The team standup is not at nine every weekday.');
   await expect(page.locator('.result').filter({ hasText: 'The team standup is at nine every weekday.' })).toHaveCount(0);
 });
+
+test('the activity journal lists each change and undoes it; health and maintenance are shown', async ({ page }) => {
+  await openStore(page, 'flow-activity');
+  await remember(page, 'Backups run every night at two.', { type: 'procedural', tags: 'ops' });
+  await remember(page, 'The staging database is reset on Sundays.', { type: 'semantic', tags: 'ops' });
+  await expect.poll(() => memoryCount(page)).toBe(2);
+
+  await page.getByRole('link', { name: /^Activity/ }).click();
+  const journal = page.locator('ol.journal > li');
+  await expect(journal).toHaveCount(2);
+  await expect(journal.first()).toContainText('Remembered');
+  await expect(journal.first()).toContainText('The staging database is reset on Sundays.');
+  await expect(journal.first()).toContainText('ui');
+  await expect(page.locator('.counts')).toContainText('orphan');
+  await page.screenshot({ path: join(SHOTS, 'activity.png') });
+
+  await journal.first().getByRole('button', { name: 'Undo' }).click();
+  await expect.poll(() => memoryCount(page)).toBe(1);
+  await expect(journal.first()).toContainText('Undid');
+  await expect(journal).toHaveCount(3);
+});
