@@ -150,7 +150,8 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
   try {
     const recorded = await storage.readMeta();
     const embedder = await resolveEmbedder(options.embedder ?? 'auto', options, recorded?.embedderId);
-    const count = await storage.count();
+    // A capacity hint only (the index grows): the metadata row's count avoids a linear count().
+    const count = recorded?.lexicalDocs ?? (await storage.count());
     index = await (await indexFactory(options.index))({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });
     const store = await openStore(
       { name, storage, index, embedder, schemaVersion: SCHEMA_VERSION, ...(options.clock ? { clock: options.clock } : {}), ...(options.ids ? { ids: options.ids } : {}) },

@@ -561,15 +561,6 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         return { documents, averageLength: documents > 0 ? (meta?.lexicalLength ?? 0) / documents : 0 };
       }),
 
-    documentFrequencies: (terms) =>
-      run('documentFrequencies', () =>
-        db.transaction('r', db.memories, async () => {
-          const out = new Map<string, number>();
-          for (const term of new Set(terms)) out.set(term, await db.memories.where('terms').equals(term).count());
-          return out;
-        }),
-      ),
-
     lexicalCandidates: (terms, limit) =>
       run('lexicalCandidates', () =>
         db.transaction('r', db.memories, async () => {
@@ -587,7 +578,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
               if (row) seen.set(row.id, { memory: strip(row), label: row.label, terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
             }
           }
-          return [...seen.values()];
+          return { candidates: [...seen.values()], documentFrequencies: new Map(df) };
         }),
       ),
 

@@ -214,10 +214,11 @@ export interface MemoryStorage {
   ids(): Promise<{ id: string; text: string; contentHash: string }[]>;
   /** Corpus statistics of the persistent lexical index. */
   lexicalStats(): Promise<{ documents: number; averageLength: number }>;
-  /** How many memories contain each term. */
-  documentFrequencies(terms: string[]): Promise<Map<string, number>>;
-  /** Memories containing any of the terms, rarest terms first, at most `limit`. */
-  lexicalCandidates(terms: string[], limit: number): Promise<LexicalCandidate[]>;
+  /**
+   * Memories containing any of the terms, rarest terms first, at most `limit`, and how many
+   * memories contain each term (counted once, for both the ordering and BM25's IDF).
+   */
+  lexicalCandidates(terms: string[], limit: number): Promise<{ candidates: LexicalCandidate[]; documentFrequencies: Map<string, number> }>;
   /** Stored term statistics of the memories behind these labels. */
   lexicalTermsOf(labels: number[]): Promise<Map<number, { terms: string[]; termCounts: number[]; termLength: number }>>;
   /** Stored vectors by label. */

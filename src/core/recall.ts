@@ -183,9 +183,8 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
   let lexicalScorer: LexicalScorer | undefined;
   if (o.mode === 'hybrid' && o.lexicalIndex === 'corpus') {
     const queryTerms = [...new Set(lexicalTerms(query))];
-    const [stats, df, candidates] = await Promise.all([
+    const [stats, { candidates, documentFrequencies: df }] = await Promise.all([
       storage.lexicalStats(),
-      storage.documentFrequencies(queryTerms),
       storage.lexicalCandidates(queryTerms, CORPUS_CANDIDATES),
     ]);
     const termsOf = new Map<number, { terms: string[]; termCounts: number[]; termLength: number }>(candidates.map((c) => [c.label, c]));

@@ -467,9 +467,8 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       ensureOpen();
       const { now, ...rest } = checkObject<DecayOptions & { now?: number }>(options, 'options');
       const at = now === undefined ? clock.now() : checkTimestamp(now, 'now');
-      // As the reference's score_all: superseded rows included, expired ones not.
-      const all = await storage.allMemories();
-      return scoreAll(all.filter((m) => m.expiresAt <= 0 || m.expiresAt > at), at, checkDecayOptions(rest));
+      // As the reference's score_all: superseded rows included, expired ones not (scoreAll skips them).
+      return scoreAll(await storage.allMemories(), at, checkDecayOptions(rest));
     },
 
     async prune(options) {
@@ -477,8 +476,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       const { now, dryRun, ...rest } = checkObject<DecayOptions & { now?: number; dryRun?: boolean }>(options, 'options');
       const at = now === undefined ? clock.now() : checkTimestamp(now, 'now');
       const dry = dryRun === undefined ? true : checkBoolean(dryRun, 'dryRun');
-      const all = (await storage.allMemories()).filter((m) => m.expiresAt <= 0 || m.expiresAt > at);
-      const candidates = pruneCandidates(all, at, checkDecayOptions(rest));
+      const candidates = pruneCandidates(await storage.allMemories(), at, checkDecayOptions(rest));
       if (dry || candidates.length === 0) return { candidates, trashed: 0, dryRun: dry };
       const delta = await storage.moveToTrash(candidates.map((c) => c.memory.id), { ...jctx('trash', { by: 'decay' }), actor: 'decay' });
       index.remove(delta.removedLabels);
