@@ -44,6 +44,21 @@ describe('hybrid recall through the store', () => {
     await store.close();
   }, 120_000);
 
+  it('calibrates confidence on random pairs of its own vectors in a store created in this session', async () => {
+    const store = await openTestStore({ embedder: randomEmbedder(64) });
+    expect((await store.stats()).confidence).toMatchObject({ calibrated: false, method: 'default' });
+    await store.rememberMany(Array.from({ length: 40 }, (_, i) => `note ${i} about topic ${i % 7}`));
+    await store.recall('topic 3', { k: 5, touch: false });
+    const { confidence } = await store.stats();
+    // Random 64-d vectors: unrelated pairs centre on cosine 0, so the learned cut-offs sit just above it.
+    expect(confidence).toMatchObject({ calibrated: true, method: 'pairwise-background' });
+    expect(confidence.samples).toBeGreaterThanOrEqual(30);
+    expect(confidence.weak).toBeGreaterThan(0);
+    expect(confidence.weak).toBeLessThan(0.6);
+    expect(confidence.strong).toBeGreaterThan(confidence.weak);
+    await store.close();
+  });
+
   describe('on a small store', () => {
     let store: LocalMemory;
     const clock = manualClock(1_750_000_000);

@@ -215,7 +215,9 @@ export class ConfidenceCalibrator {
     if (sorted.length === 0) return;
     this.top1.push(sorted[0]!);
     if (sorted.length >= 2) for (let i = Math.floor(sorted.length / 2); i < sorted.length; i++) this.tail.push(sorted[i]!);
-    this.cached = null;
+    // Once the pairwise background is in use, recall samples cannot change the thresholds: keep
+    // the memoised ones (recomputing the medians on every recall cost ~15% of its time).
+    if (this.cached?.method !== 'pairwise-background') this.cached = null;
   }
 
   /** Current thresholds (memoised until the next observation). */

@@ -411,6 +411,8 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       const size = index.size();
       if (size < 2 || (calibratedAt > 0 && size < calibratedAt * 2)) return;
       calibratedAt = size;
+      // The label counter as it is now: `meta` was read at open and a fresh store starts at 0.
+      meta = (await storage.readMeta()) ?? meta;
       calibrator.observePairwise(await sampleBackground(storage, meta.nextLabel));
     },
   };
@@ -904,6 +906,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
         embedder: { id: embedder.id, dim: embedder.dim },
         index: { kind: index.kind, size: index.size(), snapshotGeneration: sync.snapshotGeneration, generation: meta.generation },
         schemaVersion: meta.schemaVersion,
+        confidence: { ...calibrator.thresholds() },
       };
     },
 

@@ -218,6 +218,11 @@ export interface StoreStats {
   embedder: { id: string; dim: number };
   index: { kind: 'hnsw' | 'exact'; size: number; snapshotGeneration: number | null; generation: number };
   schemaVersion: number;
+  /**
+   * The thresholds behind the confidence verdicts: how they were derived ('pairwise-background'
+   * once the store has sampled random pairs of its own vectors) and from how many samples.
+   */
+  confidence: { strong: number; weak: number; calibrated: boolean; method: string; samples: number };
   /** Browser storage facts (persistent or not, bytes used and available), when known. */
   storage?: { persisted: boolean | null; usage: number | null; quota: number | null };
 }
