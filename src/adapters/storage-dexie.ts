@@ -262,6 +262,26 @@ export function mapStorageError(error: unknown, operation: string): MemoryError 
   return new MemoryError('STORAGE_FAILURE', `IndexedDB failed during ${operation}: ${message}`, { operation });
 }
 
+/** `keys.length` lookups on one index in one read-only transaction, in key order (undefined when absent). */
+function indexGets<T>(idb: IDBDatabase, store: string, index: string, keys: readonly IDBValidKey[]): Promise<(T | undefined)[]> {
+  return new Promise((resolve, reject) => {
+    const out = new Array<T | undefined>(keys.length);
+    if (keys.length === 0) return resolve(out);
+    const tx = idb.transaction(store, 'readonly');
+    const source = tx.objectStore(store).index(index);
+    let pending = keys.length;
+    keys.forEach((key, i) => {
+      const request = source.get(key);
+      request.onsuccess = () => {
+        out[i] = request.result as T | undefined;
+        if (--pending === 0) resolve(out);
+      };
+    });
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error ?? new DOMException('The read was aborted', 'AbortError'));
+  });
+}
+
 function strip(row: MemoryRow): Memory {
   const { label: _label, terms: _terms, termCounts: _counts, termLength: _length, linkTargets: _targets, pinMoved: _pinMoved, ...memory } = row;
   return memory;
@@ -406,15 +426,17 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
 
     getByLabels: (labels) =>
       // One unique-index lookup per label (not anyOf, whose cursor walk is linear in
-      // fake-indexeddb; not through the vectors table, whose rows carry every float).
-      run('getByLabels', () =>
-        db.transaction('r', db.memories, async () => {
-          const rows = await Promise.all(labels.map((label) => db.memories.get({ label })));
-          const out = new Map<number, Memory>();
-          for (const row of rows) if (row) out.set(row.label, strip(row));
-          return out;
-        }),
-      ),
+      // fake-indexeddb; not through the vectors table, whose rows carry every float). This is
+      // recall's hot path, so it talks to IndexedDB directly: Dexie's get({ label }) opens a
+      // cursor per key and cost 2.6× as much (40 lookups: 2.5 ms against 0.95 ms at 100k rows).
+      run('getByLabels', async () => {
+        const rows = db.isOpen()
+          ? await indexGets<MemoryRow>(db.backendDB(), 'memories', 'label', labels)
+          : await db.transaction('r', db.memories, () => Promise.all(labels.map((label) => db.memories.get({ label }))));
+        const out = new Map<number, Memory>();
+        for (const row of rows) if (row) out.set(row.label, strip(row));
+        return out;
+      }),
 
     list: (query: ListQuery) =>
       run('list', async () => {
