@@ -4,7 +4,7 @@
  * fake-indexeddb stands in for the browser's IndexedDB here; `bench/browser.ts` measures the
  * same store through the worker in headless Chromium and is merged under "browser".
  *
- * Usage: npm run bench [-- --sizes 1000,10000,100000] [-- --skip-browser]
+ * Usage: npm run bench [-- --sizes 1000,10000,100000] [-- --skip-browser] [-- --index-only]
  */
 import 'fake-indexeddb/auto';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -23,7 +23,9 @@ const flag = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const SIZES = (flag('sizes') ?? '1000,10000,100000').split(',').map(Number);
-const SKIP_BROWSER = args.includes('--skip-browser');
+const SKIP_BROWSER = args.includes('--skip-browser') || args.includes('--index-only');
+/** Only the index and retrieval figures (no embedding, archive, graph or browser runs): for quick comparisons. */
+const INDEX_ONLY = args.includes('--index-only');
 const DIM = 384;
 const QUERIES = 300;
 
@@ -36,15 +38,17 @@ function percentile(samples: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-/** Texts `m:<i>` and `q:<j>` map to precomputed vectors, so recall timing excludes any model. */
-function tableEmbedder(data: Float32Array[], queries: Float32Array[]): Embedder {
+/**
+ * Memories and queries are agent-like sentences (so the lexical index and hybrid scoring see
+ * real text) mapped to precomputed vectors, so recall timing excludes any model.
+ */
+function tableEmbedder(table: Map<string, Float32Array>): Embedder {
   return {
     id: 'bench-table-384',
     dim: DIM,
     async embed(texts) {
       return texts.map((t) => {
-        const [kind, n] = t.split(':');
-        const v = (kind === 'q' ? queries : data)[Number(n)];
+        const v = table.get(t);
         if (!v) throw new Error(`no vector for ${t}`);
         return v;
       });
@@ -87,11 +91,16 @@ async function snapshotBytes(name: string): Promise<number> {
   }
 }
 
-async function benchIndex(n: number): Promise<Record<string, number>> {
+async function benchIndex(n: number, retrievalFigures = false): Promise<{ figures: Record<string, number>; retrieval: Record<string, number> | null }> {
   const name = `bench-${n}-${Date.now()}`;
   const t0 = performance.now();
   const { data, queries } = makeCorpus(n);
-  const embedder = tableEmbedder(data, queries);
+  const texts = sentences(n, 7);
+  const queryTexts = sentences(QUERIES, 8).map((t, j) => `${t} [query ${j}]`);
+  const table = new Map<string, Float32Array>();
+  texts.forEach((t, i) => table.set(t, data[i]!));
+  queryTexts.forEach((t, j) => table.set(t, queries[j]!));
+  const embedder = tableEmbedder(table);
   log(`  n=${n}: vectors ready in ${(ms(t0) / 1000).toFixed(1)} s`);
 
   const open = (): Promise<LocalMemory> => createMemory({ name, embedder, index: 'hnsw', snapshotDelayMs: 3_600_000 });
@@ -99,7 +108,7 @@ async function benchIndex(n: number): Promise<Record<string, number>> {
   const tIngest = performance.now();
   const labelOf = new Map<string, number>();
   for (let start = 0; start < n; start += 2000) {
-    const items = Array.from({ length: Math.min(2000, n - start) }, (_, i) => ({ text: `m:${start + i}` }));
+    const items = texts.slice(start, start + 2000).map((text) => ({ text }));
     const stored = await store.rememberMany(items, { batchSize: 2000 });
     stored.forEach((r, i) => labelOf.set(r.memory.id, start + i));
   }
@@ -118,20 +127,21 @@ async function benchIndex(n: number): Promise<Record<string, number>> {
     exactTimes.push(ms(t));
   }
 
-  for (let j = 0; j < 20; j++) await store.recall(`q:${j}`, { k: 10, touch: false });
+  for (let j = 0; j < 20; j++) await store.recall(queryTexts[j]!, { k: 10, touch: false });
   const times: number[] = [];
   let found = 0;
   for (let j = 0; j < QUERIES; j++) {
     const t = performance.now();
-    const hits = await store.recall(`q:${j}`, { k: 10, touch: false });
+    const hits = await store.recall(queryTexts[j]!, { k: 10, touch: false });
     times.push(ms(t));
     const want = new Set(truth[j]);
     found += hits.filter((h) => want.has(labelOf.get(h.memory.id)!)).length;
   }
+  const retrieval = retrievalFigures ? await benchRetrieval(store, queryTexts, table, percentile(times, 50)) : null;
   const touchTimes: number[] = [];
   for (let j = 0; j < 100; j++) {
     const t = performance.now();
-    await store.recall(`q:${j}`, { k: 10 });
+    await store.recall(queryTexts[j]!, { k: 10 });
     touchTimes.push(ms(t));
   }
   await store.close();
@@ -139,7 +149,7 @@ async function benchIndex(n: number): Promise<Record<string, number>> {
   // Reopen: open the store (snapshot load + validation) and answer the first recall.
   const tReopen = performance.now();
   store = await open();
-  await store.recall('q:0', { k: 10, touch: false });
+  await store.recall(queryTexts[0]!, { k: 10, touch: false });
   const reopenMs = ms(tReopen);
   const reopenedFrom = store.opened;
   await store.close();
@@ -170,7 +180,59 @@ async function benchIndex(n: number): Promise<Record<string, number>> {
   };
   log(`  n=${n}: ${JSON.stringify(result)} (reopened from ${reopenedFrom}, build path ${rebuiltFrom})`);
   if (reopenedFrom !== 'snapshot' || rebuiltFrom !== 'rebuilt') throw new Error(`unexpected open paths ${reopenedFrom}/${rebuiltFrom}`);
-  return result;
+  return { figures: result, retrieval };
+}
+
+/**
+ * Issue 4's performance figures on the largest store: hybrid recall (overfetch 4; pool and
+ * corpus lexical sources) against semantic recall measured in the same run, and what the
+ * persistent lexical index adds to one remember (a real sentence against a one-token text,
+ * interleaved, same vectors: the difference is tokenising plus the multi-entry index writes).
+ */
+async function benchRetrieval(store: LocalMemory, queryTexts: string[], table: Map<string, Float32Array>, semanticP50: number): Promise<Record<string, number>> {
+  const timeRecall = async (options: Record<string, unknown>): Promise<number[]> => {
+    for (let j = 0; j < 20; j++) await store.recall(queryTexts[j]!, { k: 10, touch: false, ...options });
+    const samples: number[] = [];
+    for (let j = 0; j < QUERIES; j++) {
+      const t = performance.now();
+      await store.recall(queryTexts[j]!, { k: 10, touch: false, ...options });
+      samples.push(ms(t));
+    }
+    return samples;
+  };
+  const hybrid = await timeRecall({ mode: 'hybrid', overfetch: 4 });
+  const corpus = await timeRecall({ mode: 'hybrid', overfetch: 4, lexicalIndex: 'corpus' });
+
+  const extra = sentences(400, 9).map((t) => `${t} [extra]`);
+  const sentenceTimes: number[] = [];
+  const tokenTimes: number[] = [];
+  const ids: string[] = [];
+  for (let i = 0; i < extra.length; i++) {
+    const vector = table.get(queryTexts[i % queryTexts.length]!)!;
+    const token = `x${i.toString(36)}`;
+    table.set(extra[i]!, vector);
+    table.set(token, vector);
+    for (const [text, into] of (i % 2 ? [[extra[i]!, sentenceTimes], [token, tokenTimes]] : [[token, tokenTimes], [extra[i]!, sentenceTimes]]) as [string, number[]][]) {
+      const t = performance.now();
+      ids.push((await store.remember(text)).memory.id);
+      into.push(ms(t));
+    }
+  }
+  for (const id of ids) await store.forget(id);
+  const sentenceP50 = percentile(sentenceTimes, 50);
+  const tokenP50 = percentile(tokenTimes, 50);
+  return {
+    semantic_p50_ms: round(semanticP50),
+    hybrid_p50_ms: round(percentile(hybrid, 50)),
+    hybrid_p99_ms: round(percentile(hybrid, 99)),
+    hybrid_over_semantic: round(percentile(hybrid, 50) / semanticP50, 2),
+    hybrid_corpus_p50_ms: round(percentile(corpus, 50)),
+    hybrid_corpus_p99_ms: round(percentile(corpus, 99)),
+    hybrid_corpus_over_semantic: round(percentile(corpus, 50) / semanticP50, 2),
+    remember_sentence_p50_ms: round(sentenceP50),
+    remember_one_token_p50_ms: round(tokenP50),
+    lexical_index_ms_per_remember: round(Math.max(0, sentenceP50 - tokenP50)),
+  };
 }
 
 async function benchEmbedding(): Promise<{ useLite: number; reference: number | null; rememberMany: number }> {
@@ -204,23 +266,31 @@ function machine(): string {
 
 const index: Record<string, Record<string, number>> = {};
 log(`houkai-web bench — ${machine()}`);
-for (const n of SIZES) index[`n${n}`] = await benchIndex(n);
+let retrieval: Record<string, number> | null = null;
+for (const n of SIZES) {
+  const largest = n === Math.max(...SIZES);
+  const run = await benchIndex(n, largest);
+  index[`n${n}`] = run.figures;
+  if (run.retrieval) retrieval = { n, ...run.retrieval };
+}
 log('  embedding…');
-const embed = await benchEmbedding();
+const embed = INDEX_ONLY ? { useLite: Number.NaN, reference: null, rememberMany: Number.NaN } : await benchEmbedding();
 
 log('  archives…');
 let archive: unknown = null;
 {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/archive.ts', '--rows', '10000'], { encoding: 'utf8', timeout: 600_000 });
-  if (run.status === 0) archive = JSON.parse(run.stdout.trim().split('\n').pop()!);
+  const run = INDEX_ONLY ? null : spawnSync(process.execPath, ['--import', 'tsx', 'bench/archive.ts', '--rows', '10000'], { encoding: 'utf8', timeout: 600_000 });
+  if (!run) log('  (skipped)');
+  else if (run.status === 0) archive = JSON.parse(run.stdout.trim().split('\n').pop()!);
   else log(`  archive bench failed: ${run.stderr.slice(-400)}`);
 }
 
 log('  graph…');
 let graph: unknown = null;
 {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/graph.ts', '--rows', '10000'], { encoding: 'utf8', timeout: 600_000 });
-  if (run.status === 0) graph = JSON.parse(run.stdout.trim().split('\n').pop()!);
+  const run = INDEX_ONLY ? null : spawnSync(process.execPath, ['--import', 'tsx', 'bench/graph.ts', '--rows', '10000'], { encoding: 'utf8', timeout: 600_000 });
+  if (!run) log('  (skipped)');
+  else if (run.status === 0) graph = JSON.parse(run.stdout.trim().split('\n').pop()!);
   else log(`  graph bench failed: ${run.stderr.slice(-400)}`);
 }
 
@@ -245,6 +315,12 @@ for (const r of rows) console.log(r);
 console.log(
   `\nuse-lite embed: ${embed.useLite.toFixed(0)} sentences/s (reference @energetic-ai/embeddings: ${embed.reference?.toFixed(0) ?? 'n/a'}/s); rememberMany: ${embed.rememberMany.toFixed(0)} memories/s\n`,
 );
+if (retrieval) {
+  console.log(
+    `retrieval at ${retrieval.n}: semantic p50 ${retrieval.semantic_p50_ms} ms; hybrid (pool) p50 ${retrieval.hybrid_p50_ms} ms (${retrieval.hybrid_over_semantic}×); ` +
+      `hybrid (corpus) p50 ${retrieval.hybrid_corpus_p50_ms} ms (${retrieval.hybrid_corpus_over_semantic}×); lexical index per remember ${retrieval.lexical_index_ms_per_remember} ms\n`,
+  );
+}
 console.log(
   JSON.stringify({
     machine: machine(),
@@ -252,6 +328,7 @@ console.log(
     index,
     embed: { 'use-lite': { per_s: Math.round(embed.useLite) }, 'use-lite-reference': { per_s: embed.reference === null ? null : Math.round(embed.reference) } },
     remember_many_per_s: Math.round(embed.rememberMany),
+    ...(retrieval ? { retrieval } : {}),
     ...(archive ? { archive } : {}),
     ...(graph ? { graph } : {}),
     ...(browser ? { browser } : {}),
