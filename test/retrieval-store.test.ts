@@ -42,7 +42,7 @@ describe('hybrid recall through the store', () => {
     expect(lexical.value).toBe(1);
     expect(lexical.details.matchedTerms).toEqual(expect.arrayContaining(['#441']));
     await store.close();
-  }, 120_000);
+  }, 300_000);
 
   it('calibrates confidence on random pairs of its own vectors in a store created in this session', async () => {
     const store = await openTestStore({ embedder: randomEmbedder(64) });

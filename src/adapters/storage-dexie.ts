@@ -4,7 +4,7 @@
  * mapped to `MemoryError` here and nowhere else.
  */
 import Dexie, { type Table, type Transaction } from 'dexie';
-import { termFrequencies } from '../core/bm25.ts';
+import { bm25Idf, termFrequencies } from '../core/bm25.ts';
 import { lexicalTerms } from '../core/tokenize.ts';
 import { MemoryError } from '../core/errors.ts';
 import type { GraphChanges, JournalContext, JournalEntry, LexicalCandidate, ListQuery, MemoryStorage, StoreMeta, StoredCounts } from '../core/ports.ts';
@@ -262,6 +262,13 @@ export function mapStorageError(error: unknown, operation: string): MemoryError 
   return new MemoryError('STORAGE_FAILURE', `IndexedDB failed during ${operation}: ${message}`, { operation });
 }
 
+/** Terms whose document frequency the lexical candidate search keeps between calls. */
+const DF_CACHE_TERMS = 50_000;
+/** A term this rare nominates candidates even in a small store. */
+const NOMINATE_ALWAYS = 50;
+/** Postings (keys) read per candidate row the lexical candidate search may return. */
+const POSTINGS_PER_CANDIDATE = 8;
+
 /** `keys.length` lookups on one index in one read-only transaction, in key order (undefined when absent). */
 function indexGets<T>(idb: IDBDatabase, store: string, index: string, keys: readonly IDBValidKey[]): Promise<(T | undefined)[]> {
   return new Promise((resolve, reject) => {
@@ -300,6 +307,20 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     await db.open();
   } catch (error) {
     throw mapStorageError(error, 'open');
+  }
+
+  /** Document frequencies by term, valid for one state of the lexical statistics (see lexicalCandidates). */
+  let dfCache: { key: string; df: Map<string, number> } = { key: '', df: new Map() };
+
+  /**
+   * Memory rows by label (undefined when absent). Recall's hot path, so it talks to IndexedDB
+   * directly: Dexie's get({ label }) opens a cursor per key and cost 2.6× as much (40 lookups:
+   * 2.5 ms against 0.95 ms at 100k rows). Through Dexie while it is closed (it reopens itself).
+   */
+  function rowsByLabels(labels: readonly number[]): Promise<(MemoryRow | undefined)[]> {
+    return db.isOpen()
+      ? indexGets<MemoryRow>(db.backendDB(), 'memories', 'label', labels)
+      : db.transaction('r', db.memories, () => Promise.all(labels.map((label) => db.memories.get({ label }))));
   }
 
   async function run<T>(operation: string, body: () => Promise<T>): Promise<T> {
@@ -426,13 +447,9 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
 
     getByLabels: (labels) =>
       // One unique-index lookup per label (not anyOf, whose cursor walk is linear in
-      // fake-indexeddb; not through the vectors table, whose rows carry every float). This is
-      // recall's hot path, so it talks to IndexedDB directly: Dexie's get({ label }) opens a
-      // cursor per key and cost 2.6× as much (40 lookups: 2.5 ms against 0.95 ms at 100k rows).
+      // fake-indexeddb; not through the vectors table, whose rows carry every float).
       run('getByLabels', async () => {
-        const rows = db.isOpen()
-          ? await indexGets<MemoryRow>(db.backendDB(), 'memories', 'label', labels)
-          : await db.transaction('r', db.memories, () => Promise.all(labels.map((label) => db.memories.get({ label }))));
+        const rows = await rowsByLabels(labels);
         const out = new Map<number, Memory>();
         for (const row of rows) if (row) out.set(row.label, strip(row));
         return out;
@@ -585,35 +602,51 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
 
     lexicalCandidates: (terms, limit) =>
       run('lexicalCandidates', () =>
-        db.transaction('r', db.memories, async () => {
-          // Rarest terms first, so a cap keeps the documents that matter most to BM25.
+        db.transaction('r', [db.meta, db.memories], async () => {
           const unique = [...new Set(terms)];
-          const df = await Promise.all(unique.map(async (t) => [t, await db.memories.where('terms').equals(t).count()] as const));
-          df.sort((a, b) => a[1] - b[1]);
-          const seen = new Map<string, LexicalCandidate>();
-          for (const [term, count] of df) {
-            if (count === 0) continue;
-            if (seen.size >= limit) break;
-            // Keys first (cheap), then only the rows that will be kept.
-            const ids = (await db.memories.where('terms').equals(term).primaryKeys()).filter((id) => !seen.has(id)).slice(0, limit - seen.size);
-            for (const row of await db.memories.bulkGet(ids)) {
-              if (row) seen.set(row.id, { memory: strip(row), label: row.label, terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
-            }
+          // Document frequencies: counting an index range is linear in the term's postings, so
+          // the counts are kept until the lexical statistics change (any text change bumps the
+          // generation and the document/length totals in the same transaction).
+          const meta = (await db.meta.get('store'))?.value;
+          const documents = meta?.lexicalDocs ?? 0;
+          const key = `${meta?.generation ?? 0}:${documents}:${meta?.lexicalLength ?? 0}`;
+          if (dfCache.key !== key || dfCache.df.size > DF_CACHE_TERMS) dfCache = { key, df: new Map() };
+          const cache = dfCache.df;
+          await Promise.all(
+            unique.filter((t) => !cache.has(t)).map(async (t) => cache.set(t, await db.memories.where('terms').equals(t).count())),
+          );
+          const df = unique.map((t) => [t, cache.get(t) ?? 0] as const);
+          // Nominate candidates from their postings (keys only, rarest terms first, at most
+          // POSTINGS_PER_CANDIDATE·limit keys in all), scoring each by the IDF of the query terms
+          // it contains; only the best `limit` rows are read. Terms in more than a quarter of the
+          // memories nominate nobody (their IDF is a fraction of a rare term's) but still count in
+          // the BM25 of whoever is nominated.
+          const nominating = df.filter(([, n]) => n > 0 && n <= Math.max(NOMINATE_ALWAYS, documents / 4)).sort((a, b) => a[1] - b[1]);
+          const proxy = new Map<string, number>();
+          let budget = POSTINGS_PER_CANDIDATE * limit;
+          for (const [term, n] of nominating) {
+            if (budget <= 0) break;
+            const idf = bm25Idf(Math.max(documents, n), n);
+            const ids = await db.memories.where('terms').equals(term).limit(budget).primaryKeys();
+            budget -= ids.length;
+            for (const id of ids) proxy.set(id, (proxy.get(id) ?? 0) + idf);
           }
-          return { candidates: [...seen.values()], documentFrequencies: new Map(df) };
+          const best = [...proxy].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit);
+          const candidates: LexicalCandidate[] = [];
+          for (const row of await db.memories.bulkGet(best.map(([id]) => id))) {
+            if (row) candidates.push({ memory: strip(row), label: row.label, terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
+          }
+          return { candidates, documentFrequencies: new Map(df) };
         }),
       ),
 
     lexicalTermsOf: (labels) =>
-      run('lexicalTermsOf', () =>
-        db.transaction('r', [db.vectors, db.memories], async () => {
-          const vectors = await db.vectors.bulkGet(labels);
-          const rows = await db.memories.bulkGet(vectors.map((v) => v?.id ?? '').filter((id) => id !== ''));
-          const out = new Map<number, { terms: string[]; termCounts: number[]; termLength: number }>();
-          for (const row of rows) if (row) out.set(row.label, { terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
-          return out;
-        }),
-      ),
+      run('lexicalTermsOf', async () => {
+        const rows = await rowsByLabels(labels);
+        const out = new Map<number, { terms: string[]; termCounts: number[]; termLength: number }>();
+        for (const row of rows) if (row) out.set(row.label, { terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
+        return out;
+      }),
 
     vectorsOf: (labels) =>
       run('vectorsOf', async () => {

@@ -215,8 +215,9 @@ export interface MemoryStorage {
   /** Corpus statistics of the persistent lexical index. */
   lexicalStats(): Promise<{ documents: number; averageLength: number }>;
   /**
-   * Memories containing any of the terms, rarest terms first, at most `limit`, and how many
-   * memories contain each term (counted once, for both the ordering and BM25's IDF).
+   * The memories most likely to score highest under BM25 for these terms — ranked by the summed
+   * IDF of the query terms each contains; terms found in more than a quarter of the memories
+   * nominate none — at most `limit`, and how many memories contain each term (BM25's IDF).
    */
   lexicalCandidates(terms: string[], limit: number): Promise<{ candidates: LexicalCandidate[]; documentFrequencies: Map<string, number> }>;
   /** Stored term statistics of the memories behind these labels. */

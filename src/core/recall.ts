@@ -24,8 +24,12 @@ const RECALL_KEYS: ReadonlySet<string> = new Set([
   'lexicalIndex', 'expand', 'signal',
 ]);
 
-/** How many lexical candidates the corpus index may add before scoring (rarest terms first). */
-const CORPUS_CANDIDATES = 2000;
+/**
+ * Rows the corpus index reads per recall, as a multiple of the max(k·overfetch, 20) that join
+ * the pool: the memories with the highest summed IDF of the query terms they contain, then
+ * scored with exact BM25.
+ */
+const CORPUS_CANDIDATES_PER_SLOT = 4;
 
 export type CheckedRecall = ReturnType<typeof checkRecallOptions>;
 
@@ -183,9 +187,10 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
   let lexicalScorer: LexicalScorer | undefined;
   if (o.mode === 'hybrid' && o.lexicalIndex === 'corpus') {
     const queryTerms = [...new Set(lexicalTerms(query))];
+    const lexicalSlots = Math.max(o.k * o.overfetch, 20);
     const [stats, { candidates, documentFrequencies: df }] = await Promise.all([
       storage.lexicalStats(),
-      storage.lexicalCandidates(queryTerms, CORPUS_CANDIDATES),
+      storage.lexicalCandidates(queryTerms, CORPUS_CANDIDATES_PER_SLOT * lexicalSlots),
     ]);
     const termsOf = new Map<number, { terms: string[]; termCounts: number[]; termLength: number }>(candidates.map((c) => [c.label, c]));
     const scorer = corpusScorer(stats, df, termsOf);
@@ -196,7 +201,7 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
       .map((c, i) => ({ c, s: lexicalScores.raw[i]! }))
       .filter((x) => x.s > 0)
       .sort((a, b) => b.s - a.s)
-      .slice(0, Math.max(o.k * o.overfetch, 20));
+      .slice(0, lexicalSlots);
     const vectors = await storage.vectorsOf(best.map((x) => x.c.label));
     for (const { c } of best) {
       const v = vectors.get(c.label);
