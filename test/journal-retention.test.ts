@@ -3,7 +3,9 @@ import type { LocalMemory } from '../src/local.ts';
 import { pythonArchive, sampleMemories } from './fixtures/make-archives.ts';
 import { expectInvalidAsync } from './helpers/expect.ts';
 import { mulberry32 } from './helpers/prng.ts';
-import { manualClock, openTestStore } from './helpers/store.ts';
+import Dexie from 'dexie';
+import { databaseName } from '../src/adapters/storage-dexie.ts';
+import { manualClock, openTestStore, uniqueName } from './helpers/store.ts';
 
 const DAY = 86_400;
 
@@ -122,7 +124,12 @@ describe('journal compaction', () => {
   });
 
   it('rejects bad retention settings before writing anything', async () => {
-    await expectInvalidAsync(openTestStore({ journalRetention: { keepDays: -1 } }), 'journalRetention.keepDays');
+    const name = uniqueName('retention');
+    await expectInvalidAsync(openTestStore({ name, journalRetention: { keepDays: -1 } }), 'journalRetention.keepDays');
+    const db = new Dexie(databaseName(name));
+    await db.open();
+    expect(await db.table('meta').count()).toBe(0); // not even the metadata row
+    db.close();
     await expectInvalidAsync(openTestStore({ journalRetention: { keepLast: 1.5 } }), 'journalRetention.keepLast');
     await expectInvalidAsync(openTestStore({ journalRetention: { keep: 3 } as never }), 'journalRetention');
     const store = await openTestStore();
@@ -130,6 +137,8 @@ describe('journal compaction', () => {
     await expectInvalidAsync(store.compactJournal({ keepDays: Number.NaN }), 'options.keepDays');
     await expectInvalidAsync(store.compactJournal({ nope: true } as never), 'options');
     expect((await store.journalTail(10)).map((e) => e.op)).toEqual(['remember']);
+    // An option left undefined keeps the store's setting.
+    expect((await store.compactJournal({ keepDays: undefined, keepLast: 5 })).removed).toBe(0);
     await store.close();
   });
 

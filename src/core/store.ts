@@ -523,7 +523,8 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
 
     async compactJournal(options) {
       ensureOpen();
-      const o = checkRetention(options === undefined ? retention : { ...retention, ...checkObject<JournalRetention>(options, 'options') }, 'options');
+      const given = Object.entries(checkObject<JournalRetention>(options, 'options')).filter(([, v]) => v !== undefined);
+      const o = checkRetention({ ...retention, ...Object.fromEntries(given) }, 'options');
       return compactJournal({ storage, clock, ids, actor }, o);
     },
 
