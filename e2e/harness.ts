@@ -7,6 +7,8 @@ declare global {
   interface Window {
     houkai: {
       connect(options?: ConnectOptions): Promise<MemoryClient>;
+      /** The same, but in a dedicated worker of this page's own (not the shared one): an independent owner of the store. */
+      connectDedicated(options?: ConnectOptions): Promise<MemoryClient>;
       MemoryError: typeof MemoryError;
       swReady: Promise<boolean>;
       progress: unknown[];
@@ -24,6 +26,12 @@ const swReady: Promise<boolean> = 'serviceWorker' in navigator
 
 window.houkai = {
   connect: (options) => connectMemory({ embedder: 'use-lite', ...options }),
+  connectDedicated: (options) =>
+    connectMemory({
+      embedder: 'use-lite',
+      worker: () => new Worker(new URL('../worker/memory.worker.ts', import.meta.url), { type: 'module', name: 'houkai-web-dedicated' }),
+      ...options,
+    }),
   MemoryError,
   swReady,
   progress: [],

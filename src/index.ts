@@ -23,6 +23,9 @@ export type { MemoryApi } from './core/store.ts';
 export type { MemoryClient } from './client/connect.ts';
 export type { ChangeEvent, OpenRequest } from './rpc/protocol.ts';
 export type { ArchiveInfo, ImportResult } from './core/archive/store-ops.ts';
+export type { DurabilityReport, CanaryState } from './core/durability.ts';
+export type { JournalRetention, CompactResult } from './core/journal-ops.ts';
+export type { JournalHorizon, LossRecord } from './core/ports.ts';
 export { connectEndpoint } from './client/connect.ts';
 export { canonicalModelName, isSameModel } from './core/archive/format.ts';
 
@@ -82,6 +85,7 @@ export async function connectMemory(options: ConnectOptions = {}): Promise<Memor
     ...(request.index ? { index: request.index } : {}),
     ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
     ...(request.actor ? { actor: request.actor } : {}),
+    ...(request.journalRetention ? { journalRetention: request.journalRetention } : {}),
     ...(request.conflictPolicy ? { conflictPolicy: request.conflictPolicy } : {}),
     ...(request.scope ? { scope: request.scope } : {}),
     ...(request.minilm ? { minilm: request.minilm } : {}),

@@ -14,8 +14,9 @@
  */
 import { deleteDexieStorage, openDexieStorage, SCHEMA_VERSION, type DexieStorageOptions } from './adapters/storage-dexie.ts';
 import { readStorageInfo } from './adapters/browser-storage.ts';
+import { openDexieRegistry } from './adapters/registry-dexie.ts';
 import { MemoryError, invalid } from './core/errors.ts';
-import type { Clock, Embedder, IdSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
+import type { Clock, DurabilityRegistry, Embedder, IdSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
 import type { IndexOpenOutcome } from './core/index-sync.ts';
 import { openStore, type MemoryApi, type StoreOpenOptions } from './core/store.ts';
 import type { LongRunOptions } from './core/types.ts';
@@ -26,6 +27,9 @@ export * from './core/types.ts';
 export { MemoryError, ERROR_CODES, type ErrorCode } from './core/errors.ts';
 export type { Embedder, EmbedOptions, VectorIndex, VectorIndexFactory, Clock, IdSource } from './core/ports.ts';
 export type { MemoryApi } from './core/store.ts';
+export type { DurabilityReport, CanaryState } from './core/durability.ts';
+export type { JournalRetention, CompactResult } from './core/journal-ops.ts';
+export type { JournalHorizon, LossRecord } from './core/ports.ts';
 export { contentHash } from './core/text.ts';
 
 export type EmbedderChoice = 'auto' | 'minilm' | 'use-lite' | Embedder;
@@ -56,6 +60,8 @@ export interface CreateMemoryOptions extends LongRunOptions {
   maintenance?: StoreOpenOptions['maintenance'];
   /** `{ maxMemories, policy: 'decay' | 'lru' | 'reject' }`: a cap enforced on write. */
   quota?: StoreOpenOptions['quota'];
+  /** `{ keepDays = 90, keepLast = 1000 }`: what journal compaction (`compactJournal`, the daily maintenance job) keeps. */
+  journalRetention?: StoreOpenOptions['journalRetention'];
   /** What to do when the store's vectors come from another embedder. Default 'error'. */
   onEmbedderChange?: StoreOpenOptions['onEmbedderChange'];
   /** Quiet period before the index snapshot is persisted after writes (ms). Default 2000. */
@@ -147,6 +153,8 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
   };
   const storage = await openDexieStorage(name, dbOptions);
   let index: VectorIndex | undefined;
+  // The registry of stores is a witness only: a store still opens when it cannot be used.
+  const registry: DurabilityRegistry | null = await openDexieRegistry(dbOptions).catch(() => null);
   try {
     const recorded = await storage.readMeta();
     const embedder = await resolveEmbedder(options.embedder ?? 'auto', options, recorded?.embedderId);
@@ -154,13 +162,24 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
     const count = recorded?.lexicalDocs ?? (await storage.count());
     index = await (await indexFactory(options.index))({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });
     const store = await openStore(
-      { name, storage, index, embedder, schemaVersion: SCHEMA_VERSION, ...(options.clock ? { clock: options.clock } : {}), ...(options.ids ? { ids: options.ids } : {}) },
+      {
+        name,
+        storage,
+        index,
+        embedder,
+        schemaVersion: SCHEMA_VERSION,
+        registry,
+        persisted: async () => (await readStorageInfo()).persisted,
+        ...(options.clock ? { clock: options.clock } : {}),
+        ...(options.ids ? { ids: options.ids } : {}),
+      },
       {
         ...(options.onEmbedderChange ? { onEmbedderChange: options.onEmbedderChange } : {}),
         ...(options.conflicts ? { conflicts: options.conflicts } : {}),
         ...(options.actor ? { actor: options.actor } : {}),
         ...(options.maintenance ? { maintenance: options.maintenance } : {}),
         ...(options.quota ? { quota: options.quota } : {}),
+        ...(options.journalRetention !== undefined ? { journalRetention: options.journalRetention } : {}),
         ...(options.snapshotDelayMs !== undefined ? { snapshotDelayMs: options.snapshotDelayMs } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
@@ -168,6 +187,11 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
     );
     const coreStats = store.stats.bind(store);
     store.stats = async () => ({ ...(await coreStats()), storage: await readStorageInfo() });
+    const closeStore = store.close.bind(store);
+    store.close = async () => {
+      await closeStore();
+      registry?.close();
+    };
     return Object.defineProperties(store, {
       name: { value: name, enumerable: true },
       embedder: { value: embedder, enumerable: false },
@@ -175,16 +199,26 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
   } catch (error) {
     index?.dispose();
     storage.close();
+    registry?.close();
     throw error;
   }
 }
 
-/** Deletes a store's database and its index snapshot. */
+/** Deletes a store's database, its index snapshot and its registry record (a deliberate deletion is not a loss). */
 export async function deleteMemory(name: string, options: Pick<CreateMemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'index'> = {}): Promise<void> {
-  await deleteDexieStorage(name, {
+  const dbOptions: DexieStorageOptions = {
     ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
     ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
-  });
+  };
+  await deleteDexieStorage(name, dbOptions);
+  const registry = await openDexieRegistry(dbOptions).catch(() => null);
+  if (registry) {
+    try {
+      await registry.update(name, () => null);
+    } finally {
+      registry.close();
+    }
+  }
   if (options.index === undefined || options.index === 'hnsw') {
     const { dropHnswSnapshot } = await import('./adapters/index-hnsw.ts');
     await dropHnswSnapshot(name);

@@ -9,12 +9,12 @@ describe('maintenance', () => {
     await store.remember('short lived', { expiresAt: clock.now() + 10 });
     clock.advance(20);
     const first = await store.runMaintenance();
-    expect(first.map((r) => r.job)).toEqual(['purge', 'decay', 'trash']);
+    expect(first.map((r) => r.job)).toEqual(['purge', 'decay', 'trash', 'journal']);
     expect(first[0]).toMatchObject({ ok: true, result: { purged: 1 } });
     expect(await store.runMaintenance()).toEqual([]); // nothing due an instant later
     clock.advance(86_401);
-    expect((await store.runMaintenance()).length).toBe(3);
-    expect((await store.maintenanceStatus()).history.length).toBe(6);
+    expect((await store.runMaintenance()).length).toBe(4);
+    expect((await store.maintenanceStatus()).history.length).toBe(8);
     await expect(store.runMaintenance(['nope' as never])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await store.close();
   });
@@ -34,6 +34,7 @@ describe('maintenance', () => {
           purge: async () => (runs.push('purge'), {}),
           trash: async () => ({}),
           reflect: async () => ({}),
+          journal: async () => ({}),
         },
         loadState: async () => ({}),
         saveState: async () => undefined,
@@ -47,7 +48,7 @@ describe('maintenance', () => {
     expect(await b.tick()).toEqual([]); // the other "tab" finds the lock held
     expect(await a.tick()).toEqual([]); // and the same scheduler does not re-enter
     release();
-    expect((await running).map((r) => r.job)).toEqual(['purge', 'decay', 'trash']);
+    expect((await running).map((r) => r.job)).toEqual(['purge', 'decay', 'trash', 'journal']);
     expect(runs).toEqual(['purge', 'decay']);
   });
 });

@@ -27,8 +27,9 @@ export function openWithOriginAssets(request: OpenRequest, onProgress?: CreateMe
     ...(request.index ? { index: request.index } : {}),
     ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
     ...(request.actor ? { actor: request.actor } : {}),
+    ...(request.journalRetention ? { journalRetention: request.journalRetention } : {}),
     ...(request.conflictPolicy ? { conflicts: { policy: request.conflictPolicy } } : {}),
-    // Decay pruning, TTL purge and trash retention run in the worker while a tab holds the store.
+    // TTL purge, trash retention and journal compaction run in the worker while a tab holds the store.
     maintenance: { enabled: true },
     ...(onProgress ? { onProgress } : {}),
     useLite: { modelUrl: asset('../models/use-lite/'), wasmPaths: asset('../wasm/tfjs/'), ...request.useLite },

@@ -7,7 +7,17 @@ import Dexie, { type Table, type Transaction } from 'dexie';
 import { bm25Idf, termFrequencies } from '../core/bm25.ts';
 import { lexicalTerms } from '../core/tokenize.ts';
 import { MemoryError } from '../core/errors.ts';
-import type { GraphChanges, JournalContext, JournalEntry, LexicalCandidate, ListQuery, MemoryStorage, StoreMeta, StoredCounts } from '../core/ports.ts';
+import type {
+  GraphChanges,
+  JournalContext,
+  JournalEntry,
+  JournalHorizon,
+  LexicalCandidate,
+  ListQuery,
+  MemoryStorage,
+  StoreMeta,
+  StoredCounts,
+} from '../core/ports.ts';
 import type { PendingConflict } from '../core/review.ts';
 import { MEMORY_TYPES, type Memory } from '../core/types.ts';
 
@@ -205,6 +215,10 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
 ];
 export const SCHEMA_VERSION = SCHEMA_VERSIONS[SCHEMA_VERSIONS.length - 1]!.version;
 
+/** Setting keys (rows of the meta table) of the journal horizon and the store's canary. */
+const HORIZON_KEY = 'journalHorizon';
+const CANARY_KEY = 'canary';
+
 /** The IndexedDB database name of a store. */
 export function databaseName(store: string): string {
   return `houkai-web:${store}`;
@@ -343,6 +357,14 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     };
     await db.meta.put({ key: 'store', value: meta });
     return { meta, firstLabel: row.value.nextLabel };
+  }
+
+  async function readSetting<T>(key: string): Promise<T | undefined> {
+    return ((await db.meta.get(`setting:${key}`)) as unknown as SettingRow | undefined)?.value as T | undefined;
+  }
+
+  async function writeSetting(key: string, value: unknown): Promise<void> {
+    await db.meta.put({ key: `setting:${key}`, value } as unknown as MetaRow);
   }
 
   /** Appends journal entries inside the caller's transaction (the journal and the data never disagree). */
@@ -833,6 +855,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         else if (query.id !== undefined) rows = await db.journal.where('id').equals(query.id).toArray();
         else if (query.group !== undefined) rows = await db.journal.where('group').equals(query.group).toArray();
         else if (query.untilTs !== undefined) rows = await db.journal.where('ts').belowOrEqual(query.untilTs).toArray();
+        else if (query.afterTs !== undefined) rows = await db.journal.where('ts').above(query.afterTs).toArray();
         else if (query.newest !== undefined) rows = (await db.journal.orderBy('seq').reverse().limit(query.newest).toArray()).reverse();
         else rows = await db.journal.orderBy('seq').toArray();
         return rows.sort((a, b) => a.seq! - b.seq!);
@@ -841,8 +864,75 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     journalAppend: (ctx, entries) =>
       run('journalAppend', () => db.transaction('rw', db.journal, () => journal(ctx, entries))),
 
-    journalCompact: (keepFromTs) =>
-      run('journalCompact', async () => db.journal.where('ts').below(keepFromTs).delete()),
+    journalCompact: (query, ctx) =>
+      run('journalCompact', () =>
+        db.transaction('rw', [db.journal, db.meta], async () => {
+          const previous = await readSetting<JournalHorizon>(HORIZON_KEY);
+          // The cut: below the oldest of the newest `keepLast` entries (compactions' own entries
+          // not counted), and below the oldest entry written at or after `olderThanTs` (seq order,
+          // so a clock that went back cannot punch holes).
+          let cut = Number.POSITIVE_INFINITY;
+          if (query.keepLast > 0) {
+            let counted = 0;
+            let oldestKept: number | undefined;
+            await db.journal
+              .orderBy('seq')
+              .reverse()
+              .until(() => counted >= query.keepLast)
+              .each((e) => {
+                if (e.op === 'compact') return;
+                counted += 1;
+                oldestKept = e.seq;
+              });
+            if (counted < query.keepLast || oldestKept === undefined) return { removed: 0, horizon: previous ?? null };
+            cut = oldestKept;
+          }
+          for (const seq of await db.journal.where('ts').aboveOrEqual(query.olderThanTs).primaryKeys()) cut = Math.min(cut, seq);
+          const old: { seq: number; group: string; ts: number }[] = [];
+          await db.journal.where('seq').below(cut).each((e) => void old.push({ seq: e.seq!, group: e.group, ts: e.ts }));
+          // A call whose entries straddle the cut stays whole, so undoing it still works.
+          const straddling = new Set<string>();
+          for (const group of new Set(old.map((e) => e.group))) {
+            const [newest] = await db.journal.where('group').equals(group).reverse().limit(1).primaryKeys();
+            if (newest !== undefined && newest >= cut) straddling.add(group);
+          }
+          const dropped = old.filter((e) => !straddling.has(e.group));
+          if (dropped.length === 0) return { removed: 0, horizon: previous ?? null };
+          await db.journal.bulkDelete(dropped.map((e) => e.seq));
+          const horizon: JournalHorizon = {
+            ts: dropped.reduce((max, e) => Math.max(max, e.ts), previous?.ts ?? Number.NEGATIVE_INFINITY),
+            seq: dropped.reduce((max, e) => Math.max(max, e.seq + 1), previous?.seq ?? 0),
+            compactedAt: ctx.ts,
+          };
+          await writeSetting(HORIZON_KEY, horizon);
+          await journal({ ...ctx, meta: { ...ctx.meta, removed: dropped.length, horizonTs: horizon.ts } }, [{ id: '*', before: null, after: null }]);
+          return { removed: dropped.length, horizon };
+        }),
+      ),
+
+    journalHorizon: () => run('journalHorizon', async () => (await readSetting<JournalHorizon>(HORIZON_KEY)) ?? null),
+
+    plantCanary: (candidate) =>
+      run('plantCanary', () =>
+        db.transaction('rw', db.meta, async () => {
+          const existing = await readSetting<string>(CANARY_KEY);
+          if (typeof existing === 'string') return existing;
+          await writeSetting(CANARY_KEY, candidate);
+          return candidate;
+        }),
+      ),
+
+    durabilitySnapshot: () =>
+      run('durabilitySnapshot', () =>
+        db.transaction('r', [db.meta, db.memories, db.journal, db.importUndo], async () => {
+          const canary = await readSetting<string>(CANARY_KEY);
+          const meta = (await db.meta.get('store'))?.value;
+          const count = await db.memories.count();
+          const [newestSeq = 0] = await db.journal.orderBy('seq').reverse().limit(1).primaryKeys();
+          const importPending = (await db.importUndo.limit(1).primaryKeys()).length > 0;
+          return { canary: typeof canary === 'string' ? canary : null, count, booked: meta?.lexicalDocs ?? 0, newestSeq, importPending };
+        }),
+      ),
 
     moveToTrash: (ids, ctx) =>
       run('moveToTrash', () =>
@@ -895,12 +985,9 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         return n;
       }),
 
-    getSetting: (key) => run('getSetting', async () => ((await db.meta.get(`setting:${key}`)) as unknown as SettingRow | undefined)?.value),
+    getSetting: (key) => run('getSetting', () => readSetting(key)),
 
-    putSetting: (key, value) =>
-      run('putSetting', async () => {
-        await db.meta.put({ key: `setting:${key}`, value } as unknown as MetaRow);
-      }),
+    putSetting: (key, value) => run('putSetting', () => writeSetting(key, value)),
 
     allMemories: () => run('allMemories', async () => (await db.memories.toArray()).map(strip)),
 

@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   'IMPORT_CONFLICT',
   'CONFLICT',
   'PERMISSION_DENIED',
+  'JOURNAL_COMPACTED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,14 +1,14 @@
 /**
  * The journal: every mutation appends `{ ts, op, actor, id, before, after, meta }` in the same
  * transaction as the change (storage does the writing). Here: reading it, time travel by replay,
- * and undo. Undo works the same way for every op: the entries of the call (its group) are
+ * compaction to a retention window, and undo. Undo works the same way for every op: the entries of the call (its group) are
  * reverted in reverse order, but only if each memory still equals the entry's after-state
  * (ignoring access tracking), so an undo never clobbers a later change.
  */
 import { MemoryError, invalid } from './errors.ts';
-import type { Clock, IdSource, IndexDelta, JournalContext, JournalEntry, MemoryStorage, VectorIndex } from './ports.ts';
+import type { Clock, IdSource, IndexDelta, JournalContext, JournalEntry, JournalHorizon, MemoryStorage, VectorIndex } from './ports.ts';
 import type { Memory } from './types.ts';
-import { checkId, checkInteger, checkTimestamp } from './validate.ts';
+import { checkId, checkInteger, checkKnownKeys, checkObject, checkTimestamp } from './validate.ts';
 
 export interface JournalDeps {
   storage: MemoryStorage;
@@ -44,16 +44,78 @@ export async function history(storage: MemoryStorage, id: string): Promise<Journ
   return storage.journalRead({ id: checkId(id) });
 }
 
-/** The store as it was at `ts` (transaction time), by replaying the journal. Vectors are not replayed. */
+/** The error for a moment (or an entry) that compaction has dropped from the journal. */
+function compacted(what: string, horizon: JournalHorizon, details: Record<string, unknown>): MemoryError {
+  return new MemoryError(
+    'JOURNAL_COMPACTED',
+    `${what} is older than the journal's retention window: entries written before ${new Date(horizon.ts * 1000).toISOString()} were compacted away`,
+    { ...details, horizonTs: horizon.ts, horizonSeq: horizon.seq },
+  );
+}
+
+/**
+ * The store as it was at `ts` (transaction time). It starts from the current memories and undoes,
+ * newest first, every journal entry written after `ts`, so it needs only the entries after `ts`
+ * and holds after compaction too. A moment before the journal's horizon (whose later entries are
+ * not all kept) fails with JOURNAL_COMPACTED rather than answer with a partial state. Vectors
+ * are not replayed, and access tracking (`lastAccessed`, `accessCount`) is not journaled: a
+ * memory unchanged since `ts` shows its current counters.
+ */
 export async function stateAt(storage: MemoryStorage, ts: number): Promise<Memory[]> {
-  const until = checkTimestamp(ts, 'ts');
-  const state = new Map<string, Memory>();
-  for (const e of await storage.journalRead({ untilTs: until })) {
+  const at = checkTimestamp(ts, 'ts');
+  const horizon = await storage.journalHorizon();
+  if (horizon && at < horizon.ts) throw compacted(`The state at ${new Date(at * 1000).toISOString()}`, horizon, { ts: at });
+  // The memories first, then the entries: a write landing between the two reads is in the
+  // entries only, and undoing it from the state it never reached gives the same answer (each
+  // memory with an entry after `ts` ends as the `before` of its oldest such entry).
+  const state = new Map((await storage.allMemories()).map((m) => [m.id, m]));
+  const later = await storage.journalRead({ afterTs: at });
+  for (const e of later.sort((a, b) => b.seq! - a.seq!)) {
     if (e.id === '*') continue;
-    if (e.after) state.set(e.id, e.after);
-    else if (e.before) state.delete(e.id);
+    if (e.before) state.set(e.id, e.before);
+    else state.delete(e.id);
   }
-  return [...state.values()].sort((a, b) => a.createdAt - b.createdAt);
+  return [...state.values()].filter((m) => m.createdAt <= at).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** How much of the journal compaction keeps: entries younger than `keepDays`, and always the newest `keepLast`. */
+export interface JournalRetention {
+  keepDays?: number;
+  keepLast?: number;
+}
+
+/** The reference's journal keeps 90 days; the newest 1000 entries stay whatever their age. */
+export const DEFAULT_RETENTION: Required<JournalRetention> = { keepDays: 90, keepLast: 1000 };
+
+export function checkRetention(value: unknown, field = 'journalRetention'): Required<JournalRetention> {
+  const raw = checkObject<JournalRetention>(value, field);
+  checkKnownKeys(raw, new Set(['keepDays', 'keepLast']), field);
+  const out = { ...DEFAULT_RETENTION };
+  if (raw.keepDays !== undefined) {
+    if (typeof raw.keepDays !== 'number' || !Number.isFinite(raw.keepDays) || raw.keepDays < 0) {
+      throw invalid(`${field}.keepDays must be a number of days, 0 or more`, { field: `${field}.keepDays` });
+    }
+    out.keepDays = raw.keepDays;
+  }
+  if (raw.keepLast !== undefined) out.keepLast = checkInteger(raw.keepLast, `${field}.keepLast`, 0);
+  return out;
+}
+
+export interface CompactResult {
+  /** Entries dropped by this compaction. */
+  removed: number;
+  /** The journal's horizon afterwards (null: nothing was ever compacted). */
+  horizon: JournalHorizon | null;
+}
+
+/**
+ * Drops journal entries outside the retention window: older than `keepDays` and not among the
+ * newest `keepLast`, never part of a call that still has an entry inside the window (so every
+ * undo inside the window keeps working). Writes a `compact` entry when it dropped anything.
+ */
+export async function compactJournal(deps: Pick<JournalDeps, 'storage' | 'clock' | 'ids' | 'actor'>, retention: Required<JournalRetention>): Promise<CompactResult> {
+  const ctx = journalContext(deps, 'compact', { keepDays: retention.keepDays, keepLast: retention.keepLast });
+  return deps.storage.journalCompact({ olderThanTs: ctx.ts - retention.keepDays * 86_400, keepLast: retention.keepLast }, ctx);
 }
 
 function apply(deps: JournalDeps, delta: IndexDelta): void {
@@ -61,6 +123,9 @@ function apply(deps: JournalDeps, delta: IndexDelta): void {
   if (delta.added.length) deps.index.add(delta.added.map((a) => a.label), delta.added.map((a) => a.vector));
   deps.changed(delta.generation);
 }
+
+/** Entries that record no change to a memory, so there is nothing to revert. */
+const NOT_UNDOABLE = new Set(['undo', 'export', 'reindex', 'compact']);
 
 export interface UndoResult {
   ok: boolean;
@@ -81,14 +146,18 @@ export async function undo(deps: JournalDeps, seq?: number): Promise<UndoResult>
   let target: JournalEntry | undefined;
   if (seq === undefined) {
     const recent = await storage.journalRead({ newest: 200 });
-    target = [...recent].reverse().find((e) => e.op !== 'undo' && e.op !== 'export' && e.op !== 'reindex' && e.meta['undone'] !== true);
+    target = [...recent].reverse().find((e) => !NOT_UNDOABLE.has(e.op) && e.meta['undone'] !== true);
     if (!target) throw new MemoryError('NOT_FOUND', 'Nothing to undo in the recent journal');
   } else {
     checkInteger(seq, 'seq', 1);
     [target] = await storage.journalRead({ seq });
-    if (!target) throw new MemoryError('NOT_FOUND', `No journal entry ${seq}`, { seq });
+    if (!target) {
+      const horizon = await storage.journalHorizon();
+      if (horizon && seq < horizon.seq) throw compacted(`Journal entry ${seq}`, horizon, { seq });
+      throw new MemoryError('NOT_FOUND', `No journal entry ${seq}`, { seq });
+    }
   }
-  if (target.op === 'export' || target.op === 'reindex' || target.op === 'undo') {
+  if (NOT_UNDOABLE.has(target.op)) {
     throw invalid(`A ${target.op} cannot be undone`, { field: 'seq', op: target.op });
   }
   const group = (await storage.journalRead({ group: target.group })).sort((a, b) => b.seq! - a.seq!);

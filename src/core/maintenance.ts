@@ -1,5 +1,5 @@
 /**
- * Scheduled maintenance: decay pruning, TTL purge, trash retention and (optionally) reflection,
+ * Scheduled maintenance: decay pruning, TTL purge, trash retention, journal compaction and (optionally) reflection,
  * each on its own interval, run one tick at a time under an exclusive lock (Web Locks in
  * browsers, so two tabs or workers never run it at once), only when the store is idle, with a
  * bounded run history. Intervals survive restarts through the last-run times the caller persists.
@@ -7,7 +7,9 @@
 import { invalid } from './errors.ts';
 import { checkBoolean, checkKnownKeys, checkObject } from './validate.ts';
 
-export type MaintenanceJob = 'decay' | 'purge' | 'trash' | 'reflect';
+export type MaintenanceJob = 'decay' | 'purge' | 'trash' | 'reflect' | 'journal';
+
+export const MAINTENANCE_JOBS: readonly MaintenanceJob[] = ['purge', 'decay', 'trash', 'reflect', 'journal'];
 
 export interface MaintenanceConfig {
   enabled?: boolean;
@@ -16,10 +18,13 @@ export interface MaintenanceConfig {
   purgeEvery?: number;
   trashEvery?: number;
   reflectEvery?: number;
+  journalEvery?: number;
   /** Run decay pruning at all (default false: moving unused memories to the trash is the user's call). */
   decay?: boolean;
   /** Run reflection at all (default false, as the reference's `apply=false`). */
   reflect?: boolean;
+  /** Compact the journal to the store's retention window (default true: it is what bounds its growth). */
+  journal?: boolean;
   /** Trash entries older than this many days are purged (default 30). */
   trashTtlDays?: number;
   /** Seconds between ticks (default 300). */
@@ -32,8 +37,10 @@ export const DEFAULT_MAINTENANCE: Required<MaintenanceConfig> = {
   purgeEvery: 86_400,
   trashEvery: 86_400,
   reflectEvery: 7 * 86_400,
+  journalEvery: 86_400,
   decay: false,
   reflect: false,
+  journal: true,
   trashTtlDays: 30,
   tickEvery: 300,
 };
@@ -67,7 +74,7 @@ export function checkMaintenanceConfig(value: unknown): Required<MaintenanceConf
   for (const key of Object.keys(DEFAULT_MAINTENANCE) as (keyof MaintenanceConfig)[]) {
     const v = raw[key];
     if (v === undefined) continue;
-    if (key === 'enabled' || key === 'reflect' || key === 'decay') (out[key] as boolean) = checkBoolean(v, `maintenance.${key}`);
+    if (key === 'enabled' || key === 'reflect' || key === 'decay' || key === 'journal') (out[key] as boolean) = checkBoolean(v, `maintenance.${key}`);
     else if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw invalid(`maintenance.${key} must be a positive number`, { field: `maintenance.${key}` });
     else (out[key] as number) = v;
   }
@@ -109,10 +116,10 @@ export class MaintenanceScheduler {
       decay: this.config.decayEvery,
       trash: this.config.trashEvery,
       reflect: this.config.reflectEvery,
+      journal: this.config.journalEvery,
     };
-    return (['purge', 'decay', 'trash', 'reflect'] as const).filter(
-      (job) => (job !== 'reflect' || this.config.reflect) && (job !== 'decay' || this.config.decay) && now - (this.last[job] ?? 0) >= every[job],
-    );
+    const on: Record<MaintenanceJob, boolean> = { purge: true, decay: this.config.decay, trash: true, reflect: this.config.reflect, journal: this.config.journal };
+    return MAINTENANCE_JOBS.filter((job) => on[job] && now - (this.last[job] ?? 0) >= every[job]);
   }
 
   /**

@@ -98,6 +98,76 @@ export interface JournalEntry {
   group: string;
 }
 
+/**
+ * Where the journal starts after compaction. Every entry written after `ts` is still there, so
+ * the state at any time from `ts` on can be rebuilt; entries below `seq` may be gone.
+ */
+export interface JournalHorizon {
+  ts: number;
+  seq: number;
+  /** When the compaction that set it ran (Unix seconds). */
+  compactedAt: number;
+}
+
+export interface DurabilitySnapshot {
+  /** The canary in the store's database, or null when it is not there (a new or a wiped database). */
+  canary: string | null;
+  /** Memories in the database. */
+  count: number;
+  /** How many memories the store's own books say it holds (kept by every write in its transaction). */
+  booked: number;
+  /** The newest journal seq, 0 for an empty journal. */
+  newestSeq: number;
+  /** An import is half written (its counts may still be rolled back). */
+  importPending: boolean;
+}
+
+/** What the registry of stores (kept outside each store's own database) remembers of one store. */
+export interface StoreRecord {
+  name: string;
+  /** The canary planted in the store's database. */
+  canary: string;
+  firstSeen: number;
+  /** When the store was last seen intact (Unix seconds), with its memory count and newest journal seq then. */
+  lastSeen: number;
+  lastCount: number;
+  lastSeq: number;
+  /** When the store was last exported whole (Unix seconds), or null. */
+  lastExportAt: number | null;
+  /** A suspected loss, kept until acknowledged. */
+  loss: LossRecord | null;
+  /** Missing rows already acknowledged (booked minus found then), so they are not reported again. */
+  acceptedGap: number;
+}
+
+export interface LossRecord {
+  detectedAt: number;
+  /**
+   * 'canary': the database was deleted or replaced; 'rows': memories vanished behind the store's
+   * back (fewer rows than its metadata books); 'rollback': the database went back to an older
+   * state (its journal ends before the last one seen).
+   */
+  reason: 'canary' | 'rows' | 'rollback';
+  /** What the registry knew before the loss. */
+  lastSeen: number;
+  lastCount: number;
+  /** How many memories there should have been, and how many were found. */
+  expected: number;
+  found: number;
+}
+
+/**
+ * The registry of stores: a small database of its own (not a store's), so that when a store's
+ * database is deleted or cleared, a record that it existed survives to say so. Whole-origin
+ * eviction clears it too; see the README's durability section.
+ */
+export interface DurabilityRegistry {
+  get(name: string): Promise<StoreRecord | undefined>;
+  /** Read-modify-write of one record in one transaction; `next` returns the record to store, or null to delete it. */
+  update(name: string, next: (previous: StoreRecord | undefined) => StoreRecord | null): Promise<StoreRecord | null>;
+  close(): void;
+}
+
 /** What a write passes so storage can journal it inside its transaction. */
 export interface JournalContext {
   ts: number;
@@ -250,8 +320,8 @@ export interface MemoryStorage {
   pinMoved(id: string): Promise<boolean>;
   /** Applies a graph write in one transaction (text never changes here). */
   applyGraphChanges(changes: GraphChanges, journal?: JournalContext): Promise<IndexDelta>;
-  /** Journal entries, oldest first: of one memory, one group, up to a time, or the newest n. */
-  journalRead(query: { seq?: number; id?: string; group?: string; untilTs?: number; newest?: number }): Promise<JournalEntry[]>;
+  /** Journal entries, oldest first: of one memory, one group, up to a time, after a time, or the newest n. */
+  journalRead(query: { seq?: number; id?: string; group?: string; untilTs?: number; afterTs?: number; newest?: number }): Promise<JournalEntry[]>;
   /** Appends entries on their own (for operations that change no memory, like export or undo). */
   journalAppend(journal: JournalContext, entries: { id: string; before: Memory | null; after: Memory | null; op?: string }[]): Promise<void>;
   /** Moves memories (with their vectors) to the trash, in one transaction. */
@@ -269,8 +339,26 @@ export interface MemoryStorage {
   putSetting(key: string, value: unknown): Promise<void>;
   /** Every memory (lifecycle passes: decay scoring, health, reflection). */
   allMemories(): Promise<Memory[]>;
-  /** Drops entries older than `keepFromTs`; returns how many. */
-  journalCompact(keepFromTs: number): Promise<number>;
+  /**
+   * Compaction, in one transaction: drops the oldest entries, those written before `olderThanTs`
+   * that are not among the newest `keepLast`, always a prefix in `seq` order and never part of a
+   * call (a group with an entry that stays keeps all its entries). When something was dropped it
+   * records the new horizon and appends a `compact` entry (`journal`); returns how many went.
+   */
+  journalCompact(query: { olderThanTs: number; keepLast: number }, journal: JournalContext): Promise<{ removed: number; horizon: JournalHorizon | null }>;
+  /** The horizon left by the last compaction, or null when the journal is complete. */
+  journalHorizon(): Promise<JournalHorizon | null>;
+  /**
+   * Plants the store's canary (a random id in the store's own database) unless one is there;
+   * returns the canary the database holds afterwards.
+   */
+  plantCanary(candidate: string): Promise<string>;
+  /**
+   * One consistent read (a single read transaction) of what the durability check compares: the
+   * canary, the number of memories and the number the metadata row books, the newest journal seq,
+   * and whether an import is in progress.
+   */
+  durabilitySnapshot(): Promise<DurabilitySnapshot>;
   listConflicts(status?: 'pending' | 'resolved'): Promise<PendingConflict[]>;
   getConflict(id: string): Promise<PendingConflict | undefined>;
   close(): void;

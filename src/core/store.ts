@@ -36,12 +36,33 @@ import {
   type GraphDeps,
 } from './graph-ops.ts';
 import type { NeighborsResult, PathResult, SubgraphResult } from './graph.ts';
-import { history, journalContext, journalTail, stateAt, undo, type JournalDeps, type UndoResult } from './journal-ops.ts';
-import type { JournalEntry, TrashEntry } from './ports.ts';
+import {
+  checkRetention,
+  compactJournal,
+  history,
+  journalContext,
+  journalTail,
+  stateAt,
+  undo,
+  type CompactResult,
+  type JournalDeps,
+  type JournalRetention,
+  type UndoResult,
+} from './journal-ops.ts';
+import type { DurabilityRegistry, JournalEntry, TrashEntry } from './ports.ts';
+import { DurabilityMonitor, type DurabilityReport } from './durability.ts';
 import { checkDecayOptions, evictionCandidates, expiredMemories, pruneCandidates, scoreAll, type DecayOptions, type EvictionPolicy, type ScoredMemory } from './decay.ts';
 import { analyzeAll, type HealthReport, type HealthStatsReport, type HealthStatus, type PotentialConflict } from './health.ts';
 import { planReflection, type ReflectOptions, type Summarizer } from './reflect.ts';
-import { MaintenanceScheduler, checkMaintenanceConfig, defaultLock, type MaintenanceConfig, type MaintenanceJob, type MaintenanceRun } from './maintenance.ts';
+import {
+  MAINTENANCE_JOBS,
+  MaintenanceScheduler,
+  checkMaintenanceConfig,
+  defaultLock,
+  type MaintenanceConfig,
+  type MaintenanceJob,
+  type MaintenanceRun,
+} from './maintenance.ts';
 import type { PendingConflict } from './review.ts';
 import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from './evaluate.ts';
 import { checkRecallOptions, recallFilter, runRecall, sampleBackground, type RecallContext } from './recall.ts';
@@ -156,8 +177,22 @@ export interface MemoryApi {
   history(id: string): Promise<JournalEntry[]>;
   /** Undoes the call behind journal entry `seq` (default the newest), unless a memory changed since. */
   undo(seq?: number): Promise<UndoResult>;
-  /** The memories as they were at `ts` (Unix seconds), replayed from the journal. */
+  /**
+   * The memories as they were at `ts` (Unix seconds), rebuilt from the journal.
+   * @throws MemoryError JOURNAL_COMPACTED when `ts` is before the journal's retention horizon.
+   */
   stateAt(ts: number): Promise<Memory[]>;
+  /**
+   * Drops journal entries outside the retention window (older than `keepDays` and not among the
+   * newest `keepLast`; default the store's `journalRetention`), never part of a call with an
+   * entry inside it, so undo inside the window keeps working. Maintenance runs it daily.
+   */
+  compactJournal(options?: JournalRetention): Promise<CompactResult>;
+  /**
+   * Whether the browser deleted or cleared this store: its canary, the registry's last sighting
+   * and count, a suspected loss (kept until `acknowledge`), persistence, and the last whole export.
+   */
+  durability(options?: { acknowledge?: boolean }): Promise<DurabilityReport>;
   /** Hard delete. @returns false when no such memory exists. */
   forget(id: string): Promise<boolean>;
   /** A plain read (no touch); null when absent. */
@@ -211,6 +246,10 @@ export interface StoreDeps {
   clock?: Clock;
   ids?: IdSource;
   schemaVersion: number;
+  /** The registry of stores, kept outside the store's database (durability checks); none: canary only. */
+  registry?: DurabilityRegistry | null;
+  /** Whether the browser keeps this origin's storage (null where unknown). */
+  persisted?: () => Promise<boolean | null>;
 }
 
 export interface ConflictSettings {
@@ -238,6 +277,8 @@ export interface StoreOpenOptions extends LongRunOptions {
   /** What to do when the store's vectors were made by another embedder. Default 'error'. */
   onEmbedderChange?: 'error' | 'reindex';
   snapshotDelayMs?: number;
+  /** What journal compaction keeps (default 90 days, and always the newest 1000 entries). */
+  journalRetention?: JournalRetention;
 }
 
 const systemClock: Clock = { now: () => Date.now() / 1000 };
@@ -256,6 +297,9 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
   if (!Number.isInteger(embedder.dim) || embedder.dim <= 0) {
     throw invalid('embedder.dim must be a positive whole number', { field: 'embedder' });
   }
+  // Checked before anything is written.
+  const retention = checkRetention(options.journalRetention);
+  const maintenanceConfig = checkMaintenanceConfig(options.maintenance ?? { enabled: false });
 
   let meta: StoreMeta = await storage.initMeta({
     schemaVersion: deps.schemaVersion,
@@ -457,12 +501,40 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     journal: (op, meta, group) => jctx(op, meta, group),
   };
 
+  const durability = new DurabilityMonitor({
+    name,
+    storage,
+    registry: deps.registry ?? null,
+    clock,
+    newId: () => ids.next(),
+    persisted: deps.persisted ?? (async () => null),
+  });
+
   const api: MemoryApi = {
     async exportArchive(options) {
       ensureOpen();
       const blob = await exportArchive(archiveDeps, options);
       await storage.journalAppend(jctx('export', { bytes: blob.size }), [{ id: '*', before: null, after: null }]);
+      // A whole export (no type, tag or date filter) is a backup: the registry keeps its time.
+      const o = (options ?? {}) as ExportArchiveOptions;
+      if (o.types === undefined && o.tags === undefined && o.since === undefined) {
+        await durability.check({ exportedAt: clock.now() }).catch(() => undefined);
+      }
       return blob;
+    },
+
+    async compactJournal(options) {
+      ensureOpen();
+      const given = Object.entries(checkObject<JournalRetention>(options, 'options')).filter(([, v]) => v !== undefined);
+      const o = checkRetention({ ...retention, ...Object.fromEntries(given) }, 'options');
+      return compactJournal({ storage, clock, ids, actor }, o);
+    },
+
+    async durability(options) {
+      ensureOpen();
+      const o = checkObject<{ acknowledge?: boolean }>(options, 'options');
+      checkKnownKeys(o, new Set(['acknowledge']), 'options');
+      return durability.check({ acknowledge: o.acknowledge === undefined ? false : checkBoolean(o.acknowledge, 'acknowledge') });
     },
 
     async decayScores(options) {
@@ -576,8 +648,8 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
 
     async runMaintenance(jobs) {
       ensureOpen();
-      if (jobs !== undefined && (!Array.isArray(jobs) || jobs.some((j) => !['decay', 'purge', 'trash', 'reflect'].includes(j)))) {
-        throw invalid("jobs must be an array of 'decay', 'purge', 'trash', 'reflect'", { field: 'jobs' });
+      if (jobs !== undefined && (!Array.isArray(jobs) || jobs.some((j) => !MAINTENANCE_JOBS.includes(j)))) {
+        throw invalid(`jobs must be an array of ${MAINTENANCE_JOBS.map((j) => `'${j}'`).join(', ')}`, { field: 'jobs' });
       }
       return scheduler.tick(jobs ? { force: jobs } : {});
     },
@@ -958,6 +1030,19 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
   };
   // Maintenance runs only while this store is open and no user call is in flight.
   let inFlight = 0;
+  const countChanging = new Set<keyof MemoryApi>([
+    'remember',
+    'rememberMany',
+    'forget',
+    'importArchive',
+    'undo',
+    'prune',
+    'purgeExpired',
+    'trashRestore',
+    'reflect',
+    'resolveConflict',
+    'compactJournal',
+  ]);
   for (const key of Object.keys(api) as (keyof MemoryApi)[]) {
     if (key === 'close' || key === 'runMaintenance' || key === 'maintenanceStatus') continue;
     const fn = api[key] as (...args: unknown[]) => Promise<unknown>;
@@ -967,10 +1052,10 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
         return await fn.apply(api, args);
       } finally {
         inFlight -= 1;
+        if (countChanging.has(key) && !closed) durability.changed();
       }
     };
   }
-  const maintenanceConfig = checkMaintenanceConfig(options.maintenance ?? { enabled: false });
   const scheduler = new MaintenanceScheduler(name, maintenanceConfig, {
     now: () => clock.now(),
     withLock: defaultLock(),
@@ -987,12 +1072,19 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       purge: async () => ({ purged: (await api.purgeExpired()).purged }),
       trash: async () => ({ purged: await api.trashPurge({ olderThanDays: Math.round(maintenanceConfig.trashTtlDays) }) }),
       reflect: async () => ({ clusters: (await api.reflect({ dryRun: false, consolidate: 'soft', minClusterSize: 3 })).clusters.length }),
+      journal: async () => {
+        const r = await api.compactJournal();
+        return { removed: r.removed, ...(r.horizon ? { horizonTs: r.horizon.ts } : {}) };
+      },
     },
   });
   scheduler.start();
+  // The first durability check plants the canary and tells a new store from a lost one.
+  await durability.check().catch(() => undefined);
   const closeStore = api.close.bind(api);
   api.close = async () => {
     scheduler.stop();
+    await durability.settle();
     await closeStore();
   };
 

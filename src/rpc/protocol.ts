@@ -41,6 +41,8 @@ export const STORE_METHODS = [
   'history',
   'undo',
   'stateAt',
+  'compactJournal',
+  'durability',
   'forget',
   'get',
   'edit',
@@ -70,6 +72,7 @@ export const MUTATING_METHODS: ReadonlySet<StoreMethod> = new Set([
   'purgeExpired',
   'trashRestore',
   'reflect',
+  'compactJournal',
 ]);
 
 /**
@@ -95,6 +98,8 @@ export interface OpenRequest {
   conflictPolicy?: 'ignore' | 'warn' | 'supersede' | 'raise' | 'review';
   /** Journal attribution of the store's writes ('ui', 'agent:<name>'…); the first opener of a store sets it. */
   actor?: string;
+  /** What journal compaction keeps (`{ keepDays = 90, keepLast = 1000 }`); the first opener of a store sets it. */
+  journalRetention?: { keepDays?: number; keepLast?: number };
   /**
    * This connection's scope. `readOnly`: every method that changes the store is refused with
    * PERMISSION_DENIED, and recalls do not touch. `trust`: memories written through this

@@ -27,6 +27,7 @@ export const OP_LABELS: Record<string, string> = {
   restore_trash: 'Restored from trash',
   reindex: 'Re-embedded',
   undo: 'Undid',
+  compact: 'Compacted the journal',
 };
 
 export class ActivityState {
