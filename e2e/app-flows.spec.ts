@@ -373,6 +373,13 @@ test('Browse stays light with 10,000 memories: few rows in the DOM, and the last
   await page.locator('#b-tag').fill('');
   await expect(page.locator('.list-count')).toHaveText('10,000 memories');
   await shot(page, 'browse-10k');
+
+  // Stats count every memory, not the newest few thousand: each of the 10 tags is on 1,000.
+  await page.getByRole('link', { name: 'Stats' }).click();
+  const tagsCard = page.locator('.stat-card').filter({ hasText: 'Top tags' });
+  await expect(tagsCard).toContainText('All 10 tags, across the 10,000 active memories.');
+  await expect(tagsCard.locator('td.num')).toHaveCount(10);
+  expect(new Set(await tagsCard.locator('td.num').allInnerTexts())).toEqual(new Set(['1,000']));
   await harness.close();
 });
 
@@ -472,12 +479,32 @@ test('the activity journal lists each change and undoes it; health and maintenan
   await expect(journal.first()).toContainText('The staging database is reset on Sundays.');
   await expect(journal.first()).toContainText('ui');
   await expect(page.locator('.counts')).toContainText('orphan');
-  await page.screenshot({ path: join(SHOTS, 'activity.png') });
 
   await journal.first().getByRole('button', { name: 'Undo' }).click();
   await expect.poll(() => memoryCount(page)).toBe(1);
   await expect(journal.first()).toContainText('Undid');
   await expect(journal).toHaveCount(3);
+  // The undone entry says so and offers no second Undo; the list follows changes made elsewhere.
+  await expect(journal.nth(1)).toContainText('undone');
+  await expect(journal.nth(1).getByRole('button')).toHaveCount(0);
+  await expect(journal.nth(2).getByRole('link', { name: 'Backups run every night at two.' })).toBeVisible();
+
+  // Maintenance on demand: the run is listed with what it did.
+  await page.getByRole('button', { name: 'Run now' }).click();
+  await expect(page.locator('.toast').filter({ hasText: 'Maintenance done.' })).toBeVisible();
+  await expect(page.locator('.runs li')).toHaveCount(2);
+  await expect(page.locator('.runs')).toContainText('TTL purge');
+  await expect(page.locator('.runs')).toContainText('Trash retention');
+  await page.screenshot({ path: join(SHOTS, 'activity.png') });
+
+  // A change made in another tab shows up without leaving the tab.
+  const other = await page.context().newPage();
+  await other.goto('/e2e/harness.html');
+  await other.evaluate(async () => {
+    await (await window.houkai.connect({ name: 'flow-activity' })).remember('Written from another tab.');
+  });
+  await expect(journal.first()).toContainText('Written from another tab.');
+  await other.close();
 });
 
 test('the detail pane maps the neighbourhood and the versions: nodes navigate by click and Enter, restore, forget + undo keeps the links', async ({ page, context }) => {
