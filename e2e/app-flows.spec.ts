@@ -387,6 +387,15 @@ test('works at 360 px wide: no horizontal scroll on any screen', async ({ page }
   await page.setViewportSize({ width: 360, height: 780 });
   await openStore(page, 'flow-mobile');
   await expectNoHorizontalScroll(page);
+  // Every tab is on screen, inside the tab row (which would scroll otherwise).
+  const nav = page.getByRole('navigation', { name: 'Sections' });
+  const row = (await nav.boundingBox())!;
+  expect(await nav.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+  for (const tab of await nav.getByRole('link').all()) {
+    const box = (await tab.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(row.x);
+    expect(box.x + box.width).toBeLessThanOrEqual(row.x + row.width + 0.5);
+  }
   await remember(page, 'Production deploys run from the main branch through the release pipeline every Tuesday.', { tags: 'deploy, release, pipeline' });
   await remember(page, 'A very long unbroken token: https://example.com/a/really/long/path/that/should/wrap/instead/of/overflowing/the/screen?with=query&and=more', { tags: 'links' });
   await page.getByLabel('Search your memories').fill('how are deploys shipped');
@@ -404,6 +413,11 @@ test('works at 360 px wide: no horizontal scroll on any screen', async ({ page }
   await expect(page.locator('.big-number')).toHaveText('2');
   await expectNoHorizontalScroll(page);
   await shot(page, 'mobile-stats');
+
+  await page.getByRole('link', { name: 'Activity' }).click();
+  await expect(page.locator('ol.journal > li')).toHaveCount(2);
+  await expectNoHorizontalScroll(page);
+  await shot(page, 'mobile-activity');
 });
 
 test('the production build runs under its Content-Security-Policy (worker, WASM and model load)', async ({ page }) => {
