@@ -21,12 +21,17 @@ export default defineConfig(({ mode }) => ({
   plugins: [
     svelte(),
     VitePWA({
-      registerType: 'autoUpdate',
+      // 'prompt': a new version installs in the background and waits; the app shows a banner and
+      // the person chooses when to reload (src/app/state/pwa.svelte.ts).
+      registerType: 'prompt',
       injectRegister: false,
       manifest: {
+        id: '/',
         name: 'Houkai Web',
         short_name: 'Houkai',
         description: 'Private, on-device long-term memory for AI agents',
+        start_url: '/',
+        scope: '/',
         theme_color: '#1d2a44',
         background_color: '#f6f4ef',
         display: 'standalone',
@@ -51,8 +56,10 @@ export default defineConfig(({ mode }) => ({
             options: { cacheName: 'houkai-onnxruntime' },
           },
         ],
+        // A first install takes the open page at once; an update waits for the banner's Reload
+        // (the plugin's prompt flow sends SKIP_WAITING then).
         clientsClaim: true,
-        skipWaiting: true,
+        skipWaiting: false,
         navigateFallbackDenylist: [/^\/models\//, /^\/wasm\//],
       },
     }),

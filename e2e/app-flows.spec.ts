@@ -4,75 +4,21 @@
  * browse 10k memories, and use the app on a 360 px screen. Each test opens its own store
  * through the store picker. Screenshots of the main screens land in e2e/screenshots/.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from 'playwright/test';
 import { gzipGoMember, gzipPythonMember, pythonArchive, pythonHeader, pythonText } from '../test/fixtures/make-archives.ts';
 import { serializeRow } from '../src/core/archive/format.ts';
 import type { Memory } from '../src/core/types.ts';
 import { makeMemory } from '../test/helpers/memory.ts';
-
-const SHOTS = join(process.cwd(), 'e2e', 'screenshots');
-mkdirSync(SHOTS, { recursive: true });
-
-const shot = (page: Page, name: string, fullPage = true) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
+import { expectNoHorizontalScroll, guardPages, memoryCount, openStore, remember, shot, SHOTS } from './app-helpers.ts';
 
 // Every test: no page error, no CSP violation, and no script-opened dialog.
-let problems: string[] = [];
-let dialogs: string[] = [];
-
-test.beforeEach(async ({ page }) => {
-  problems = [];
-  dialogs = [];
-  await page.setViewportSize({ width: 1280, height: 860 });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (/Content Security Policy|Refused to/i.test(m.text())) problems.push(`csp: ${m.text()}`);
-  });
-  page.on('dialog', (d) => {
-    dialogs.push(`${d.type()}: ${d.message()}`);
-    void d.dismiss();
-  });
-  await page.addInitScript(() => {
-    (window as unknown as { cspViolations: string[] }).cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (e) =>
-      (window as unknown as { cspViolations: string[] }).cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`),
-    );
-  });
-});
-
-test.afterEach(async ({ page }) => {
-  const violations = await page.evaluate(() => (window as unknown as { cspViolations?: string[] }).cspViolations ?? []).catch(() => []);
-  expect(violations).toEqual([]);
-  expect(problems).toEqual([]);
-  expect(dialogs).toEqual([]);
-});
+const guarded = guardPages();
+const dialogs = guarded.dialogs;
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-/** Opens the app and switches to `store` with the store picker; resolves once it is ready. */
-async function openStore(page: Page, store: string): Promise<void> {
-  if (!page.url().startsWith('http')) await page.goto('/');
-  await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 120_000 });
-  await page.locator('#store-name').fill(store);
-  await page.locator('#store-name').press('Enter');
-  await expect(page.locator('main')).toHaveAttribute('data-store', store);
-  await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 120_000 });
-}
-
-async function remember(page: Page, text: string, options: { type?: string; tags?: string } = {}): Promise<void> {
-  await page.locator('#add-text').fill(text);
-  if (options.type) await page.locator('#add-type').selectOption(options.type);
-  await page.locator('#add-tags').fill(options.tags ?? '');
-  await page.getByRole('button', { name: 'Remember', exact: true }).click();
-  await expect(page.locator('#add-text')).toHaveValue('');
-}
-
-async function memoryCount(page: Page): Promise<number> {
-  const text = await page.locator('.chips .chip').first().innerText();
-  return Number(text.replace(/[^\d]/g, ''));
-}
 
 function memoryRow(partial: Partial<Memory> & { id: string; text: string }): Memory {
   return makeMemory(partial.id, partial.text, { createdAt: 1767225600, lastAccessed: 1767225600, ...partial });
@@ -122,6 +68,12 @@ function seedArchive(n: number, base: number): Uint8Array {
   }
   const header = pythonHeader({ memories, vectors: [], model: 'universal-sentence-encoder-lite', dim: 512, collection: 'seed' });
   return gzipGoMember(`${[header, ...lines].join('\n')}\n`); // level 6: level 9 takes ~25 s on this repetitive text
+}
+
+/** Opens a memory in Browse through the hash route (no page load). */
+async function openMemory(page: Page, id: string): Promise<void> {
+  await page.evaluate((hash) => (location.hash = hash), `#/browse/${encodeURIComponent(id)}`);
+  await expect(page.locator('.detail')).toBeVisible();
 }
 
 const TOPICS = ['deploys', 'linting', 'testing', 'databases', 'caching', 'logging', 'billing', 'search', 'auth', 'queues'];
@@ -184,7 +136,11 @@ test('add → search shows the score breakdown → edit in the detail pane → f
   await expect(page.locator('.vrow').filter({ hasText: 'Biome now' })).toHaveCount(1);
   await shot(page, 'browse-detail');
 
-  // Forget, then Undo within the toast's few seconds.
+  // Forget, then Undo within the toast's few seconds: the journal's undo brings back the same
+  // memory (same id, creation time and every field), not a copy.
+  const id = decodeURIComponent(new URL(page.url()).hash.replace('#/browse/', ''));
+  const fieldsBefore = await detail.locator('.fields').innerText();
+  expect(fieldsBefore).toContain(id);
   await detail.getByRole('button', { name: 'Forget' }).click();
   const toast = page.locator('.toast').filter({ hasText: 'Memory forgotten.' });
   await expect(toast).toBeVisible();
@@ -193,11 +149,17 @@ test('add → search shows the score breakdown → edit in the detail pane → f
   await expect.poll(() => memoryCount(page)).toBe(2);
   await toast.getByRole('button', { name: 'Undo' }).click();
   await expect(page.locator('.toast').filter({ hasText: 'Restored.' })).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`#/browse/${id}$`));
   await expect(page.locator('.vrow').filter({ hasText: 'Biome now' })).toHaveCount(1);
   await expect(detail.locator('.detail-text')).toHaveText('We lint the TypeScript codebase with Biome now, not ESLint.');
   await expect(detail.locator('.meta')).toContainText('#biome');
   await expect(detail.locator('.meta')).toContainText('pinned');
+  expect(await detail.locator('.fields').innerText()).toBe(fieldsBefore);
   await expect.poll(() => memoryCount(page)).toBe(3);
+  // The journal shows the forget and its undo.
+  await page.getByRole('link', { name: /^Activity/ }).click();
+  await expect(page.locator('ol.journal > li').first()).toContainText('Undid');
+  await expect(page.locator('ol.journal > li').nth(1)).toContainText('Forgot');
 
   // Stats reflect the store.
   await page.getByRole('link', { name: 'Stats' }).click();
@@ -411,31 +373,51 @@ test('Browse stays light with 10,000 memories: few rows in the DOM, and the last
   await page.locator('#b-tag').fill('');
   await expect(page.locator('.list-count')).toHaveText('10,000 memories');
   await shot(page, 'browse-10k');
+
+  // Stats count every memory, not the newest few thousand: each of the 10 tags is on 1,000.
+  await page.getByRole('link', { name: 'Stats' }).click();
+  const tagsCard = page.locator('.stat-card').filter({ hasText: 'Top tags' });
+  await expect(tagsCard).toContainText('All 10 tags, across the 10,000 active memories.');
+  await expect(tagsCard.locator('td.num')).toHaveCount(10);
+  expect(new Set(await tagsCard.locator('td.num').allInnerTexts())).toEqual(new Set(['1,000']));
   await harness.close();
 });
 
 test('works at 360 px wide: no horizontal scroll on any screen', async ({ page }) => {
   await page.setViewportSize({ width: 360, height: 780 });
   await openStore(page, 'flow-mobile');
-  const noHorizontalScroll = async () => expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
-  await noHorizontalScroll();
+  await expectNoHorizontalScroll(page);
+  // Every tab is on screen, inside the tab row (which would scroll otherwise).
+  const nav = page.getByRole('navigation', { name: 'Sections' });
+  const row = (await nav.boundingBox())!;
+  expect(await nav.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+  for (const tab of await nav.getByRole('link').all()) {
+    const box = (await tab.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(row.x);
+    expect(box.x + box.width).toBeLessThanOrEqual(row.x + row.width + 0.5);
+  }
   await remember(page, 'Production deploys run from the main branch through the release pipeline every Tuesday.', { tags: 'deploy, release, pipeline' });
   await remember(page, 'A very long unbroken token: https://example.com/a/really/long/path/that/should/wrap/instead/of/overflowing/the/screen?with=query&and=more', { tags: 'links' });
   await page.getByLabel('Search your memories').fill('how are deploys shipped');
   await expect(page.locator('.result')).toHaveCount(2);
-  await noHorizontalScroll();
+  await expectNoHorizontalScroll(page);
   await shot(page, 'mobile-search');
 
   await page.getByRole('link', { name: 'Browse' }).click();
   await page.locator('.vrow').first().click();
   await expect(page.locator('.detail')).toBeVisible();
-  await noHorizontalScroll();
+  await expectNoHorizontalScroll(page);
   await shot(page, 'mobile-browse');
 
   await page.getByRole('link', { name: 'Stats' }).click();
   await expect(page.locator('.big-number')).toHaveText('2');
-  await noHorizontalScroll();
+  await expectNoHorizontalScroll(page);
   await shot(page, 'mobile-stats');
+
+  await page.getByRole('link', { name: 'Activity' }).click();
+  await expect(page.locator('ol.journal > li')).toHaveCount(2);
+  await expectNoHorizontalScroll(page);
+  await shot(page, 'mobile-activity');
 });
 
 test('the production build runs under its Content-Security-Policy (worker, WASM and model load)', async ({ page }) => {
@@ -460,7 +442,8 @@ test('the production build runs under its Content-Security-Policy (worker, WASM 
   // That refusal is the one expected violation.
   await page.waitForTimeout(300);
   await page.evaluate(() => ((window as unknown as { cspViolations: string[] }).cspViolations.length = 0));
-  problems = problems.filter((p) => !p.startsWith('csp:'));
+  const kept = guarded.problems.filter((p) => !p.startsWith('csp:'));
+  guarded.problems.splice(0, guarded.problems.length, ...kept);
 });
 
 test('a contradicting memory waits in the review queue; each decision does what it says', async ({ page }) => {
@@ -510,10 +493,142 @@ test('the activity journal lists each change and undoes it; health and maintenan
   await expect(journal.first()).toContainText('The staging database is reset on Sundays.');
   await expect(journal.first()).toContainText('ui');
   await expect(page.locator('.counts')).toContainText('orphan');
-  await page.screenshot({ path: join(SHOTS, 'activity.png') });
 
   await journal.first().getByRole('button', { name: 'Undo' }).click();
   await expect.poll(() => memoryCount(page)).toBe(1);
   await expect(journal.first()).toContainText('Undid');
   await expect(journal).toHaveCount(3);
+  // The undone entry says so and offers no second Undo; the list follows changes made elsewhere.
+  await expect(journal.nth(1)).toContainText('undone');
+  await expect(journal.nth(1).getByRole('button')).toHaveCount(0);
+  await expect(journal.nth(2).getByRole('link', { name: 'Backups run every night at two.' })).toBeVisible();
+
+  // Maintenance on demand: the run is listed with what it did.
+  await page.getByRole('button', { name: 'Run now' }).click();
+  await expect(page.locator('.toast').filter({ hasText: 'Maintenance done.' })).toBeVisible();
+  await expect(page.locator('.runs li')).toHaveCount(2);
+  await expect(page.locator('.runs')).toContainText('TTL purge');
+  await expect(page.locator('.runs')).toContainText('Trash retention');
+  await page.screenshot({ path: join(SHOTS, 'activity.png') });
+
+  // A change made in another tab shows up without leaving the tab.
+  const other = await page.context().newPage();
+  await other.goto('/e2e/harness.html');
+  await other.evaluate(async () => {
+    await (await window.houkai.connect({ name: 'flow-activity' })).remember('Written from another tab.');
+  });
+  await expect(journal.first()).toContainText('Written from another tab.');
+  await other.close();
+});
+
+test('the detail pane maps the neighbourhood and the versions: nodes navigate by click and Enter, restore, forget + undo keeps the links', async ({ page, context }) => {
+  // Links and supersedes are made through the harness page (same origin, same SharedWorker).
+  const harness = await context.newPage();
+  await harness.goto('/e2e/harness.html');
+  await expect(harness.locator('#status')).toHaveText('ready');
+  const ids = await harness.evaluate(async () => {
+    const memory = await window.houkai.connect({ name: 'flow-graph' });
+    const add = async (text: string) => (await memory.remember(text, { onConflict: 'ignore' })).memory.id;
+    const hub = await add('The billing service is written in Go and owned by the payments team.');
+    const invoices = await add('Invoices are generated nightly by the billing service.');
+    const postgres = await add('Billing talks to Postgres through the pgx driver.');
+    const webhooks = await add('<b>Stripe</b> webhooks land in the billing queue first.');
+    const lonely = await add('The office plant needs water on Mondays.');
+    const v1 = await add('The billing service runs on two replicas.');
+    const v2 = await add('The billing service runs on four replicas.');
+    const v3 = await add('The billing service runs on six replicas.');
+    await memory.link(hub, invoices, 'related');
+    await memory.link(postgres, hub, 'supports');
+    await memory.link(hub, webhooks, 'example_of');
+    await memory.link(invoices, webhooks, 'causes');
+    await memory.supersede(v1, v2);
+    await memory.supersede(v2, v3);
+    return { hub, invoices, postgres, webhooks, lonely, v1, v2, v3 };
+  });
+
+  await openStore(page, 'flow-graph');
+  await openMemory(page, ids.hub);
+  const graph = page.locator('svg.graph');
+  await expect(graph).toBeVisible();
+  // Outgoing and incoming links, and the link between two neighbours: 3 neighbours, 4 edges.
+  await expect(graph.locator('a.node')).toHaveCount(3);
+  await expect(graph.locator('line.edge')).toHaveCount(4);
+  await expect(graph.locator('.center-label')).toHaveText(/^The billing service is…$/);
+  for (const rel of ['related', 'supports', 'example_of', 'causes']) {
+    await expect(graph.locator('text.edge-label', { hasText: rel })).toHaveCount(1);
+    await expect(page.locator('.legend')).toContainText(rel);
+  }
+  // Labels are text: the <b> in a memory is shown, never parsed.
+  await expect(graph.locator('a.node text', { hasText: '<b>Stripe</b>' })).toHaveCount(1);
+  await expect(page.locator('.detail b, .detail img')).toHaveCount(0);
+  await expect(page.getByRole('heading', { name: /Neighbourhood \(3\)/ })).toBeVisible();
+  await shot(page, 'browse-graph');
+
+  // Click a node: its memory opens.
+  await graph.getByRole('link', { name: /Open linked memory: Invoices are generated nightly/ }).click();
+  await expect(page).toHaveURL(new RegExp(`#/browse/${ids.invoices}$`));
+  await expect(page.locator('.detail-text')).toHaveText('Invoices are generated nightly by the billing service.');
+  // From there, by keyboard: focus the webhooks node and press Enter.
+  const webhookNode = page.locator('svg.graph').getByRole('link', { name: /Open linked memory: <b>Stripe<\/b> webhooks/ });
+  await webhookNode.focus();
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`#/browse/${ids.webhooks}$`));
+  await expect(page.locator('.detail-text')).toHaveText('<b>Stripe</b> webhooks land in the billing queue first.');
+
+  // A memory without links: the designed empty state.
+  await openMemory(page, ids.lonely);
+  await expect(page.locator('.graph-empty')).toContainText('No links yet');
+  await expect(page.locator('.chain-section')).toContainText('The only version');
+
+  // The supersede chain, from the middle version: newest first, each one navigable.
+  await openMemory(page, ids.v2);
+  const versions = page.locator('ol.chain > li');
+  await expect(versions).toHaveCount(3);
+  await expect(versions.nth(0)).toContainText('Newer version');
+  await expect(versions.nth(0)).toContainText('six replicas');
+  await expect(versions.nth(0)).toContainText('active');
+  await expect(versions.nth(1)).toContainText('This memory');
+  await expect(versions.nth(1)).toContainText('superseded');
+  await expect(versions.nth(2)).toContainText('Older version');
+  await expect(versions.nth(2)).toContainText('two replicas');
+  // Superseding draws a 'supersedes' edge in the graph too.
+  await expect(page.locator('svg.graph text.edge-label', { hasText: 'supersedes' })).toHaveCount(2);
+  await shot(page, 'browse-versions');
+  await versions.nth(2).getByRole('link', { name: /two replicas/ }).click();
+  await expect(page).toHaveURL(new RegExp(`#/browse/${ids.v1}$`));
+  await expect(versions).toHaveCount(3);
+  await expect(versions.nth(2)).toHaveAttribute('aria-current', 'true');
+  // Restore the oldest: it is active again and no longer part of the chain.
+  await versions.nth(2).getByRole('button', { name: /Restore this version/ }).click();
+  await expect(page.locator('.toast').filter({ hasText: 'Restored: that version is active again.' })).toBeVisible();
+  await expect(page.locator('.chain-section')).toContainText('The only version');
+  await expect(page.locator('.detail .meta')).not.toContainText('superseded');
+
+  // Forget the hub and undo: the same memory comes back, and so do its links (in and out).
+  await openMemory(page, ids.hub);
+  await expect(page.locator('svg.graph a.node')).toHaveCount(3);
+  const fieldsBefore = await page.locator('.detail .fields').innerText();
+  await page.locator('.detail').getByRole('button', { name: 'Forget' }).click();
+  await page.locator('.toast').filter({ hasText: 'Memory forgotten.' }).getByRole('button', { name: 'Undo' }).click();
+  await expect(page).toHaveURL(new RegExp(`#/browse/${ids.hub}$`));
+  await expect(page.locator('svg.graph a.node')).toHaveCount(3);
+  await expect(page.locator('svg.graph line.edge')).toHaveCount(4);
+  expect(await page.locator('.detail .fields').innerText()).toBe(fieldsBefore);
+
+  // Readable at 360 px: the map fits, labels stay at their size, nothing scrolls sideways.
+  await page.setViewportSize({ width: 360, height: 780 });
+  await expect(page.locator('svg.graph a.node')).toHaveCount(3);
+  await expectNoHorizontalScroll(page);
+  const box = await page.locator('svg.graph').boundingBox();
+  expect(box!.width).toBeLessThanOrEqual(360);
+  // The map is laid out again at the new width (not scaled down), so labels keep their size.
+  const labelPx = () =>
+    page.locator('svg.graph .node-label').first().evaluate((el) => {
+      const svg = (el as SVGTextElement).ownerSVGElement!;
+      return (parseFloat(getComputedStyle(el).fontSize) * svg.getBoundingClientRect().width) / svg.viewBox.baseVal.width;
+    });
+  await expect.poll(labelPx).toBeGreaterThanOrEqual(10.5);
+  await page.locator('.graph-section').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(SHOTS, 'mobile-graph.png') });
+  await harness.close();
 });

@@ -512,6 +512,35 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         }),
       ),
 
+    aggregate: ({ includeSuperseded, createdEdges }) =>
+      run('aggregate', () =>
+        db.transaction('r', db.memories, async () => {
+          // Key cursors only: the tags index (multi-entry) and the (createdAt, id) index.
+          const skip = includeSuperseded ? new Set<string>() : new Set(await db.memories.where('supersededBy').above('').primaryKeys());
+          const tagCounts = new Map<string, number>();
+          await db.memories.orderBy('tags').eachKey((tag, cursor) => {
+            if (!skip.has(cursor.primaryKey as string)) tagCounts.set(tag as string, (tagCounts.get(tag as string) ?? 0) + 1);
+          });
+          const created = new Array<number>(Math.max(0, createdEdges.length - 1)).fill(0);
+          if (created.length) {
+            const first = createdEdges[0]!;
+            const last = createdEdges[createdEdges.length - 1]!;
+            let bucket = 0;
+            await db.memories
+              .where('[createdAt+id]')
+              .between([first, Dexie.minKey], [last, Dexie.minKey], true, false)
+              .eachKey((key) => {
+                const [createdAt, id] = key as [number, string];
+                if (skip.has(id)) return;
+                while (createdAt >= createdEdges[bucket + 1]!) bucket++; // keys arrive in ascending order
+                created[bucket]!++;
+              });
+          }
+          const total = await db.memories.count();
+          return { tagCounts, created, counted: total - skip.size };
+        }),
+      ),
+
     vectorCount: () => run('vectorCount', () => db.vectors.count()),
 
     scanVectors: (visit, options = {}) =>

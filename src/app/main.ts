@@ -1,7 +1,7 @@
 import { mount } from 'svelte';
-import { registerSW } from 'virtual:pwa-register';
 import App from './App.svelte';
+import { pwa } from './state/pwa.svelte.ts';
 import './styles.css';
 
-registerSW({ immediate: true });
+pwa.start();
 mount(App, { target: document.getElementById('app')! });

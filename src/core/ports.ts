@@ -263,6 +263,11 @@ export interface MemoryStorage {
   list(query: ListQuery): Promise<Memory[]>;
   count(): Promise<number>;
   counts(): Promise<StoredCounts>;
+  /**
+   * Exact tag counts and created-at bucket counts, from the tags and (createdAt, id) indexes,
+   * skipping superseded memories unless asked; `createdEdges` is ascending.
+   */
+  aggregate(query: { includeSuperseded: boolean; createdEdges: number[] }): Promise<{ tagCounts: Map<string, number>; created: number[]; counted: number }>;
   vectorCount(): Promise<number>;
   /** Visits vectors in label order, optionally only those written after generation `afterGeneration`. */
   scanVectors(

@@ -83,6 +83,8 @@ import {
   type RememberManyOptions,
   type RememberResult,
   type StoreStats,
+  type AggregateOptions,
+  type StoreAggregates,
 } from './types.ts';
 import {
   checkBoolean,
@@ -203,6 +205,8 @@ export interface MemoryApi {
   listRecent(options?: ListOptions): Promise<Memory[]>;
   count(): Promise<number>;
   stats(): Promise<StoreStats>;
+  /** Exact tag counts and memories created per time bucket, over every memory (not a sample). */
+  aggregate(options?: AggregateOptions): Promise<StoreAggregates>;
   /** Re-embeds every memory with the store's current embedder; resumable and cancellable. */
   reindex(options?: LongRunOptions): Promise<{ reembedded: number }>;
   /** Persists the index snapshot now (it is otherwise written after a quiet period). */
@@ -980,6 +984,26 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
         schemaVersion: meta.schemaVersion,
         confidence: { ...calibrator.thresholds() },
       };
+    },
+
+    async aggregate(options) {
+      ensureOpen();
+      const o = checkObject<AggregateOptions>(options, 'options');
+      checkKnownKeys(o, new Set(['topTags', 'createdEdges', 'includeSuperseded']), 'options');
+      const topTags = o.topTags === undefined ? 12 : checkInteger(o.topTags, 'topTags', 0, 10_000);
+      const includeSuperseded = o.includeSuperseded === undefined ? false : checkBoolean(o.includeSuperseded, 'includeSuperseded');
+      const edges = o.createdEdges ?? [];
+      if (!Array.isArray(edges) || edges.length > 1001) throw invalid('createdEdges must be an array of at most 1001 times', { field: 'createdEdges' });
+      edges.forEach((edge, i) => {
+        if (typeof edge !== 'number' || !Number.isFinite(edge)) throw invalid(`createdEdges[${i}] must be a finite number — got ${JSON.stringify(edge)}`, { field: 'createdEdges' });
+        if (i > 0 && edge <= edges[i - 1]!) throw invalid('createdEdges must be strictly ascending', { field: 'createdEdges' });
+      });
+      const { tagCounts, created, counted } = await storage.aggregate({ includeSuperseded, createdEdges: [...edges] });
+      const tags = [...tagCounts]
+        .map(([tag, count]) => ({ tag, count }))
+        .sort((a, b) => b.count - a.count || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0))
+        .slice(0, topTags);
+      return { tags, distinctTags: tagCounts.size, created, counted };
     },
 
     async reindex(options) {

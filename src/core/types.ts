@@ -209,6 +209,31 @@ export interface RememberManyOptions extends LongRunOptions {
   onConflict?: Exclude<ConflictPolicyName, 'raise'>;
 }
 
+/** What `aggregate` counts. */
+export interface AggregateOptions {
+  /** How many tags to return, most used first (default 12; 0 for none). */
+  topTags?: number;
+  /**
+   * Ascending bucket edges in Unix seconds: `created[i]` counts the memories with
+   * `edges[i] ≤ createdAt < edges[i + 1]` (so n edges give n − 1 counts). At most 1,001 edges.
+   */
+  createdEdges?: number[];
+  /** Count superseded memories too; by default only the active ones, as `stats().active`. */
+  includeSuperseded?: boolean;
+}
+
+/** Exact counts over every stored memory, read from the indexes (no rows are loaded). */
+export interface StoreAggregates {
+  /** The most used tags, most first (ties by name). */
+  tags: { tag: string; count: number }[];
+  /** How many different tags there are. */
+  distinctTags: number;
+  /** One count per bucket of `createdEdges`. */
+  created: number[];
+  /** How many memories were counted. */
+  counted: number;
+}
+
 export interface StoreStats {
   name: string;
   count: number;

@@ -49,6 +49,7 @@ export const STORE_METHODS = [
   'listRecent',
   'count',
   'stats',
+  'aggregate',
   'reindex',
   'flush',
 ] as const satisfies readonly (keyof MemoryApi)[];

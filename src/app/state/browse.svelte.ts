@@ -226,8 +226,8 @@ export class BrowseState {
     return true;
   }
 
-  /** Forgets the open memory; Undo (in the toast) re-creates it and opens the copy. */
-  async forget(onRestored: (restored: Memory) => void): Promise<boolean> {
+  /** Forgets the open memory; Undo (in the toast) brings it back from the journal, same id. */
+  async forget(onRestored: (id: string) => void): Promise<boolean> {
     const id = this.selectedId;
     if (!id) return false;
     const done = await memory.forget(id, onRestored);

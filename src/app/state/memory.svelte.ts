@@ -7,7 +7,6 @@ import {
   type ChangeEvent,
   type Memory,
   type MemoryClient,
-  type MemoryInput,
   type MemoryType,
   type ProgressEvent,
   type StoreStats,
@@ -195,31 +194,35 @@ export class MemoryState {
   }
 
   /**
-   * Forgets a memory and offers Undo for a few seconds. Undo re-creates the memory from the
-   * copy kept here with `remember` and the same fields: the text, type, tags, importance and
-   * flags come back, but under a new id and creation time, and without its links or access
-   * history. The journal issue will make this exact (a real undo of the delete).
+   * Forgets a memory and offers Undo for a few seconds. Undo is the journal's: the forget's own
+   * entry is undone (`undo(seq)`), so the memory comes back exactly as it was — same id, creation
+   * time, links, flags and access history. The store refuses (and says why) when the id was
+   * written again since.
    */
-  async forget(id: string, onRestored?: (memory: Memory) => void): Promise<boolean> {
+  async forget(id: string, onRestored?: (id: string) => void): Promise<boolean> {
     const client = this.api;
     if (!client) return false;
     this.error = null;
     try {
-      const copy = await client.get(id);
       const removed = await client.forget(id);
-      if (!removed || !copy) {
+      if (!removed) {
         toasts.push('That memory was already gone.');
         return false;
       }
+      // The journal entry this forget wrote: the newest 'forget' in the memory's history.
+      const entry = (await client.history(id)).filter((e) => e.op === 'forget').at(-1);
       toasts.push('Memory forgotten.', {
         timeout: 8000,
-        action: {
-          label: 'Undo',
-          run: async () => {
-            const restored = await this.restore(copy);
-            if (restored) onRestored?.(restored);
-          },
-        },
+        ...(entry?.seq !== undefined
+          ? {
+              action: {
+                label: 'Undo',
+                run: async () => {
+                  if (await this.undoForget(entry.seq!)) onRestored?.(id);
+                },
+              },
+            }
+          : {}),
       });
       return true;
     } catch (error) {
@@ -228,31 +231,21 @@ export class MemoryState {
     }
   }
 
-  private async restore(copy: Memory): Promise<Memory | null> {
+  /** Undoes the forget recorded as journal entry `seq`; true when the memory is back. */
+  async undoForget(seq: number): Promise<boolean> {
     const client = this.api;
-    if (!client) return null;
-    const now = Date.now() / 1000;
-    const input: MemoryInput = {
-      type: copy.type,
-      tags: copy.tags,
-      importance: copy.importance,
-      source: copy.source,
-      polarity: copy.polarity,
-      pinned: copy.pinned,
-      trust: copy.trust,
-      validFrom: copy.validFrom,
-      validUntil: copy.validUntil,
-      surfacesWhen: copy.surfacesWhen,
-      // An expiry that passed while the memory was gone would hide it at once: keep it only if still ahead.
-      ...(copy.expiresAt > now ? { expiresAt: copy.expiresAt } : {}),
-    };
+    if (!client) return false;
     try {
-      const { memory } = await client.remember(copy.text, input);
+      const result = await client.undo(seq);
+      if (!result.ok) {
+        toasts.push(`Not restored: ${result.reason ?? 'the store refused'}.`, { tone: 'error' });
+        return false;
+      }
       toasts.push('Restored.');
-      return memory;
+      return true;
     } catch (error) {
       this.error = describe(error);
-      return null;
+      return false;
     }
   }
 }

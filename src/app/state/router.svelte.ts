@@ -1,6 +1,6 @@
-/** Hash routing: #/search, #/browse, #/browse/<id>, #/review, #/activity, #/stats. */
+/** Hash routing: #/search, #/browse, #/browse/<id>, #/review, #/activity, #/stats, #/agent. */
 
-export const TABS = ['search', 'browse', 'review', 'activity', 'stats'] as const;
+export const TABS = ['search', 'browse', 'review', 'activity', 'stats', 'agent'] as const;
 export type Tab = (typeof TABS)[number];
 
 function parse(hash: string): { tab: Tab; id: string | null } {

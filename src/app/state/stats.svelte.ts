@@ -1,14 +1,13 @@
 /**
- * Stats: what `stats()` reports, plus top tags and memories created per day, computed from the
- * newest memories (`listRecent` pages, up to SAMPLE_LIMIT rows: the store has no aggregate
- * query for tags or days yet).
+ * Stats: what `stats()` reports, plus the top tags and the memories created per day over the
+ * last 30 days — exact counts over every active memory, from the store's `aggregate` (read
+ * from its indexes, so a 100k store is counted, not sampled).
  */
-import type { Memory } from '../../index.ts';
 import { describe } from '../lib/errors.ts';
 import { memory } from './memory.svelte.ts';
 
-export const SAMPLE_LIMIT = 5000;
 export const DAYS = 30;
+export const TOP_TAGS = 12;
 
 export interface DayCount {
   /** Local midnight, Unix seconds. */
@@ -16,34 +15,11 @@ export interface DayCount {
   count: number;
 }
 
-function midnight(d: Date): Date {
-  return new Date(d.getFullYear(), d.getMonth(), d.getDate());
-}
-
-export function perDay(memories: readonly Memory[], now = new Date(), days = DAYS): DayCount[] {
-  const today = midnight(now);
-  const out: DayCount[] = [];
-  for (let i = days - 1; i >= 0; i--) {
-    const start = new Date(today.getFullYear(), today.getMonth(), today.getDate() - i);
-    out.push({ start: start.getTime() / 1000, count: 0 });
-  }
-  const first = out[0]!.start;
-  for (const m of memories) {
-    if (m.createdAt < first) continue;
-    const d = midnight(new Date(m.createdAt * 1000)).getTime() / 1000;
-    const slot = out.find((x) => x.start === d);
-    if (slot) slot.count++;
-  }
-  return out;
-}
-
-export function topTags(memories: readonly Memory[], limit = 12): { tag: string; count: number }[] {
-  const counts = new Map<string, number>();
-  for (const m of memories) for (const t of m.tags) counts.set(t, (counts.get(t) ?? 0) + 1);
-  return [...counts]
-    .map(([tag, count]) => ({ tag, count }))
-    .sort((a, b) => b.count - a.count || a.tag.localeCompare(b.tag))
-    .slice(0, limit);
+/** The local midnights of the last `days` days (today last), plus the next midnight: `days + 1` edges. */
+export function dayEdges(now = new Date(), days = DAYS): number[] {
+  const edges: number[] = [];
+  for (let i = days - 1; i >= -1; i--) edges.push(new Date(now.getFullYear(), now.getMonth(), now.getDate() - i).getTime() / 1000);
+  return edges;
 }
 
 export class StatsState {
@@ -52,16 +28,14 @@ export class StatsState {
       this.loadedVersion = -1;
       this.tags = [];
       this.days = [];
-      this.sampled = 0;
+      this.distinctTags = 0;
     });
   }
 
   tags = $state.raw<{ tag: string; count: number }[]>([]);
+  /** How many different tags the active memories carry. */
+  distinctTags = $state(0);
   days = $state.raw<DayCount[]>([]);
-  /** How many memories the tag and day figures were computed from. */
-  sampled = $state(0);
-  /** True when the sample stopped at SAMPLE_LIMIT before the oldest memory. */
-  truncated = $state(false);
   loading = $state(false);
   loadedVersion = $state(-1);
   error = $state<string | null>(null);
@@ -73,21 +47,11 @@ export class StatsState {
     this.loading = true;
     this.error = null;
     try {
-      await memory.refreshStats();
-      const rows: Memory[] = [];
-      let before: number | undefined;
-      let more = true;
-      while (more && rows.length < SAMPLE_LIMIT) {
-        const limit = Math.min(1000, SAMPLE_LIMIT - rows.length);
-        const page = await client.listRecent({ limit, ...(before !== undefined ? { before } : {}) });
-        rows.push(...page);
-        more = page.length === limit;
-        before = page.at(-1)?.createdAt;
-      }
-      this.sampled = rows.length;
-      this.truncated = more;
-      this.tags = topTags(rows);
-      this.days = perDay(rows);
+      const edges = dayEdges();
+      const [, counts] = await Promise.all([memory.refreshStats(), client.aggregate({ topTags: TOP_TAGS, createdEdges: edges })]);
+      this.tags = counts.tags;
+      this.distinctTags = counts.distinctTags;
+      this.days = counts.created.map((count, i) => ({ start: edges[i]!, count }));
       this.loadedVersion = version;
     } catch (error) {
       this.error = describe(error);

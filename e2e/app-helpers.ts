@@ -1,0 +1,84 @@
+/**
+ * Shared by the app specs (app-*.spec.ts): the page guards every test runs under (no page error,
+ * no CSP violation, no script-opened dialog), opening a store through the store picker, and
+ * screenshots into e2e/screenshots/.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type Page } from 'playwright/test';
+
+export const SHOTS = join(process.cwd(), 'e2e', 'screenshots');
+mkdirSync(SHOTS, { recursive: true });
+
+export const shot = (page: Page, name: string, fullPage = true) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
+
+/** What the guards collected during the current test; emptied before each test. */
+export interface Guarded {
+  problems: string[];
+  dialogs: string[];
+}
+
+/**
+ * Registers beforeEach/afterEach hooks: a 1280×860 viewport, and after each test no page error,
+ * no CSP violation and no dialog. Tests that expect one (the CSP test) clear it from `guarded`.
+ */
+export function guardPages(): Guarded {
+  const guarded: Guarded = { problems: [], dialogs: [] };
+  test.beforeEach(async ({ page }) => {
+    guarded.problems.length = 0;
+    guarded.dialogs.length = 0;
+    await page.setViewportSize({ width: 1280, height: 860 });
+    page.on('pageerror', (e) => guarded.problems.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused to/i.test(m.text())) guarded.problems.push(`csp: ${m.text()}`);
+    });
+    page.on('dialog', (d) => {
+      guarded.dialogs.push(`${d.type()}: ${d.message()}`);
+      void d.dismiss();
+    });
+    await page.addInitScript(() => {
+      (window as unknown as { cspViolations: string[] }).cspViolations = [];
+      document.addEventListener('securitypolicyviolation', (e) =>
+        (window as unknown as { cspViolations: string[] }).cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`),
+      );
+    });
+  });
+  test.afterEach(async ({ page }) => {
+    const violations = await page.evaluate(() => (window as unknown as { cspViolations?: string[] }).cspViolations ?? []).catch(() => []);
+    expect(violations).toEqual([]);
+    expect(guarded.problems).toEqual([]);
+    expect(guarded.dialogs).toEqual([]);
+  });
+  return guarded;
+}
+
+/** Opens the app (when the page is blank) and switches to `store` with the store picker; resolves once it is ready. */
+export async function openStore(page: Page, store: string): Promise<void> {
+  if (!page.url().startsWith('http')) await page.goto('/');
+  await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 120_000 });
+  await page.locator('#store-name').fill(store);
+  await page.locator('#store-name').press('Enter');
+  await expect(page.locator('main')).toHaveAttribute('data-store', store);
+  await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 120_000 });
+}
+
+/** Adds a memory with the Search tab's form. */
+export async function remember(page: Page, text: string, options: { type?: string; tags?: string } = {}): Promise<void> {
+  await page.locator('#add-text').fill(text);
+  if (options.type) await page.locator('#add-type').selectOption(options.type);
+  await page.locator('#add-tags').fill(options.tags ?? '');
+  await page.getByRole('button', { name: 'Remember', exact: true }).click();
+  await expect(page.locator('#add-text')).toHaveValue('');
+}
+
+/** The memory count in the status chips. */
+export async function memoryCount(page: Page): Promise<number> {
+  const text = await page.locator('.chips .chip').first().innerText();
+  return Number(text.replace(/[^\d]/g, ''));
+}
+
+/** No horizontal scrolling at the current viewport width. */
+export async function expectNoHorizontalScroll(page: Page): Promise<void> {
+  const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
+  expect(scroll).toBeLessThanOrEqual(width);
+}
