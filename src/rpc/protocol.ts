@@ -74,6 +74,7 @@ export const MUTATING_METHODS: ReadonlySet<StoreMethod> = new Set([
   'trashRestore',
   'reflect',
   'compactJournal',
+  'runMaintenance',
 ]);
 
 /**
