@@ -72,9 +72,14 @@ const REPO = path.resolve(path.dirname(SCRIPT), '..');
 const CACHE_DIR = path.join(REPO, 'bench', '.cache');
 
 const K = 100;
-/** recall.ts defaults, mirrored for the pool analysis: overfetch 4, at most 2000 corpus-index candidates. */
+/**
+ * recall.ts and storage-dexie.ts, mirrored for the pool analysis: overfetch 4; the corpus index
+ * reads 4·max(k·overfetch, 20) rows, nominated by summed IDF from at most 8 postings per row
+ * (rarest terms first; terms in more than a quarter of the documents, and above 50, nominate none).
+ */
 const OVERFETCH = 4;
-const CORPUS_CANDIDATES = 2000;
+const CORPUS_CANDIDATES = 4 * Math.max(K * OVERFETCH, 20);
+const POSTINGS_BUDGET = 8 * CORPUS_CANDIDATES;
 /** Published BEIR SciFact BM25 nDCG@10 (Thakur et al. 2021). */
 const PUBLISHED_BM25 = 0.665;
 /** Lexical weights tried on the train claims (cosine = 1 − lexical; recency, importance, polarity 0). */
@@ -574,9 +579,8 @@ function cosineAll(query: Float32Array): Float64Array {
 /**
  * A replica of the store's recall pool for `lexicalIndex: 'corpus'` (recall.ts, storage-dexie.ts),
  * with exact cosine in place of HNSW: the k·overfetch nearest documents, then the best
- * max(k·overfetch, 20) documents by corpus BM25 among at most 2000 corpus-index candidates
- * outside that pool, collected rarest query term first, each term's postings in primary-key
- * (memory id) order. The pool is then scored by the store's own scoreCandidates with a corpus-BM25
+ * max(k·overfetch, 20) documents by corpus BM25 among the corpus-index candidates outside that
+ * pool (nominated by summed IDF, see CORPUS_CANDIDATES; postings in primary-key (memory id) order). The pool is then scored by the store's own scoreCandidates with a corpus-BM25
  * lexical scorer normalised by the pool maximum, as recall.ts's corpusScorer does. The pool does
  * not depend on the weights, so tuning re-scores one pool per query.
  */
@@ -589,8 +593,9 @@ interface Replica {
   bm25Top: number[];
   cosineTop: number[];
   capped: boolean;
-  /** Rows lexicalCandidates reads (and structured-clones) for this query. */
+  /** Rows lexicalCandidates reads (and structured-clones) for this query, and the postings (keys) it reads. */
   rowsRead: number;
+  keysRead: number;
   outsideCandidates: Set<number>;
 }
 const postingsByMemoryId = new Map<string, number[]>();
@@ -602,22 +607,33 @@ function replica(text: string): Replica {
   const inPool = new Set(cosinePool);
   const terms = [...new Set(lexicalTerms(text))].map((t) => ({ t, df: postings.get(t)?.length ?? 0 })).filter((x) => x.df > 0);
   terms.sort((a, b) => a.df - b.df); // stable: ties keep query order, like the store's sort
-  const candidates = new Set<number>();
   const matching = new Set<number>();
   for (const { t } of terms) for (const d of postings.get(t)!) matching.add(d);
-  let rowsRead = 0;
-  for (const { t } of terms) {
-    if (candidates.size >= CORPUS_CANDIDATES) break;
-    // storage-dexie reads `where('terms').equals(t).limit(2000)`: up to 2000 whole rows per term,
-    // however few slots are left and however many it has already seen.
-    rowsRead += Math.min(postings.get(t)!.length, CORPUS_CANDIDATES);
+  // storage-dexie's lexicalCandidates: postings (keys, in memory-id order) of the nominating
+  // terms, rarest first, within the key budget; each document scored by the summed IDF of the
+  // query terms it was nominated by; the best CORPUS_CANDIDATES rows are read.
+  const documents = docs.length;
+  const proxy = new Map<number, number>();
+  let budget = POSTINGS_BUDGET;
+  let keysRead = 0;
+  for (const { t, df } of terms) {
+    if (df > Math.max(50, documents / 4)) continue;
+    if (budget <= 0) break;
     let list = postingsByMemoryId.get(t);
     if (!list) postingsByMemoryId.set(t, (list = byMemoryId(postings.get(t)!)));
-    for (const d of list.slice(0, CORPUS_CANDIDATES)) {
-      if (candidates.size >= CORPUS_CANDIDATES) break;
-      candidates.add(d);
-    }
+    const ids = list.slice(0, budget);
+    budget -= ids.length;
+    keysRead += ids.length;
+    const idf = bm25Idf(documents, df);
+    for (const d of ids) proxy.set(d, (proxy.get(d) ?? 0) + idf);
   }
+  const candidates = new Set(
+    [...proxy]
+      .sort((a, b) => b[1] - a[1] || (memoryIdOf[a[0]]! < memoryIdOf[b[0]]! ? -1 : 1))
+      .slice(0, CORPUS_CANDIDATES)
+      .map(([d]) => d),
+  );
+  const rowsRead = candidates.size;
   // The store sorts the outside candidates by raw BM25 (stable, candidate order on ties).
   const candidateOrder = [...candidates];
   const outside = candidateOrder
@@ -641,6 +657,7 @@ function replica(text: string): Replica {
     cosineTop: topK(cos, K),
     capped: matching.size > CORPUS_CANDIDATES,
     rowsRead,
+    keysRead,
     outsideCandidates: new Set([...matching].filter((d) => !candidates.has(d) && !inPool.has(d))),
   };
 }
@@ -747,9 +764,10 @@ for (const [key, { config }] of Object.entries(WHAT_IFS)) {
 
 const bm25Reference: Ranking = new Map([...testReplicas].map(([qid, r]) => [qid, r.bm25Top.map((d) => docs[d]!.id)]));
 const semanticReference: Ranking = new Map([...testReplicas].map(([qid, r]) => [qid, r.cosineTop.map((d) => docs[d]!.id)]));
-const capStats = { queries_capped: 0, reference_top10_outside_pool_and_candidates: 0, reference_top100_outside_pool_and_candidates: 0, candidate_rows_read_mean: 0, candidate_rows_read_max: 0 };
+const capStats = { queries_capped: 0, reference_top10_outside_pool_and_candidates: 0, reference_top100_outside_pool_and_candidates: 0, candidate_rows_read_mean: 0, candidate_rows_read_max: 0, postings_read_mean: 0 };
 for (const r of testReplicas.values()) {
   capStats.candidate_rows_read_mean += r.rowsRead / testReplicas.size;
+  capStats.postings_read_mean += r.keysRead / testReplicas.size;
   capStats.candidate_rows_read_max = Math.max(capStats.candidate_rows_read_max, r.rowsRead);
   if (r.capped) capStats.queries_capped++;
   capStats.reference_top10_outside_pool_and_candidates += r.bm25Top.slice(0, 10).filter((d) => r.outsideCandidates.has(d)).length;
@@ -783,6 +801,7 @@ const diagnostics = {
   cosine_pool: K * OVERFETCH,
   ...capStats,
   candidate_rows_read_mean: Math.round(capStats.candidate_rows_read_mean),
+  postings_read_mean: Math.round(capStats.postings_read_mean),
   test_queries: testQueries.size,
   memo_embedder_misses: memoMisses,
 };
@@ -827,9 +846,9 @@ console.log(
 console.log(
   `Pool check: store lexical-only vs BM25 reference top-10 overlap ${diagnostics.lexical_vs_bm25_reference_overlap10}, top-100 ${diagnostics.lexical_vs_bm25_reference_overlap100}; ` +
     `store vs replica top-10 overlap: lexical ${diagnostics.lexical_vs_replica_overlap10}, weighted ${diagnostics.hybrid_weighted_vs_replica_overlap10}, RRF ${diagnostics.hybrid_rrf_vs_replica_overlap10}, tuned ${diagnostics.hybrid_tuned_vs_replica_overlap10}.\n` +
-    `  ${capStats.queries_capped}/${testQueries.size} test claims match more than ${CORPUS_CANDIDATES} docs (the corpus-candidate cap binds); ` +
+    `  ${capStats.queries_capped}/${testQueries.size} test claims match more than ${CORPUS_CANDIDATES} docs (the corpus-candidate cap binds: candidates are nominated by summed IDF); ` +
     `${capStats.reference_top10_outside_pool_and_candidates} of the BM25 reference's top-10 docs (${capStats.reference_top100_outside_pool_and_candidates} of its top-100) are in neither the cosine pool nor the capped candidates.\n` +
-    `  The corpus-candidate lookup reads ${Math.round(capStats.candidate_rows_read_mean)} whole rows per query on average (max ${capStats.candidate_rows_read_max}) to keep at most ${CORPUS_CANDIDATES}.`,
+    `  The corpus-candidate lookup reads ${Math.round(capStats.postings_read_mean)} postings (keys) and ${Math.round(capStats.candidate_rows_read_mean)} whole rows per query on average (max ${capStats.candidate_rows_read_max}; at most ${CORPUS_CANDIDATES}).`,
 );
 console.log(`\nWhat-ifs on the replica pool (test claims; diagnostics, not tuning):`);
 for (const [key, m] of Object.entries(whatIf)) {
