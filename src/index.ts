@@ -24,12 +24,15 @@ export type { MemoryClient } from './client/connect.ts';
 export type { ChangeEvent, OpenRequest } from './rpc/protocol.ts';
 export type { ArchiveInfo, ImportResult } from './core/archive/store-ops.ts';
 export { connectEndpoint } from './client/connect.ts';
+export { portEndpoint, encodeJson, decodeJson, type PortEndpoint, type RuntimePort, type RuntimePortEvent, type Json } from './client/chrome-port.ts';
+export { connectTools, type RemoteTools, type ToolFormat, type ToolsHostApi } from './client/tools.ts';
+export { openConnection, bridgeEndpoint, type Connection } from './rpc/port-host.ts';
 export { canonicalModelName, isSameModel } from './core/archive/format.ts';
 
 export interface ConnectOptions extends Partial<OpenRequest> {
   /**
    * Talk to an existing worker instead of starting one: a `Worker`, a `SharedWorker`, a
-   * `MessagePort`, or any comlink `Endpoint` (e.g. an extension port adapter).
+   * `MessagePort`, or any comlink `Endpoint` (e.g. `portEndpoint(chrome.runtime.connect(…))`).
    */
   endpoint?: Worker | SharedWorker | MessagePort | Endpoint;
   /** Starts the worker; by default a module SharedWorker (a dedicated Worker where SharedWorker is missing). */

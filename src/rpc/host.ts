@@ -167,8 +167,31 @@ function applyScope(scope: OpenRequest['scope'] | undefined, method: StoreMethod
   return args;
 }
 
+export type ConnectionScope = NonNullable<OpenRequest['scope']>;
+
+/**
+ * The stricter of two scopes: read-only if either is, the less trusted ceiling. The owner of a
+ * connection imposes one (an extension's offscreen document, by who is on the other end) and the
+ * client may narrow it further, never widen it.
+ */
+export function narrowScope(imposed: ConnectionScope | undefined, requested: ConnectionScope | undefined): ConnectionScope | undefined {
+  if (!imposed) return requested ? { ...requested } : undefined;
+  if (!requested) return { ...imposed };
+  const scope: ConnectionScope = {};
+  if (imposed.readOnly || requested.readOnly) scope.readOnly = true;
+  if (imposed.trust || requested.trust) {
+    scope.trust = imposed.trust && requested.trust ? capTrust(requested.trust, imposed.trust) : (imposed.trust ?? requested.trust)!;
+  }
+  return scope;
+}
+
+export interface HostOptions {
+  /** A scope every store opened on this connection gets, whatever the client asks for (it can only narrow it). */
+  scope?: ConnectionScope;
+}
+
 /** One host per connection (page, tab, extension port). */
-export function createHost(registry: StoreRegistry): HostApi & { dispose(): Promise<void> } {
+export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {}): HostApi & { dispose(): Promise<void> } {
   const handles = new Map<number, string>();
   const scopes = new Map<number, NonNullable<OpenRequest['scope']>>();
   const aborts = new Map<number, AbortController>();
@@ -188,7 +211,8 @@ export function createHost(registry: StoreRegistry): HostApi & { dispose(): Prom
       const store = await registry.acquire(request, onProgress).finally(() => releaseRemote(onProgress));
       const handle = nextHandle++;
       handles.set(handle, request.name);
-      if (request.scope) scopes.set(handle, { ...request.scope });
+      const scope = narrowScope(hostOptions.scope, request.scope);
+      if (scope) scopes.set(handle, scope);
       const info: OpenInfo = { handle, name: store.name, embedder: { id: store.embedder.id, dim: store.embedder.dim } };
       if (store.embedder.backend) info.backend = store.embedder.backend;
       return info;
