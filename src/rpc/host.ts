@@ -6,6 +6,7 @@
  */
 import * as Comlink from 'comlink';
 import { MemoryError, invalid } from '../core/errors.ts';
+import { namespaceTag, namespacedCall } from './namespace.ts';
 import type { MemoryApi } from '../core/store.ts';
 import type { ProgressEvent } from '../core/types.ts';
 import {
@@ -170,9 +171,11 @@ function applyScope(scope: OpenRequest['scope'] | undefined, method: StoreMethod
 export type ConnectionScope = NonNullable<OpenRequest['scope']>;
 
 /**
- * The stricter of two scopes: read-only if either is, the less trusted ceiling. The owner of a
- * connection imposes one (an extension's offscreen document, by who is on the other end) and the
- * client may narrow it further, never widen it.
+ * The stricter of two scopes: read-only if either is, the less trusted ceiling, the imposed
+ * namespace (a client cannot move to another one). The owner of a connection imposes one (an
+ * extension's offscreen document, by who is on the other end) and the client may narrow it
+ * further, never widen it.
+ * @throws MemoryError PERMISSION_DENIED when the client asks for a namespace other than the imposed one.
  */
 export function narrowScope(imposed: ConnectionScope | undefined, requested: ConnectionScope | undefined): ConnectionScope | undefined {
   if (!imposed) return requested ? { ...requested } : undefined;
@@ -182,6 +185,11 @@ export function narrowScope(imposed: ConnectionScope | undefined, requested: Con
   if (imposed.trust || requested.trust) {
     scope.trust = imposed.trust && requested.trust ? capTrust(requested.trust, imposed.trust) : (imposed.trust ?? requested.trust)!;
   }
+  if (imposed.namespace !== undefined && requested.namespace !== undefined && requested.namespace !== imposed.namespace) {
+    throw new MemoryError('PERMISSION_DENIED', `This connection is scoped to the namespace ${JSON.stringify(imposed.namespace)}`, { field: 'scope.namespace' });
+  }
+  const namespace = imposed.namespace ?? requested.namespace;
+  if (namespace !== undefined) scope.namespace = namespace;
   return scope;
 }
 
@@ -208,10 +216,17 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       if (!request || typeof request.name !== 'string' || request.name.trim() === '') {
         throw invalid('open() needs a store name', { field: 'name' });
       }
+      let scope: ConnectionScope | undefined;
+      try {
+        scope = narrowScope(hostOptions.scope, request.scope);
+        if (scope?.namespace !== undefined) namespaceTag(scope.namespace); // validates it before anything opens
+      } catch (error) {
+        releaseRemote(onProgress);
+        throw error;
+      }
       const store = await registry.acquire(request, onProgress).finally(() => releaseRemote(onProgress));
       const handle = nextHandle++;
       handles.set(handle, request.name);
-      const scope = narrowScope(hostOptions.scope, request.scope);
       if (scope) scopes.set(handle, scope);
       const info: OpenInfo = { handle, name: store.name, embedder: { id: store.embedder.id, dim: store.embedder.dim } };
       if (store.embedder.backend) info.backend = store.embedder.backend;
@@ -225,7 +240,8 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       }
       if (!Array.isArray(args)) throw invalid('args must be an array', { field: 'args' });
       const store = await registry.get(name);
-      const callArgs = applyScope(scopes.get(handle), method, [...args]);
+      const scope = scopes.get(handle);
+      const callArgs = applyScope(scope, method, [...args]);
       let controller: AbortController | undefined;
       const delivered: Promise<unknown>[] = [];
       const at = OPTIONS_AT[method];
@@ -248,7 +264,8 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       }
       try {
         const fn = store[method] as (...a: unknown[]) => Promise<unknown>;
-        const result = await fn.apply(store, callArgs).finally(() => Promise.allSettled(delivered));
+        const run = (a: unknown[]): Promise<unknown> => fn.apply(store, a).finally(() => Promise.allSettled(delivered));
+        const result = scope?.namespace !== undefined ? await namespacedCall(store, namespaceTag(scope.namespace), method, callArgs, run) : await run(callArgs);
         if (MUTATING_METHODS.has(method)) {
           const ids = affectedIds(method, args, result);
           if (method !== 'forget' || ids.length > 0) registry.changed(name, method, ids);
