@@ -109,6 +109,7 @@ test('a content script keeps page text as untrusted; the popup recalls it first,
   await expect(first).toHaveAttribute('data-trust', 'untrusted');
   await expect(first.locator('.badge')).toHaveText('untrusted');
   await expect(first.locator('.source')).toHaveText(ARTICLE_URL);
+  await expect(first).toHaveAttribute('data-tags', 'web-page ns:web');
   await expect(popup.locator('.hit')).toHaveCount(3);
   await expect(popup.locator('.hit img')).toHaveCount(0); // the markup in the text stayed text
   await popup.setViewportSize({ width: 380, height: 520 });
@@ -127,6 +128,8 @@ test("the popup's page buttons reach the tab's content script: capture and relat
   const related = popup.locator('.hit').first();
   await expect(related.locator('.text')).toHaveText(FACT);
   await expect(related).toHaveAttribute('data-trust', 'untrusted');
+  // The content script lives in the namespace 'web': the user's own notes are not visible to it.
+  await expect(popup.locator('.hit')).toHaveCount(1);
 
   await popup.locator('#capture').click(); // no selection: the title and the first paragraphs
   await expect(popup.locator('#status')).toHaveText('Remembered from the page');

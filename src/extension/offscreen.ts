@@ -5,7 +5,8 @@
  *
  * - an extension page (the popup): full access;
  * - a content script (a web page's renderer, the least trusted context): everything it writes is
- *   stored `untrusted`, so packs mark it and `minTrust` can filter it out.
+ *   stored `untrusted`, so packs mark it and `minTrust` can filter it out, and it lives in the
+ *   namespace `web`: it reads only what content scripts kept, and cannot change anything else.
  *
  * `houkai:memory` ports are bridged to a scoped connection of the worker (comlink end to end);
  * `houkai:tools` ports get the agent tools (`dispatchTool`) run here, on a scoped client, with the
@@ -19,7 +20,7 @@ import type { ConnectionScope } from '../rpc/host.ts';
 import { bridgeEndpoint, openConnection } from '../rpc/port-host.ts';
 import { installErrorTransfer } from '../rpc/transfer.ts';
 import { chrome, type ExtensionPort, type MessageSender } from './chrome.ts';
-import { MEMORY_PORT, STORE, TOOLS_PORT, type HostReadyMessage } from './protocol.ts';
+import { MEMORY_PORT, PAGE_NAMESPACE, STORE, TOOLS_PORT, type HostReadyMessage } from './protocol.ts';
 
 installErrorTransfer();
 
@@ -41,7 +42,7 @@ export function classify(sender: MessageSender | undefined): Caller | null {
     const page = new URL(url).pathname.replace(/^\//, '').replace(/\.html$/, '') || 'page';
     return { actor: `extension:${page}` };
   }
-  return { actor: 'extension:content', scope: { trust: 'untrusted' } };
+  return { actor: 'extension:content', scope: { trust: 'untrusted', namespace: PAGE_NAMESPACE } };
 }
 
 function serve(port: ExtensionPort): void {

@@ -41,6 +41,7 @@ interface Shown {
   trust: Trust;
   score?: number;
   source?: string | null;
+  tags?: readonly string[];
 }
 
 function render(items: Shown[], emptyText: string): void {
@@ -57,6 +58,7 @@ function render(items: Shown[], emptyText: string): void {
     li.className = 'hit';
     li.dataset.id = item.id;
     li.dataset.trust = item.trust;
+    if (item.tags) li.dataset.tags = item.tags.join(' ');
     const text = document.createElement('p');
     text.className = 'text';
     text.textContent = item.text;
@@ -84,7 +86,14 @@ function render(items: Shown[], emptyText: string): void {
   }
 }
 
-const fromHit = (hit: RecallHit): Shown => ({ id: hit.memory.id, text: hit.memory.text, trust: hit.memory.trust, score: hit.score, source: hit.memory.source });
+const fromHit = (hit: RecallHit): Shown => ({
+  id: hit.memory.id,
+  text: hit.memory.text,
+  trust: hit.memory.trust,
+  score: hit.score,
+  source: hit.memory.source,
+  tags: hit.memory.tags,
+});
 const fromRelated = (hit: RelatedHit): Shown => ({ id: hit.id, text: hit.text, trust: hit.trust, score: hit.score });
 
 /** The tab under the popup (the active tab of this window). */

@@ -16,6 +16,9 @@ export const STORE: Omit<OpenRequest, 'scope'> = { name: 'extension', embedder: 
 /** Tag on everything a content script keeps from a page. */
 export const PAGE_TAG = 'web-page';
 
+/** The namespace every content script is confined to (its memories carry the tag `ns:web`). */
+export const PAGE_NAMESPACE = 'web';
+
 /** To the background service worker: make sure the offscreen document runs. */
 export interface EnsureHostMessage {
   type: 'houkai:ensure-host';
