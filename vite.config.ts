@@ -1,10 +1,12 @@
 import { defineConfig } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { VitePWA } from 'vite-plugin-pwa';
+import { extensionConfig } from './scripts/extension-build.ts';
 
 // The app (index.html) is what `npm start` serves. `--mode e2e` adds the test harness page
 // under e2e/ so the browser tests run against a production build with its service worker.
-export default defineConfig(({ mode }) => ({
+// `--mode extension` builds the MV3 extension into dist/extension (scripts/extension-build.ts).
+export default defineConfig(({ mode }) => mode === 'extension' ? extensionConfig() : ({
   worker: { format: 'es' },
   build: {
     outDir: 'dist/app',

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one test command (npm test): unit tests in Node, the packed library in a clean folder,
-# and the browser end-to-end tests in Debian's Chromium (installed here when missing).
+# and the browser end-to-end tests in Debian's Chromium (installed here when missing), the app's
+# and the MV3 extension's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,5 +16,6 @@ npx vitest run
 node scripts/pack-smoke.mjs
 if [ -d e2e ] && ls e2e/*.spec.ts >/dev/null 2>&1; then
   npm run --silent build:app -- --mode e2e
+  npm run --silent build:ext
   npx playwright test
 fi

@@ -27,12 +27,15 @@ export type { DurabilityReport, CanaryState } from './core/durability.ts';
 export type { JournalRetention, CompactResult } from './core/journal-ops.ts';
 export type { JournalHorizon, LossRecord } from './core/ports.ts';
 export { connectEndpoint } from './client/connect.ts';
+export { portEndpoint, encodeJson, decodeJson, type PortEndpoint, type RuntimePort, type RuntimePortEvent, type Json } from './client/chrome-port.ts';
+export { connectTools, type RemoteTools, type ToolFormat, type ToolsHostApi } from './client/tools.ts';
+export { openConnection, bridgeEndpoint, type Connection } from './rpc/port-host.ts';
 export { canonicalModelName, isSameModel } from './core/archive/format.ts';
 
 export interface ConnectOptions extends Partial<OpenRequest> {
   /**
    * Talk to an existing worker instead of starting one: a `Worker`, a `SharedWorker`, a
-   * `MessagePort`, or any comlink `Endpoint` (e.g. an extension port adapter).
+   * `MessagePort`, or any comlink `Endpoint` (e.g. `portEndpoint(chrome.runtime.connect(…))`).
    */
   endpoint?: Worker | SharedWorker | MessagePort | Endpoint;
   /** Starts the worker; by default a module SharedWorker (a dedicated Worker where SharedWorker is missing). */

@@ -129,7 +129,16 @@ describe('scoped connections', () => {
     cleanups.push(() => reader.close());
     expect((await reader.recall('deploy key', { k: 1 }))[0]!.memory.id).toBe(memory.id);
     expect((await reader.get(memory.id))!.accessCount).toBe(0);
-    for (const call of [() => reader.remember('sneaky'), () => reader.forget(memory.id), () => reader.edit(memory.id, { importance: 1 }), () => reader.link(memory.id, memory.id)]) {
+    expect((await reader.durability()).canary).toBeDefined();
+    for (const call of [
+      () => reader.remember('sneaky'),
+      () => reader.forget(memory.id),
+      () => reader.edit(memory.id, { importance: 1 }),
+      () => reader.link(memory.id, memory.id),
+      () => reader.compactJournal({ keepDays: 0, keepLast: 0 }),
+      () => reader.runMaintenance(),
+      () => reader.durability({ acknowledge: true }),
+    ]) {
       const error = await call().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MemoryError);
       expect(error).toMatchObject({ code: 'PERMISSION_DENIED' });

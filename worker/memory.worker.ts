@@ -2,7 +2,7 @@
  * The memory worker: the composition root that wires the adapters into the core and exposes
  * one RPC host per connection. As a SharedWorker it is the single owner of every store for all
  * tabs of the origin (one writer, one HNSW index in memory); as a dedicated Worker it serves
- * the page (or extension document) that started it.
+ * the page (or extension document) that started it, and any connection that document hands it.
  *
  * Model files are served from the app's own origin, beside this script's folder:
  * `../models/use-lite/` (Universal Sentence Encoder lite), `../wasm/tfjs/` (TF.js WASM
@@ -11,6 +11,7 @@
 import * as Comlink from 'comlink';
 import { createMemory, type CreateMemoryOptions } from '../src/local.ts';
 import { StoreRegistry, createHost, type OpenedStore } from '../src/rpc/host.ts';
+import { acceptConnections } from '../src/rpc/port-host.ts';
 import type { OpenRequest } from '../src/rpc/protocol.ts';
 import { installErrorTransfer } from '../src/rpc/transfer.ts';
 
@@ -45,4 +46,7 @@ if (isShared) {
   };
 } else {
   Comlink.expose(createHost(registry), globalThis as unknown as Comlink.Endpoint);
+  // The document that started this worker may hand it one port per client of its own, each with
+  // a scope the client cannot widen (an extension's offscreen document does, per extension port).
+  acceptConnections(globalThis as unknown as Worker, registry);
 }

@@ -5,3 +5,4 @@
 export { memoryTools } from './tools.ts';
 export { dispatchTool, validateArguments } from './dispatch.ts';
 export { registerMemoryTools, findModelContext } from './webmcp.ts';
+export { createToolsHost, type ToolsHostApi, type ToolsHostOptions, type ToolFormat } from './tools-host.ts';

@@ -6,6 +6,7 @@
  */
 import * as Comlink from 'comlink';
 import { MemoryError, invalid } from '../core/errors.ts';
+import { namespaceTag, namespacedCall } from './namespace.ts';
 import type { MemoryApi } from '../core/store.ts';
 import type { ProgressEvent } from '../core/types.ts';
 import {
@@ -153,6 +154,10 @@ function applyScope(scope: OpenRequest['scope'] | undefined, method: StoreMethod
       throw new MemoryError('PERMISSION_DENIED', `This connection is read-only: ${method} is not allowed`, { method });
     }
     if (method === 'recall' || method === 'recallPack' || method === 'contextPack') args[1] = { ...options(1), touch: false };
+    // Reading the durability report is fine; acknowledging a loss changes the registry.
+    if (method === 'durability' && options(0).acknowledge === true) {
+      throw new MemoryError('PERMISSION_DENIED', 'This connection is read-only: it cannot acknowledge a durability warning', { method });
+    }
   }
   const ceiling = scope.trust;
   if (!ceiling) return args;
@@ -167,8 +172,38 @@ function applyScope(scope: OpenRequest['scope'] | undefined, method: StoreMethod
   return args;
 }
 
+export type ConnectionScope = NonNullable<OpenRequest['scope']>;
+
+/**
+ * The stricter of two scopes: read-only if either is, the less trusted ceiling, the imposed
+ * namespace (a client cannot move to another one). The owner of a connection imposes one (an
+ * extension's offscreen document, by who is on the other end) and the client may narrow it
+ * further, never widen it.
+ * @throws MemoryError PERMISSION_DENIED when the client asks for a namespace other than the imposed one.
+ */
+export function narrowScope(imposed: ConnectionScope | undefined, requested: ConnectionScope | undefined): ConnectionScope | undefined {
+  if (!imposed) return requested ? { ...requested } : undefined;
+  if (!requested) return { ...imposed };
+  const scope: ConnectionScope = {};
+  if (imposed.readOnly || requested.readOnly) scope.readOnly = true;
+  if (imposed.trust || requested.trust) {
+    scope.trust = imposed.trust && requested.trust ? capTrust(requested.trust, imposed.trust) : (imposed.trust ?? requested.trust)!;
+  }
+  if (imposed.namespace !== undefined && requested.namespace !== undefined && requested.namespace !== imposed.namespace) {
+    throw new MemoryError('PERMISSION_DENIED', `This connection is scoped to the namespace ${JSON.stringify(imposed.namespace)}`, { field: 'scope.namespace' });
+  }
+  const namespace = imposed.namespace ?? requested.namespace;
+  if (namespace !== undefined) scope.namespace = namespace;
+  return scope;
+}
+
+export interface HostOptions {
+  /** A scope every store opened on this connection gets, whatever the client asks for (it can only narrow it). */
+  scope?: ConnectionScope;
+}
+
 /** One host per connection (page, tab, extension port). */
-export function createHost(registry: StoreRegistry): HostApi & { dispose(): Promise<void> } {
+export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {}): HostApi & { dispose(): Promise<void> } {
   const handles = new Map<number, string>();
   const scopes = new Map<number, NonNullable<OpenRequest['scope']>>();
   const aborts = new Map<number, AbortController>();
@@ -185,10 +220,18 @@ export function createHost(registry: StoreRegistry): HostApi & { dispose(): Prom
       if (!request || typeof request.name !== 'string' || request.name.trim() === '') {
         throw invalid('open() needs a store name', { field: 'name' });
       }
+      let scope: ConnectionScope | undefined;
+      try {
+        scope = narrowScope(hostOptions.scope, request.scope);
+        if (scope?.namespace !== undefined) namespaceTag(scope.namespace); // validates it before anything opens
+      } catch (error) {
+        releaseRemote(onProgress);
+        throw error;
+      }
       const store = await registry.acquire(request, onProgress).finally(() => releaseRemote(onProgress));
       const handle = nextHandle++;
       handles.set(handle, request.name);
-      if (request.scope) scopes.set(handle, { ...request.scope });
+      if (scope) scopes.set(handle, scope);
       const info: OpenInfo = { handle, name: store.name, embedder: { id: store.embedder.id, dim: store.embedder.dim } };
       if (store.embedder.backend) info.backend = store.embedder.backend;
       return info;
@@ -201,7 +244,8 @@ export function createHost(registry: StoreRegistry): HostApi & { dispose(): Prom
       }
       if (!Array.isArray(args)) throw invalid('args must be an array', { field: 'args' });
       const store = await registry.get(name);
-      const callArgs = applyScope(scopes.get(handle), method, [...args]);
+      const scope = scopes.get(handle);
+      const callArgs = applyScope(scope, method, [...args]);
       let controller: AbortController | undefined;
       const delivered: Promise<unknown>[] = [];
       const at = OPTIONS_AT[method];
@@ -224,7 +268,8 @@ export function createHost(registry: StoreRegistry): HostApi & { dispose(): Prom
       }
       try {
         const fn = store[method] as (...a: unknown[]) => Promise<unknown>;
-        const result = await fn.apply(store, callArgs).finally(() => Promise.allSettled(delivered));
+        const run = (a: unknown[]): Promise<unknown> => fn.apply(store, a).finally(() => Promise.allSettled(delivered));
+        const result = scope?.namespace !== undefined ? await namespacedCall(store, namespaceTag(scope.namespace), method, callArgs, run) : await run(callArgs);
         if (MUTATING_METHODS.has(method)) {
           const ids = affectedIds(method, args, result);
           if (method !== 'forget' || ids.length > 0) registry.changed(name, method, ids);

@@ -106,9 +106,11 @@ export interface OpenRequest {
    * This connection's scope. `readOnly`: every method that changes the store is refused with
    * PERMISSION_DENIED, and recalls do not touch. `trust`: memories written through this
    * connection are stored at most this trusted (e.g. 'untrusted' for content an agent captured
-   * from web pages), so packs mark them and `minTrust` can filter them out.
+   * from web pages), so packs mark them and `minTrust` can filter them out. `namespace`: every
+   * write is tagged `ns:<namespace>`, changes to memories without that tag are refused
+   * (PERMISSION_DENIED), reads only see memories with it, and whole-store methods are refused.
    */
-  scope?: { readOnly?: boolean; trust?: 'trusted' | 'reported' | 'untrusted' };
+  scope?: { readOnly?: boolean; trust?: 'trusted' | 'reported' | 'untrusted'; namespace?: string };
   /** Plain-data options for the MiniLM embedder (host, local path, device…). */
   minilm?: Record<string, unknown>;
   /** Plain-data options for the use-lite embedder (model URL, wasm paths…). */

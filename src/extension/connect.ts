@@ -1,0 +1,42 @@
+/**
+ * How the popup and the content script reach the memory: ask the background service worker to
+ * start the offscreen document, then open a port to it and speak comlink over the port adapter.
+ */
+import { portEndpoint } from '../client/chrome-port.ts';
+import { connectEndpoint, type MemoryClient } from '../client/connect.ts';
+import { connectTools, type RemoteTools } from '../client/tools.ts';
+import { MemoryError } from '../core/errors.ts';
+import { chrome } from './chrome.ts';
+import { MEMORY_PORT, STORE, TOOLS_PORT, type EnsureHostMessage } from './protocol.ts';
+
+async function ensureHost(): Promise<void> {
+  const message: EnsureHostMessage = { type: 'houkai:ensure-host' };
+  const reply = (await chrome.runtime.sendMessage(message)) as { ok?: boolean; message?: string } | undefined;
+  if (!reply?.ok) throw new MemoryError('CLOSED', `The memory host did not start: ${reply?.message ?? 'no answer'}`);
+}
+
+/** The shared store, through a port of its own (closing the client disconnects it). */
+export async function openMemory(): Promise<MemoryClient> {
+  await ensureHost();
+  const endpoint = portEndpoint(chrome.runtime.connect({ name: MEMORY_PORT }));
+  try {
+    return await connectEndpoint(endpoint, { ...STORE, onClose: () => endpoint.close() });
+  } catch (error) {
+    endpoint.close();
+    throw error;
+  }
+}
+
+/** The agent tools on the shared store, run next to the memory. */
+export async function openTools(): Promise<RemoteTools> {
+  await ensureHost();
+  const endpoint = portEndpoint(chrome.runtime.connect({ name: TOOLS_PORT }));
+  const tools = connectTools(endpoint, STORE.name);
+  return {
+    ...tools,
+    close() {
+      tools.close();
+      endpoint.close();
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Connections handed to a dedicated memory worker by the document that owns it, one
+ * `MessagePort` per client, each with a scope the client cannot widen. This is how an MV3
+ * extension's offscreen document serves the popup and the content scripts from one worker: it
+ * decides each client's scope from who is on the other end of the extension port, opens a
+ * connection with that scope, and bridges the two ports.
+ */
+import * as Comlink from 'comlink';
+import { findPorts } from '../client/chrome-port.ts';
+import { createHost, type ConnectionScope, type StoreRegistry } from './host.ts';
+
+/** Sent to the worker with one transferred port: serve a host on it. */
+export interface ConnectMessage {
+  houkai: 'connect';
+  scope?: ConnectionScope;
+}
+
+/** Sent on a connection's port when its client went away: release what it held. */
+export interface DisposeMessage {
+  houkai: 'dispose';
+}
+
+function isConnect(data: unknown): data is ConnectMessage {
+  return data !== null && typeof data === 'object' && (data as { houkai?: unknown }).houkai === 'connect';
+}
+
+function isDispose(data: unknown): data is DisposeMessage {
+  return data !== null && typeof data === 'object' && (data as { houkai?: unknown }).houkai === 'dispose';
+}
+
+interface MessageTarget {
+  addEventListener(type: 'message', listener: (event: MessageEvent) => void): void;
+}
+
+/**
+ * Worker side: every connect message's port gets its own host over `registry`, with the scope
+ * the message names imposed on each store it opens. Comlink's own listener ignores these
+ * messages (they carry no comlink `type`).
+ */
+export function acceptConnections(target: MessageTarget, registry: StoreRegistry): void {
+  target.addEventListener('message', (event) => {
+    const port = event.ports[0];
+    if (!isConnect(event.data) || !port) return;
+    const host = createHost(registry, event.data.scope ? { scope: event.data.scope } : {});
+    Comlink.expose(host, port);
+    port.addEventListener('message', (message: MessageEvent) => {
+      if (!isDispose(message.data)) return;
+      void host.dispose().finally(() => port.close());
+    });
+  });
+}
+
+export interface Connection {
+  /** The client's end: a comlink endpoint speaking the host protocol. */
+  readonly port: MessagePort;
+  /** Tells the worker to release this connection's stores and abort its calls; the worker then closes the channel. */
+  close(): void;
+}
+
+/** Owner side: opens a connection to `worker` whose stores all get `scope`. */
+export function openConnection(worker: Pick<Worker, 'postMessage'>, scope?: ConnectionScope): Connection {
+  const { port1, port2 } = new MessageChannel();
+  const message: ConnectMessage = { houkai: 'connect', ...(scope ? { scope } : {}) };
+  worker.postMessage(message, [port2]);
+  let closed = false;
+  return {
+    port: port1,
+    close() {
+      if (closed) return;
+      closed = true;
+      const dispose: DisposeMessage = { houkai: 'dispose' };
+      port1.onmessage = null;
+      // The worker closes the channel once the host is disposed (closing here could drop the message).
+      port1.postMessage(dispose);
+    },
+  };
+}
+
+/** Forwards messages both ways between a comlink endpoint (e.g. an extension port adapter) and a MessagePort. */
+export function bridgeEndpoint(endpoint: Comlink.Endpoint, port: MessagePort): void {
+  endpoint.addEventListener('message', ((event: MessageEvent) => port.postMessage(event.data, findPorts(event.data))) as EventListener);
+  port.onmessage = (event: MessageEvent) => endpoint.postMessage(event.data, findPorts(event.data));
+}
