@@ -13,6 +13,9 @@
 import type { Endpoint } from 'comlink';
 import { requestPersistentStorage } from './adapters/browser-storage.ts';
 import { connectEndpoint, type MemoryClient } from './client/connect.ts';
+import { connectFollowingOwner } from './client/follow-owner.ts';
+import { canElectOwner, electOwner, type OwnerElection } from './client/owner-election.ts';
+import { MemoryError } from './core/errors.ts';
 import type { ProgressEvent } from './core/types.ts';
 import type { OpenRequest } from './rpc/protocol.ts';
 
@@ -38,8 +41,17 @@ export interface ConnectOptions extends Partial<OpenRequest> {
    * `MessagePort`, or any comlink `Endpoint` (e.g. `portEndpoint(chrome.runtime.connect(…))`).
    */
   endpoint?: Worker | SharedWorker | MessagePort | Endpoint;
-  /** Starts the worker; by default a module SharedWorker (a dedicated Worker where SharedWorker is missing). */
+  /** Starts the worker; by default a module SharedWorker (see `owner` where SharedWorker is missing). */
   worker?: () => Worker | SharedWorker;
+  /**
+   * Who runs the worker when neither `endpoint` nor `worker` is given. 'shared' (the default
+   * where SharedWorker exists): one SharedWorker for the origin. 'elected' (the default
+   * without SharedWorker, given Web Locks and BroadcastChannel): the tabs elect one owner that
+   * runs a dedicated worker, the others reach it through the channel and take over when its tab
+   * closes. 'dedicated': this page's own worker (an independent owner; two tabs writing one
+   * store then each keep their own index until reopened).
+   */
+  owner?: 'shared' | 'elected' | 'dedicated';
   /** Model download and index rebuild progress while the store opens. */
   onProgress?: (event: ProgressEvent) => void;
   /** Ask the browser to keep this origin's storage (default true, window contexts only). */
@@ -59,30 +71,43 @@ function toEndpoint(target: Worker | SharedWorker | MessagePort | Endpoint): End
 }
 
 /** The worker this package ships, bundled by Vite (and other bundlers that follow `new URL(…, import.meta.url)`). */
-function defaultWorker(): Worker | SharedWorker {
-  if (typeof SharedWorker !== 'undefined') {
-    return new SharedWorker(new URL('../worker/memory.worker.ts', import.meta.url), { type: 'module', name: 'houkai-web' });
-  }
+function sharedWorker(): SharedWorker {
+  return new SharedWorker(new URL('../worker/memory.worker.ts', import.meta.url), { type: 'module', name: 'houkai-web' });
+}
+
+function dedicatedWorker(): Worker {
   return new Worker(new URL('../worker/memory.worker.ts', import.meta.url), { type: 'module', name: 'houkai-web' });
 }
+
+function defaultOwner(): NonNullable<ConnectOptions['owner']> {
+  if (typeof SharedWorker !== 'undefined') return 'shared';
+  return canElectOwner() ? 'elected' : 'dedicated';
+}
+
+/** This page's place in the owner election (one per page, shared by its connections). */
+let election: OwnerElection | null = null;
 
 /**
  * Opens a store in the memory worker.
  * @throws MemoryError (with its code, across the boundary) when the store cannot be opened.
  */
 export async function connectMemory(options: ConnectOptions = {}): Promise<MemoryClient> {
-  const { endpoint, worker, persist = true, onProgress, ...request } = options;
-  let target: Worker | SharedWorker | MessagePort | Endpoint;
+  const { endpoint, worker, owner, persist = true, onProgress, ...request } = options;
+  const mode = endpoint || worker ? 'given' : (owner ?? defaultOwner());
+  if (mode === 'elected' && !canElectOwner()) {
+    throw new MemoryError('INVALID_ARGUMENT', "owner: 'elected' needs Web Locks, BroadcastChannel and Worker", { field: 'owner' });
+  }
+  let target: Worker | SharedWorker | MessagePort | Endpoint | null = null;
   let onClose: (() => void) | undefined;
   if (endpoint) {
     target = endpoint;
-  } else {
-    const started = worker ? worker() : defaultWorker();
+  } else if (mode !== 'elected') {
+    const started = worker ? worker() : mode === 'shared' ? sharedWorker() : dedicatedWorker();
     target = started;
     onClose = () => (isSharedWorker(started) ? started.port.close() : (started as Worker).terminate());
   }
   if (persist) await requestPersistentStorage();
-  return connectEndpoint(toEndpoint(target), {
+  const open = {
     name: request.name ?? 'default',
     ...(request.embedder ? { embedder: request.embedder } : {}),
     ...(request.index ? { index: request.index } : {}),
@@ -95,5 +120,10 @@ export async function connectMemory(options: ConnectOptions = {}): Promise<Memor
     ...(request.useLite ? { useLite: request.useLite } : {}),
     ...(onProgress ? { onProgress } : {}),
     ...(onClose ? { onClose } : {}),
-  });
+  };
+  if (target === null) {
+    election ??= electOwner({ startWorker: dedicatedWorker });
+    return connectFollowingOwner(election, open);
+  }
+  return connectEndpoint(toEndpoint(target), open);
 }
