@@ -170,6 +170,8 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         schemaVersion: SCHEMA_VERSION,
         registry,
         persisted: async () => (await readStorageInfo()).persisted,
+        storageInfo: readStorageInfo,
+        onClosed: () => registry?.close(),
         ...(options.clock ? { clock: options.clock } : {}),
         ...(options.ids ? { ids: options.ids } : {}),
       },
@@ -185,13 +187,6 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         ...(options.signal ? { signal: options.signal } : {}),
       },
     );
-    const coreStats = store.stats.bind(store);
-    store.stats = async () => ({ ...(await coreStats()), storage: await readStorageInfo() });
-    const closeStore = store.close.bind(store);
-    store.close = async () => {
-      await closeStore();
-      registry?.close();
-    };
     return Object.defineProperties(store, {
       name: { value: name, enumerable: true },
       embedder: { value: embedder, enumerable: false },

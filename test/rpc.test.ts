@@ -118,6 +118,31 @@ describe('the worker boundary', () => {
   });
 });
 
+describe('actors', () => {
+  it('each connection to one shared store writes as its own actor', async () => {
+    const reg = registry();
+    const newPort = startHost(reg);
+    const name = uniqueName();
+    const ui = await connectEndpoint(newPort(), { name, actor: 'ui' });
+    cleanups.push(() => ui.close());
+    const agent = await connectEndpoint(newPort(), { name, actor: 'agent:planner' });
+    cleanups.push(() => agent.close());
+    const anonymous = await connect(newPort(), name);
+    const a = (await ui.remember('the user prefers metric units')).memory;
+    const b = (await agent.remember('the planner scheduled the deploy for Tuesday')).memory;
+    await anonymous.edit(a.id, { importance: 0.9 });
+    await agent.forget(a.id);
+    const byOp = (await ui.journalTail(10)).map((e) => [e.op, e.id, e.actor]);
+    expect(byOp).toEqual([
+      ['forget', a.id, 'agent:planner'],
+      ['edit', a.id, 'lib'],
+      ['remember', b.id, 'agent:planner'],
+      ['remember', a.id, 'ui'],
+    ]);
+    await expect(connectEndpoint(newPort(), { name, actor: ' ' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+});
+
 describe('scoped connections', () => {
   it('a read-only connection can read but not write, and its recalls do not touch', async () => {
     const reg = registry();

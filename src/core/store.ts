@@ -87,6 +87,7 @@ import {
   type StoreAggregates,
 } from './types.ts';
 import {
+  checkActor,
   checkBoolean,
   checkId,
   checkInteger,
@@ -254,6 +255,10 @@ export interface StoreDeps {
   registry?: DurabilityRegistry | null;
   /** Whether the browser keeps this origin's storage (null where unknown). */
   persisted?: () => Promise<boolean | null>;
+  /** Browser storage facts for `stats().storage`. */
+  storageInfo?: () => Promise<NonNullable<StoreStats['storage']>>;
+  /** Runs once after the store closed (the composition root releases what it opened beside it). */
+  onClosed?: () => void;
 }
 
 export interface ConflictSettings {
@@ -294,7 +299,10 @@ const LONG_KEYS = new Set(['signal', 'onProgress']);
 
 
 /** Opens a store over the given adapters; the composition roots (`createMemory`, the worker) call this. */
-export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {}): Promise<MemoryApi & { opened: IndexOpenOutcome | 'pending-reindex' }> {
+export async function openStore(
+  deps: StoreDeps,
+  options: StoreOpenOptions = {},
+): Promise<MemoryApi & { opened: IndexOpenOutcome | 'pending-reindex'; asActor(actor: string): MemoryApi }> {
   const { storage, index, embedder, name } = deps;
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? randomIds;
@@ -405,46 +413,6 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     return { text: checkText(text, `${where}.text`), input: checkMemoryInput(rest, where) };
   }
 
-  const actor = options.actor ?? 'lib';
-  const jctx = (op: string, meta: Record<string, unknown> = {}, group?: string) => {
-    const ctx = journalContext({ clock, ids, actor }, op, meta);
-    return group ? { ...ctx, group } : ctx;
-  };
-
-  /** Enforces the quota before a write of `incoming` memories: evict to the trash, or refuse. */
-  async function makeRoom(incoming: number): Promise<void> {
-    const quota = options.quota!;
-    if ((await storage.count()) + incoming <= quota.maxMemories) return;
-    const plan = evictionCandidates(await storage.allMemories(), { ...quota, incoming, now: clock.now() });
-    if (plan.rejected) {
-      throw new MemoryError('STORAGE_QUOTA', `The store holds its maximum of ${quota.maxMemories} memories (${plan.outcome}); nothing was written`, {
-        maxMemories: quota.maxMemories,
-        outcome: plan.outcome,
-        shortfall: plan.shortfall,
-      });
-    }
-    if (plan.evict.length === 0) return;
-    const delta = await storage.moveToTrash(plan.evict.map((m) => m.id), { ...jctx('trash', { by: 'quota', policy: quota.policy }), actor: 'quota' });
-    index.remove(delta.removedLabels);
-    sync.schedule(delta.generation);
-  }
-
-  /** Embeds and writes one batch; index updated only after the transaction commits. */
-  async function writeBatch(
-    prepared: { text: string; input: MemoryInput }[],
-    opts: LongRunOptions,
-    precomputed?: Float32Array[],
-  ): Promise<{ memories: Memory[]; vectors: Float32Array[] }> {
-    const vectors = precomputed ?? (await embed(prepared.map((p) => p.text), opts));
-    if (options.quota) await makeRoom(prepared.length);
-    throwIfAborted(opts.signal);
-    const now = clock.now();
-    const memories = await Promise.all(prepared.map((p) => buildMemory(p.text, p.input, now)));
-    const { labels, generation } = await storage.insert(memories, vectors, jctx('remember'));
-    index.add(labels, vectors);
-    sync.schedule(generation);
-    return { memories, vectors };
-  }
 
   const calibrator = new ConfidenceCalibrator(embedder.id);
   let calibratedAt = 0;
@@ -471,40 +439,6 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     contradictionFn: options.conflicts?.contradictionFn ?? null,
     classifier: options.conflicts?.classifier ?? null,
   };
-  const graphDeps: GraphDeps = {
-    storage,
-    index,
-    clock,
-    ids,
-    vectorOf: async (id) => {
-      const [label] = await storage.labelsOf([id]);
-      return label === undefined ? undefined : (await storage.vectorsOf([label])).get(label);
-    },
-    changed: (generation) => sync.schedule(generation),
-    journal: (op, meta) => jctx(op, meta),
-  };
-  const journalDeps: JournalDeps = {
-    storage,
-    index,
-    clock,
-    ids,
-    actor,
-    embed: (texts) => embed(texts),
-    changed: (generation) => sync.schedule(generation),
-  };
-
-  const archiveDeps: ArchiveDeps = {
-    name,
-    storage,
-    index,
-    embedder,
-    embed: (texts, opts) => embed(texts, opts),
-    changed: (generation) => sync.schedule(generation),
-    now: () => clock.now(),
-    newId: () => ids.next(),
-    journal: (op, meta, group) => jctx(op, meta, group),
-  };
-
   const durability = new DurabilityMonitor({
     name,
     storage,
@@ -514,543 +448,625 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     persisted: deps.persisted ?? (async () => null),
   });
 
-  const api: MemoryApi = {
-    async exportArchive(options) {
-      ensureOpen();
-      const blob = await exportArchive(archiveDeps, options);
-      await storage.journalAppend(jctx('export', { bytes: blob.size }), [{ id: '*', before: null, after: null }]);
-      // A whole export (no type, tag or date filter) is a backup: the registry keeps its time.
-      const o = (options ?? {}) as ExportArchiveOptions;
-      if (o.types === undefined && o.tags === undefined && o.since === undefined) {
-        await durability.check({ exportedAt: clock.now() }).catch(() => undefined);
+  /**
+   * The API with its journal entries attributed to `actor`. The worker serves each connection
+   * through its own view (`asActor`), so one store shared by the app and an agent still records
+   * who did what; every view is the same store (one index, one close).
+   */
+  const makeApi = (actor: string): MemoryApi => {
+    const jctx = (op: string, meta: Record<string, unknown> = {}, group?: string) => {
+      const ctx = journalContext({ clock, ids, actor }, op, meta);
+      return group ? { ...ctx, group } : ctx;
+    };
+
+    /** Enforces the quota before a write of `incoming` memories: evict to the trash, or refuse. */
+    async function makeRoom(incoming: number): Promise<void> {
+      const quota = options.quota!;
+      if ((await storage.count()) + incoming <= quota.maxMemories) return;
+      const plan = evictionCandidates(await storage.allMemories(), { ...quota, incoming, now: clock.now() });
+      if (plan.rejected) {
+        throw new MemoryError('STORAGE_QUOTA', `The store holds its maximum of ${quota.maxMemories} memories (${plan.outcome}); nothing was written`, {
+          maxMemories: quota.maxMemories,
+          outcome: plan.outcome,
+          shortfall: plan.shortfall,
+        });
       }
-      return blob;
-    },
-
-    async compactJournal(options) {
-      ensureOpen();
-      const given = Object.entries(checkObject<JournalRetention>(options, 'options')).filter(([, v]) => v !== undefined);
-      const o = checkRetention({ ...retention, ...Object.fromEntries(given) }, 'options');
-      return compactJournal({ storage, clock, ids, actor }, o);
-    },
-
-    async durability(options) {
-      ensureOpen();
-      const o = checkObject<{ acknowledge?: boolean }>(options, 'options');
-      checkKnownKeys(o, new Set(['acknowledge']), 'options');
-      return durability.check({ acknowledge: o.acknowledge === undefined ? false : checkBoolean(o.acknowledge, 'acknowledge') });
-    },
-
-    async decayScores(options) {
-      ensureOpen();
-      const { now, ...rest } = checkObject<DecayOptions & { now?: number }>(options, 'options');
-      const at = now === undefined ? clock.now() : checkTimestamp(now, 'now');
-      // As the reference's score_all: superseded rows included, expired ones not (scoreAll skips them).
-      return scoreAll(await storage.allMemories(), at, checkDecayOptions(rest));
-    },
-
-    async prune(options) {
-      ensureOpen();
-      const { now, dryRun, ...rest } = checkObject<DecayOptions & { now?: number; dryRun?: boolean }>(options, 'options');
-      const at = now === undefined ? clock.now() : checkTimestamp(now, 'now');
-      const dry = dryRun === undefined ? true : checkBoolean(dryRun, 'dryRun');
-      const candidates = pruneCandidates(await storage.allMemories(), at, checkDecayOptions(rest));
-      if (dry || candidates.length === 0) return { candidates, trashed: 0, dryRun: dry };
-      const delta = await storage.moveToTrash(candidates.map((c) => c.memory.id), { ...jctx('trash', { by: 'decay' }), actor: 'decay' });
+      if (plan.evict.length === 0) return;
+      const delta = await storage.moveToTrash(plan.evict.map((m) => m.id), { ...jctx('trash', { by: 'quota', policy: quota.policy }), actor: 'quota' });
       index.remove(delta.removedLabels);
       sync.schedule(delta.generation);
-      return { candidates, trashed: delta.removedLabels.length, dryRun: false };
-    },
+    }
 
-    async purgeExpired(options) {
-      ensureOpen();
-      const { now, dryRun } = checkObject<{ now?: number; dryRun?: boolean }>(options, 'options');
-      const at = now === undefined ? clock.now() : checkTimestamp(now, 'now');
-      const dry = dryRun === undefined ? false : checkBoolean(dryRun, 'dryRun');
-      const expired = expiredMemories(await storage.allMemories(), at).map((m) => m.id);
-      if (dry || expired.length === 0) return { purged: 0, ids: expired, dryRun: dry };
-      let purged = 0;
-      for (const id of expired) {
-        const removed = await storage.remove(id, { ...jctx('forget', { expired: true }), actor: 'purge' });
-        if (!removed) continue;
-        index.remove([removed.label]);
-        sync.schedule(removed.generation);
-        purged += 1;
-      }
-      return { purged, ids: expired, dryRun: false };
-    },
-
-    async reflect(options) {
-      ensureVectors();
-      const { dryRun, consolidate, summarizer, ...rest } = checkObject<ReflectOptions & { dryRun?: boolean; consolidate?: 'none' | 'soft' | 'hard'; summarizer?: Summarizer }>(options, 'options');
-      const dry = dryRun === undefined ? true : checkBoolean(dryRun, 'dryRun');
+    /** Embeds and writes one batch; index updated only after the transaction commits. */
+    async function writeBatch(
+      prepared: { text: string; input: MemoryInput }[],
+      opts: LongRunOptions,
+      precomputed?: Float32Array[],
+    ): Promise<{ memories: Memory[]; vectors: Float32Array[] }> {
+      const vectors = precomputed ?? (await embed(prepared.map((p) => p.text), opts));
+      if (options.quota) await makeRoom(prepared.length);
+      throwIfAborted(opts.signal);
       const now = clock.now();
-      const memories = (await storage.allMemories()).filter((m) => m.supersededBy === '');
-      const labels = await storage.labelsOf(memories.map((m) => m.id));
-      const vectors = await storage.vectorsOf(labels.filter((l): l is number => l !== undefined));
-      const items = memories.flatMap((memory, i) => {
-        const vector = labels[i] === undefined ? undefined : vectors.get(labels[i]!);
-        return vector ? [{ memory, vector }] : [];
-      });
-      const plan = await planReflection(items, {
-        ...rest,
-        now,
-        dryRun: dry,
-        ...(consolidate === undefined ? {} : { consolidate }),
-        ...(summarizer === undefined ? {} : { summarizer }),
-      });
-      const clusters: { ids: string[]; summary: string; summaryId: string | null }[] = [];
-      for (const item of plan) {
-        const ids = item.cluster.map((m) => m.id);
-        if (dry) {
-          clusters.push({ ids, summary: item.summary.text, summaryId: null });
-          continue;
+      const memories = await Promise.all(prepared.map((p) => buildMemory(p.text, p.input, now)));
+      const { labels, generation } = await storage.insert(memories, vectors, jctx('remember'));
+      index.add(labels, vectors);
+      sync.schedule(generation);
+      return { memories, vectors };
+    }
+
+    const graphDeps: GraphDeps = {
+      storage,
+      index,
+      clock,
+      ids,
+      vectorOf: async (id) => {
+        const [label] = await storage.labelsOf([id]);
+        return label === undefined ? undefined : (await storage.vectorsOf([label])).get(label);
+      },
+      changed: (generation) => sync.schedule(generation),
+      journal: (op, meta) => jctx(op, meta),
+    };
+    const journalDeps: JournalDeps = {
+      storage,
+      index,
+      clock,
+      ids,
+      actor,
+      embed: (texts) => embed(texts),
+      changed: (generation) => sync.schedule(generation),
+    };
+
+    const archiveDeps: ArchiveDeps = {
+      name,
+      storage,
+      index,
+      embedder,
+      embed: (texts, opts) => embed(texts, opts),
+      changed: (generation) => sync.schedule(generation),
+      now: () => clock.now(),
+      newId: () => ids.next(),
+      journal: (op, meta, group) => jctx(op, meta, group),
+    };
+
+    return {
+      async exportArchive(options) {
+        ensureOpen();
+        const blob = await exportArchive(archiveDeps, options);
+        await storage.journalAppend(jctx('export', { bytes: blob.size }), [{ id: '*', before: null, after: null }]);
+        // A whole export (no type, tag or date filter) is a backup: the registry keeps its time.
+        const o = (options ?? {}) as ExportArchiveOptions;
+        if (o.types === undefined && o.tags === undefined && o.since === undefined) {
+          await durability.check({ exportedAt: clock.now() }).catch(() => undefined);
         }
-        const { links: _links, ...fields } = item.summary;
-        const { memories: [summary] } = await writeBatch([{ text: item.summary.text, input: fields }], {});
-        for (const id of item.supersede) {
-          await supersede(graphDeps, id, summary!.id, { movePin: false });
-          await link(graphDeps, summary!.id, id, 'derived_from');
+        return blob;
+      },
+
+      async compactJournal(options) {
+        ensureOpen();
+        const given = Object.entries(checkObject<JournalRetention>(options, 'options')).filter(([, v]) => v !== undefined);
+        const o = checkRetention({ ...retention, ...Object.fromEntries(given) }, 'options');
+        return compactJournal({ storage, clock, ids, actor }, o);
+      },
+
+      async durability(options) {
+        ensureOpen();
+        const o = checkObject<{ acknowledge?: boolean }>(options, 'options');
+        checkKnownKeys(o, new Set(['acknowledge']), 'options');
+        return durability.check({ acknowledge: o.acknowledge === undefined ? false : checkBoolean(o.acknowledge, 'acknowledge') });
+      },
+
+      async decayScores(options) {
+        ensureOpen();
+        const { now, ...rest } = checkObject<DecayOptions & { now?: number }>(options, 'options');
+        const at = now === undefined ? clock.now() : checkTimestamp(now, 'now');
+        // As the reference's score_all: superseded rows included, expired ones not (scoreAll skips them).
+        return scoreAll(await storage.allMemories(), at, checkDecayOptions(rest));
+      },
+
+      async prune(options) {
+        ensureOpen();
+        const { now, dryRun, ...rest } = checkObject<DecayOptions & { now?: number; dryRun?: boolean }>(options, 'options');
+        const at = now === undefined ? clock.now() : checkTimestamp(now, 'now');
+        const dry = dryRun === undefined ? true : checkBoolean(dryRun, 'dryRun');
+        const candidates = pruneCandidates(await storage.allMemories(), at, checkDecayOptions(rest));
+        if (dry || candidates.length === 0) return { candidates, trashed: 0, dryRun: dry };
+        const delta = await storage.moveToTrash(candidates.map((c) => c.memory.id), { ...jctx('trash', { by: 'decay' }), actor: 'decay' });
+        index.remove(delta.removedLabels);
+        sync.schedule(delta.generation);
+        return { candidates, trashed: delta.removedLabels.length, dryRun: false };
+      },
+
+      async purgeExpired(options) {
+        ensureOpen();
+        const { now, dryRun } = checkObject<{ now?: number; dryRun?: boolean }>(options, 'options');
+        const at = now === undefined ? clock.now() : checkTimestamp(now, 'now');
+        const dry = dryRun === undefined ? false : checkBoolean(dryRun, 'dryRun');
+        const expired = expiredMemories(await storage.allMemories(), at).map((m) => m.id);
+        if (dry || expired.length === 0) return { purged: 0, ids: expired, dryRun: dry };
+        let purged = 0;
+        for (const id of expired) {
+          const removed = await storage.remove(id, { ...jctx('forget', { expired: true }), actor: 'purge' });
+          if (!removed) continue;
+          index.remove([removed.label]);
+          sync.schedule(removed.generation);
+          purged += 1;
         }
-        for (const id of item.forget) {
-          const removed = await storage.remove(id, { ...jctx('forget', { reflection: summary!.id }), actor: 'reflection' });
-          if (removed) {
-            index.remove([removed.label]);
-            sync.schedule(removed.generation);
-          }
-        }
-        clusters.push({ ids, summary: item.summary.text, summaryId: summary!.id });
-      }
-      return { clusters, dryRun: dry };
-    },
+        return { purged, ids: expired, dryRun: false };
+      },
 
-    async health(options) {
-      ensureOpen();
-      const o = checkObject<{ staleDays?: number }>(options, 'options');
-      checkKnownKeys(o, new Set(['staleDays']), 'options');
-      const pending = new Map<string, number>();
-      for (const c of await storage.listConflicts('pending')) {
-        for (const id of [c.newId, c.oldId]) pending.set(id, (pending.get(id) ?? 0) + 1);
-      }
-      const analysis = analyzeAll(await storage.allMemories(), {
-        now: clock.now(),
-        pendingConflictIds: pending,
-        ...(o.staleDays === undefined ? {} : { staleDays: o.staleDays }),
-      });
-      return {
-        statuses: Object.fromEntries(analysis.statuses),
-        counts: analysis.counts,
-        potentialConflicts: analysis.potentialConflicts,
-        report: analysis.report,
-      };
-    },
-
-    async maintenanceStatus() {
-      ensureOpen();
-      return scheduler.status();
-    },
-
-    async runMaintenance(jobs) {
-      ensureOpen();
-      if (jobs !== undefined && (!Array.isArray(jobs) || jobs.some((j) => !MAINTENANCE_JOBS.includes(j)))) {
-        throw invalid(`jobs must be an array of ${MAINTENANCE_JOBS.map((j) => `'${j}'`).join(', ')}`, { field: 'jobs' });
-      }
-      return scheduler.tick(jobs ? { force: jobs } : {});
-    },
-
-    async trashList() {
-      ensureOpen();
-      return storage.listTrash();
-    },
-
-    async trashRestore(id) {
-      ensureVectors();
-      checkId(id);
-      const ctx = { ...jctx('restore_trash'), actor: 'trash' };
-      const result = await storage.restoreFromTrash(id, ctx);
-      if (!result) return null;
-      if ('needsVector' in result) {
-        const [vector] = await embed([result.needsVector.text]);
-        const { labels, generation } = await storage.insert([result.needsVector], [vector!], ctx);
-        index.add(labels, [vector!]);
-        sync.schedule(generation);
-        await storage.purgeTrash({ id });
-        return result.needsVector;
-      }
-      index.add(result.delta.added.map((a) => a.label), result.delta.added.map((a) => a.vector));
-      sync.schedule(result.delta.generation);
-      return result.memory;
-    },
-
-    async trashPurge(options) {
-      ensureOpen();
-      const o = checkObject<{ id?: string; olderThanDays?: number }>(options, 'options');
-      checkKnownKeys(o, new Set(['id', 'olderThanDays']), 'options');
-      if (o.id !== undefined && o.olderThanDays !== undefined) throw invalid('Give id or olderThanDays, not both', { field: 'olderThanDays' });
-      if (o.id !== undefined) return storage.purgeTrash({ id: checkId(o.id) });
-      if (o.olderThanDays !== undefined) {
-        const days = checkInteger(o.olderThanDays, 'olderThanDays', 0);
-        return storage.purgeTrash({ before: clock.now() - days * 86_400 });
-      }
-      return storage.purgeTrash({});
-    },
-
-    async journalTail(n) {
-      ensureOpen();
-      return journalTail(storage, n);
-    },
-    async history(id) {
-      ensureOpen();
-      return history(storage, id);
-    },
-    async undo(seq) {
-      ensureVectors();
-      return undo(journalDeps, seq);
-    },
-    async stateAt(ts) {
-      ensureOpen();
-      return stateAt(storage, ts);
-    },
-
-    async importArchive(source, options) {
-      ensureVectors();
-      return importArchive(archiveDeps, source, options);
-    },
-
-    async archiveInfo(source) {
-      ensureOpen();
-      return archiveInfo(source);
-    },
-
-    async link(src, dst, rel) {
-      ensureOpen();
-      return link(graphDeps, src, dst, rel);
-    },
-    async unlink(src, dst, rel) {
-      ensureOpen();
-      return unlink(graphDeps, src, dst, rel);
-    },
-    async neighbors(id, options) {
-      ensureOpen();
-      return graphNeighbors(graphDeps, id, options);
-    },
-    async subgraph(idList, options) {
-      ensureOpen();
-      return graphSubgraph(graphDeps, idList, options);
-    },
-    async findPath(from, to, options) {
-      ensureOpen();
-      return graphPath(graphDeps, from, to, options);
-    },
-    async supersede(oldId, newId) {
-      ensureOpen();
-      return supersede(graphDeps, oldId, newId);
-    },
-    async restore(id) {
-      ensureOpen();
-      return restore(graphDeps, id);
-    },
-    async findConflicts(options) {
-      ensureVectors();
-      return findConflicts(graphDeps, { ...checkObject<ConflictScanOptions>(options, 'options'), contradictionFn: conflictDefaults.contradictionFn });
-    },
-    async listPendingConflicts(options) {
-      ensureOpen();
-      return (await listPendingConflicts(graphDeps, options)).filter((r) => r.new !== null && r.old !== null);
-    },
-    async resolveConflict(id, resolution) {
-      ensureOpen();
-      return resolveConflict(graphDeps, id, resolution);
-    },
-
-    async remember(text, options) {
-      ensureVectors();
-      const input = checkMemoryInput(options);
-      const policy = input.onConflict ?? conflictDefaults.policy;
-      const settings = { ...conflictDefaults, policy };
-      const prepared = { text: checkText(text), input };
-      const [vector] = await embed([prepared.text]);
-      if (policy === 'raise') {
-        // Scanned before writing: a rejected memory is neither stored nor indexed.
-        const candidate = await buildMemory(prepared.text, input, clock.now());
-        const conflicts = await scanForWrite(graphDeps, candidate, vector!, settings);
-        if (conflicts.length) {
-          throw new MemoryError('CONFLICT', `The memory conflicts with ${conflicts.length} existing one(s); nothing was stored`, {
-            conflicts: conflicts.map((c) => ({ kind: c.kind, reason: c.reason, similarity: c.similarity, otherId: c.b.id, otherText: c.b.text.slice(0, 120) })),
-          });
-        }
-      }
-      const { memories: [memory] } = await writeBatch([prepared], {}, [vector!]);
-      const conflicts = await scanForWrite(graphDeps, memory!, vector!, settings);
-      if (policy === 'raise' || policy === 'ignore' || policy === 'warn') {
-        if (!settings.classifier) return { memory: memory!, conflicts, action: 'stored' };
-      }
-      const outcome = await applyWritePolicy(graphDeps, memory!, vector!, conflicts, settings);
-      return { memory: outcome.memory, conflicts, action: outcome.action };
-    },
-
-    async rememberMany(items, options) {
-      ensureVectors();
-      if (!Array.isArray(items)) throw invalid('items must be an array', { field: 'items' });
-      const opts = checkObject<RememberManyOptions>(options, 'options');
-      checkKnownKeys(opts, MANY_KEYS, 'options');
-      const batchSize = opts.batchSize === undefined ? 128 : checkInteger(opts.batchSize, 'batchSize', 1, 10_000);
-      // Bulk ingestion scans for conflicts only when asked ('raise' is refused, as in the reference).
-      const manyPolicy: ConflictPolicy = opts.onConflict === undefined ? 'ignore' : checkPolicy(opts.onConflict);
-      if (manyPolicy === 'raise') throw invalid("rememberMany does not support onConflict 'raise'", { field: 'onConflict' });
-      // All-or-nothing validation: one bad item rejects the call before anything is embedded.
-      const prepared = items.map((item, i) => validateItem(item, `items[${i}]`));
-      const total = prepared.length;
-      const results: RememberResult[] = [];
-      opts.onProgress?.({ kind: 'write', done: 0, total });
-      for (let start = 0; start < total; start += batchSize) {
-        throwIfAborted(opts.signal, { written: results.length, total });
-        const batch = prepared.slice(start, start + batchSize);
-        const { memories: stored, vectors: batchVectors } = await writeBatch(batch, {
-          ...(opts.signal ? { signal: opts.signal } : {}),
-          onProgress: (e) => {
-            if (e.kind === 'embed') opts.onProgress?.({ kind: 'embed', done: start + e.done, total });
-          },
+      async reflect(options) {
+        ensureVectors();
+        const { dryRun, consolidate, summarizer, ...rest } = checkObject<ReflectOptions & { dryRun?: boolean; consolidate?: 'none' | 'soft' | 'hard'; summarizer?: Summarizer }>(options, 'options');
+        const dry = dryRun === undefined ? true : checkBoolean(dryRun, 'dryRun');
+        const now = clock.now();
+        const memories = (await storage.allMemories()).filter((m) => m.supersededBy === '');
+        const labels = await storage.labelsOf(memories.map((m) => m.id));
+        const vectors = await storage.vectorsOf(labels.filter((l): l is number => l !== undefined));
+        const items = memories.flatMap((memory, i) => {
+          const vector = labels[i] === undefined ? undefined : vectors.get(labels[i]!);
+          return vector ? [{ memory, vector }] : [];
         });
-        for (const [i, memory] of stored.entries()) {
-          const policy = batch[i]!.input.onConflict ?? manyPolicy;
-          if (policy === 'ignore' && !conflictDefaults.classifier) {
-            results.push({ memory, conflicts: [], action: 'stored' });
+        const plan = await planReflection(items, {
+          ...rest,
+          now,
+          dryRun: dry,
+          ...(consolidate === undefined ? {} : { consolidate }),
+          ...(summarizer === undefined ? {} : { summarizer }),
+        });
+        const clusters: { ids: string[]; summary: string; summaryId: string | null }[] = [];
+        for (const item of plan) {
+          const ids = item.cluster.map((m) => m.id);
+          if (dry) {
+            clusters.push({ ids, summary: item.summary.text, summaryId: null });
             continue;
           }
-          const settings = { ...conflictDefaults, policy };
-          const v = batchVectors[i]!;
-          const conflicts = await scanForWrite(graphDeps, memory, v, settings);
-          const outcome = policy === 'warn' ? { memory, action: 'stored' as const } : await applyWritePolicy(graphDeps, memory, v, conflicts, settings);
-          results.push({ memory: outcome.memory, conflicts, action: outcome.action });
+          const { links: _links, ...fields } = item.summary;
+          const { memories: [summary] } = await writeBatch([{ text: item.summary.text, input: fields }], {});
+          for (const id of item.supersede) {
+            await supersede(graphDeps, id, summary!.id, { movePin: false });
+            await link(graphDeps, summary!.id, id, 'derived_from');
+          }
+          for (const id of item.forget) {
+            const removed = await storage.remove(id, { ...jctx('forget', { reflection: summary!.id }), actor: 'reflection' });
+            if (removed) {
+              index.remove([removed.label]);
+              sync.schedule(removed.generation);
+            }
+          }
+          clusters.push({ ids, summary: item.summary.text, summaryId: summary!.id });
         }
-        opts.onProgress?.({ kind: 'write', done: results.length, total });
-      }
-      return results;
-    },
+        return { clusters, dryRun: dry };
+      },
 
-    async recall(query, options) {
-      ensureVectors();
-      const text = checkText(query, 'query');
-      return runRecall(recallContext, text, checkRecallOptions(options));
-    },
+      async health(options) {
+        ensureOpen();
+        const o = checkObject<{ staleDays?: number }>(options, 'options');
+        checkKnownKeys(o, new Set(['staleDays']), 'options');
+        const pending = new Map<string, number>();
+        for (const c of await storage.listConflicts('pending')) {
+          for (const id of [c.newId, c.oldId]) pending.set(id, (pending.get(id) ?? 0) + 1);
+        }
+        const analysis = analyzeAll(await storage.allMemories(), {
+          now: clock.now(),
+          pendingConflictIds: pending,
+          ...(o.staleDays === undefined ? {} : { staleDays: o.staleDays }),
+        });
+        return {
+          statuses: Object.fromEntries(analysis.statuses),
+          counts: analysis.counts,
+          potentialConflicts: analysis.potentialConflicts,
+          report: analysis.report,
+        };
+      },
 
-    async recallPack(query, options) {
-      ensureVectors();
-      const text = checkText(query, 'query');
-      const { pack, rest } = splitPack(options);
-      const { includePinned, ...recallOptions } = rest as { includePinned?: unknown };
-      const packOptions = checkPackOptions(pack);
-      const pinned = includePinned === undefined ? false : checkBoolean(includePinned, 'includePinned');
-      const checked = checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: packOptions.maxItems });
-      const ranked: { memory: Memory; score: number }[] = await runRecall(recallContext, text, checked);
-      if (pinned) {
-        const top = ranked[0]?.score ?? 1;
-        const accept = recallFilter({ ...checked, includeSuperseded: false }, clock.now());
-        const pins = (await storage.list({ limit: 10_000, includeSuperseded: false, includeExpired: false, now: clock.now() })).filter(
-          (m) => m.pinned && accept(m),
+      async maintenanceStatus() {
+        ensureOpen();
+        return scheduler.status();
+      },
+
+      async runMaintenance(jobs) {
+        ensureOpen();
+        if (jobs !== undefined && (!Array.isArray(jobs) || jobs.some((j) => !MAINTENANCE_JOBS.includes(j)))) {
+          throw invalid(`jobs must be an array of ${MAINTENANCE_JOBS.map((j) => `'${j}'`).join(', ')}`, { field: 'jobs' });
+        }
+        return scheduler.tick(jobs ? { force: jobs } : {});
+      },
+
+      async trashList() {
+        ensureOpen();
+        return storage.listTrash();
+      },
+
+      async trashRestore(id) {
+        ensureVectors();
+        checkId(id);
+        const ctx = { ...jctx('restore_trash'), actor: 'trash' };
+        const result = await storage.restoreFromTrash(id, ctx);
+        if (!result) return null;
+        if ('needsVector' in result) {
+          const [vector] = await embed([result.needsVector.text]);
+          const { labels, generation } = await storage.insert([result.needsVector], [vector!], ctx);
+          index.add(labels, [vector!]);
+          sync.schedule(generation);
+          await storage.purgeTrash({ id });
+          return result.needsVector;
+        }
+        index.add(result.delta.added.map((a) => a.label), result.delta.added.map((a) => a.vector));
+        sync.schedule(result.delta.generation);
+        return result.memory;
+      },
+
+      async trashPurge(options) {
+        ensureOpen();
+        const o = checkObject<{ id?: string; olderThanDays?: number }>(options, 'options');
+        checkKnownKeys(o, new Set(['id', 'olderThanDays']), 'options');
+        if (o.id !== undefined && o.olderThanDays !== undefined) throw invalid('Give id or olderThanDays, not both', { field: 'olderThanDays' });
+        if (o.id !== undefined) return storage.purgeTrash({ id: checkId(o.id) });
+        if (o.olderThanDays !== undefined) {
+          const days = checkInteger(o.olderThanDays, 'olderThanDays', 0);
+          return storage.purgeTrash({ before: clock.now() - days * 86_400 });
+        }
+        return storage.purgeTrash({});
+      },
+
+      async journalTail(n) {
+        ensureOpen();
+        return journalTail(storage, n);
+      },
+      async history(id) {
+        ensureOpen();
+        return history(storage, id);
+      },
+      async undo(seq) {
+        ensureVectors();
+        return undo(journalDeps, seq);
+      },
+      async stateAt(ts) {
+        ensureOpen();
+        return stateAt(storage, ts);
+      },
+
+      async importArchive(source, options) {
+        ensureVectors();
+        return importArchive(archiveDeps, source, options);
+      },
+
+      async archiveInfo(source) {
+        ensureOpen();
+        return archiveInfo(source);
+      },
+
+      async link(src, dst, rel) {
+        ensureOpen();
+        return link(graphDeps, src, dst, rel);
+      },
+      async unlink(src, dst, rel) {
+        ensureOpen();
+        return unlink(graphDeps, src, dst, rel);
+      },
+      async neighbors(id, options) {
+        ensureOpen();
+        return graphNeighbors(graphDeps, id, options);
+      },
+      async subgraph(idList, options) {
+        ensureOpen();
+        return graphSubgraph(graphDeps, idList, options);
+      },
+      async findPath(from, to, options) {
+        ensureOpen();
+        return graphPath(graphDeps, from, to, options);
+      },
+      async supersede(oldId, newId) {
+        ensureOpen();
+        return supersede(graphDeps, oldId, newId);
+      },
+      async restore(id) {
+        ensureOpen();
+        return restore(graphDeps, id);
+      },
+      async findConflicts(options) {
+        ensureVectors();
+        return findConflicts(graphDeps, { ...checkObject<ConflictScanOptions>(options, 'options'), contradictionFn: conflictDefaults.contradictionFn });
+      },
+      async listPendingConflicts(options) {
+        ensureOpen();
+        return (await listPendingConflicts(graphDeps, options)).filter((r) => r.new !== null && r.old !== null);
+      },
+      async resolveConflict(id, resolution) {
+        ensureOpen();
+        return resolveConflict(graphDeps, id, resolution);
+      },
+
+      async remember(text, options) {
+        ensureVectors();
+        const input = checkMemoryInput(options);
+        const policy = input.onConflict ?? conflictDefaults.policy;
+        const settings = { ...conflictDefaults, policy };
+        const prepared = { text: checkText(text), input };
+        const [vector] = await embed([prepared.text]);
+        if (policy === 'raise') {
+          // Scanned before writing: a rejected memory is neither stored nor indexed.
+          const candidate = await buildMemory(prepared.text, input, clock.now());
+          const conflicts = await scanForWrite(graphDeps, candidate, vector!, settings);
+          if (conflicts.length) {
+            throw new MemoryError('CONFLICT', `The memory conflicts with ${conflicts.length} existing one(s); nothing was stored`, {
+              conflicts: conflicts.map((c) => ({ kind: c.kind, reason: c.reason, similarity: c.similarity, otherId: c.b.id, otherText: c.b.text.slice(0, 120) })),
+            });
+          }
+        }
+        const { memories: [memory] } = await writeBatch([prepared], {}, [vector!]);
+        const conflicts = await scanForWrite(graphDeps, memory!, vector!, settings);
+        if (policy === 'raise' || policy === 'ignore' || policy === 'warn') {
+          if (!settings.classifier) return { memory: memory!, conflicts, action: 'stored' };
+        }
+        const outcome = await applyWritePolicy(graphDeps, memory!, vector!, conflicts, settings);
+        return { memory: outcome.memory, conflicts, action: outcome.action };
+      },
+
+      async rememberMany(items, options) {
+        ensureVectors();
+        if (!Array.isArray(items)) throw invalid('items must be an array', { field: 'items' });
+        const opts = checkObject<RememberManyOptions>(options, 'options');
+        checkKnownKeys(opts, MANY_KEYS, 'options');
+        const batchSize = opts.batchSize === undefined ? 128 : checkInteger(opts.batchSize, 'batchSize', 1, 10_000);
+        // Bulk ingestion scans for conflicts only when asked ('raise' is refused, as in the reference).
+        const manyPolicy: ConflictPolicy = opts.onConflict === undefined ? 'ignore' : checkPolicy(opts.onConflict);
+        if (manyPolicy === 'raise') throw invalid("rememberMany does not support onConflict 'raise'", { field: 'onConflict' });
+        // All-or-nothing validation: one bad item rejects the call before anything is embedded.
+        const prepared = items.map((item, i) => validateItem(item, `items[${i}]`));
+        const total = prepared.length;
+        const results: RememberResult[] = [];
+        opts.onProgress?.({ kind: 'write', done: 0, total });
+        for (let start = 0; start < total; start += batchSize) {
+          throwIfAborted(opts.signal, { written: results.length, total });
+          const batch = prepared.slice(start, start + batchSize);
+          const { memories: stored, vectors: batchVectors } = await writeBatch(batch, {
+            ...(opts.signal ? { signal: opts.signal } : {}),
+            onProgress: (e) => {
+              if (e.kind === 'embed') opts.onProgress?.({ kind: 'embed', done: start + e.done, total });
+            },
+          });
+          for (const [i, memory] of stored.entries()) {
+            const policy = batch[i]!.input.onConflict ?? manyPolicy;
+            if (policy === 'ignore' && !conflictDefaults.classifier) {
+              results.push({ memory, conflicts: [], action: 'stored' });
+              continue;
+            }
+            const settings = { ...conflictDefaults, policy };
+            const v = batchVectors[i]!;
+            const conflicts = await scanForWrite(graphDeps, memory, v, settings);
+            const outcome = policy === 'warn' ? { memory, action: 'stored' as const } : await applyWritePolicy(graphDeps, memory, v, conflicts, settings);
+            results.push({ memory: outcome.memory, conflicts, action: outcome.action });
+          }
+          opts.onProgress?.({ kind: 'write', done: results.length, total });
+        }
+        return results;
+      },
+
+      async recall(query, options) {
+        ensureVectors();
+        const text = checkText(query, 'query');
+        return runRecall(recallContext, text, checkRecallOptions(options));
+      },
+
+      async recallPack(query, options) {
+        ensureVectors();
+        const text = checkText(query, 'query');
+        const { pack, rest } = splitPack(options);
+        const { includePinned, ...recallOptions } = rest as { includePinned?: unknown };
+        const packOptions = checkPackOptions(pack);
+        const pinned = includePinned === undefined ? false : checkBoolean(includePinned, 'includePinned');
+        const checked = checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: packOptions.maxItems });
+        const ranked: { memory: Memory; score: number }[] = await runRecall(recallContext, text, checked);
+        if (pinned) {
+          const top = ranked[0]?.score ?? 1;
+          const accept = recallFilter({ ...checked, includeSuperseded: false }, clock.now());
+          const pins = (await storage.list({ limit: 10_000, includeSuperseded: false, includeExpired: false, now: clock.now() })).filter(
+            (m) => m.pinned && accept(m),
+          );
+          const pinnedIds = new Set(pins.map((m) => m.id));
+          ranked.splice(0, ranked.length, ...pins.map((memory) => ({ memory, score: top })), ...ranked.filter((h) => !pinnedIds.has(h.memory.id)));
+        }
+        return packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) });
+      },
+
+      async contextPack(task, options) {
+        ensureVectors();
+        const text = checkText(task, 'task');
+        const { pack, rest } = splitPack(options);
+        const { maxPhrases, ...recallOptions } = rest as { maxPhrases?: unknown };
+        checkKnownKeys(recallOptions, new Set(['mode', 'minCosine', 'minTrust', 'lexicalIndex', 'touch']), 'options');
+        const phrases = maxPhrases === undefined ? 3 : checkInteger(maxPhrases, 'maxPhrases', 0, 20);
+        const packOptions = checkPackOptions(pack);
+        const queries = fanoutQueries(text, phrases);
+        const best = new Map<string, { memory: Memory; score: number }>();
+        for (const q of queries) {
+          for (const hit of await runRecall(recallContext, q, checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: 10 }))) {
+            const seen = best.get(hit.memory.id);
+            if (!seen || hit.score > seen.score) best.set(hit.memory.id, { memory: hit.memory, score: hit.score });
+          }
+        }
+        const ranked = [...best.values()].sort((a, b) => b.score - a.score);
+        return { ...packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) }), queries };
+      },
+
+      async suggest(context) {
+        ensureVectors();
+        const opts = checkObject<SuggestOptions>(context, 'context');
+        const text = [opts.filePath, opts.errorMessage, opts.conversationSnippet].filter((t): t is string => typeof t === 'string' && t.trim() !== '').join('\n');
+        if (text === '') return suggestMemories([], opts);
+        // Candidates: memories that carry surfacesWhen patterns, plus the nearest ones by meaning.
+        const now = clock.now();
+        const live = (m: Memory): boolean => m.supersededBy === '' && (m.expiresAt <= 0 || m.expiresAt > now);
+        const withPatterns = (await storage.list({ limit: 100_000, includeSuperseded: false, includeExpired: false, now })).filter((m) => m.surfacesWhen.length > 0);
+        const near = await runRecall(recallContext, text, checkRecallOptions({ k: 20, mode: 'hybrid', touch: false }));
+        const candidates = new Map<string, Memory>();
+        for (const m of [...withPatterns, ...near.map((h) => h.memory)]) if (live(m)) candidates.set(m.id, m);
+        return suggestMemories([...candidates.values()].map((memory) => ({ memory, surfacesWhen: memory.surfacesWhen })), opts);
+      },
+
+      async evaluate(cases, options) {
+        ensureVectors();
+        const { defaultK, defaultMode, ...recallOptions } = checkObject<RunEvaluationOptions & RecallOptions>(options, 'options');
+        return runEvaluation(
+          cases,
+          async (query, { k, mode }) =>
+            (await runRecall(recallContext, checkText(query, 'query'), checkRecallOptions({ ...recallOptions, k, mode, touch: false }))).map((h) => h.memory.id),
+          { ...(defaultK === undefined ? {} : { defaultK }), ...(defaultMode === undefined ? {} : { defaultMode }) },
         );
-        const pinnedIds = new Set(pins.map((m) => m.id));
-        ranked.splice(0, ranked.length, ...pins.map((memory) => ({ memory, score: top })), ...ranked.filter((h) => !pinnedIds.has(h.memory.id)));
-      }
-      return packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) });
-    },
+      },
 
-    async contextPack(task, options) {
-      ensureVectors();
-      const text = checkText(task, 'task');
-      const { pack, rest } = splitPack(options);
-      const { maxPhrases, ...recallOptions } = rest as { maxPhrases?: unknown };
-      checkKnownKeys(recallOptions, new Set(['mode', 'minCosine', 'minTrust', 'lexicalIndex', 'touch']), 'options');
-      const phrases = maxPhrases === undefined ? 3 : checkInteger(maxPhrases, 'maxPhrases', 0, 20);
-      const packOptions = checkPackOptions(pack);
-      const queries = fanoutQueries(text, phrases);
-      const best = new Map<string, { memory: Memory; score: number }>();
-      for (const q of queries) {
-        for (const hit of await runRecall(recallContext, q, checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: 10 }))) {
-          const seen = best.get(hit.memory.id);
-          if (!seen || hit.score > seen.score) best.set(hit.memory.id, { memory: hit.memory, score: hit.score });
+      async forget(id) {
+        ensureOpen();
+        checkId(id);
+        const removed = await storage.remove(id, jctx('forget'));
+        if (!removed) return false;
+        index.remove([removed.label]);
+        sync.schedule(removed.generation);
+        return true;
+      },
+
+      async get(id) {
+        ensureOpen();
+        checkId(id);
+        return (await storage.get(id)) ?? null;
+      },
+
+      async edit(id, changes) {
+        ensureVectors();
+        checkId(id);
+        const raw = checkObject<{ text?: string } & MemoryInput>(changes, 'changes');
+        const { text: rawText, ...rest } = raw;
+        const input = checkMemoryInput(rest, 'changes');
+        if (input.onConflict !== undefined) throw invalid('onConflict applies to remember, not edit', { field: 'onConflict' });
+        const text = rawText === undefined ? undefined : checkText(rawText);
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const current = await storage.get(id);
+          if (!current) throw new MemoryError('NOT_FOUND', `No memory with id ${JSON.stringify(id)}`, { id });
+          const next: Memory = { ...current, ...input };
+          if (text !== undefined && text !== current.text) {
+            next.text = text;
+            next.contentHash = await contentHash(text);
+          }
+          checkValidity(next.validFrom, next.validUntil);
+          if (JSON.stringify(next) === JSON.stringify(current)) return current; // a no-op writes nothing
+          const vector = next.text !== current.text ? (await embed([next.text]))[0] : undefined;
+          const result = await storage.replace(current, next, vector, jctx('edit'));
+          if (!result) continue; // changed underneath us: re-read and retry
+          if (vector && result.removedLabel !== undefined) {
+            index.remove([result.removedLabel]);
+            index.add([result.label], [vector]);
+            sync.schedule(result.generation);
+          }
+          return next;
         }
-      }
-      const ranked = [...best.values()].sort((a, b) => b.score - a.score);
-      return { ...packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) }), queries };
-    },
+        throw new MemoryError('STORAGE_FAILURE', `Memory ${id} kept changing during edit; try again`, { id });
+      },
 
-    async suggest(context) {
-      ensureVectors();
-      const opts = checkObject<SuggestOptions>(context, 'context');
-      const text = [opts.filePath, opts.errorMessage, opts.conversationSnippet].filter((t): t is string => typeof t === 'string' && t.trim() !== '').join('\n');
-      if (text === '') return suggestMemories([], opts);
-      // Candidates: memories that carry surfacesWhen patterns, plus the nearest ones by meaning.
-      const now = clock.now();
-      const live = (m: Memory): boolean => m.supersededBy === '' && (m.expiresAt <= 0 || m.expiresAt > now);
-      const withPatterns = (await storage.list({ limit: 100_000, includeSuperseded: false, includeExpired: false, now })).filter((m) => m.surfacesWhen.length > 0);
-      const near = await runRecall(recallContext, text, checkRecallOptions({ k: 20, mode: 'hybrid', touch: false }));
-      const candidates = new Map<string, Memory>();
-      for (const m of [...withPatterns, ...near.map((h) => h.memory)]) if (live(m)) candidates.set(m.id, m);
-      return suggestMemories([...candidates.values()].map((memory) => ({ memory, surfacesWhen: memory.surfacesWhen })), opts);
-    },
+      async listRecent(options) {
+        ensureOpen();
+        const opts = checkObject<ListOptions>(options, 'options');
+        checkKnownKeys(opts, LIST_KEYS, 'options');
+        return storage.list({
+          limit: opts.limit === undefined ? 20 : checkInteger(opts.limit, 'limit', 0),
+          ...(opts.before === undefined ? {} : { before: checkTimestamp(opts.before, 'before') }),
+          ...(opts.beforeId === undefined ? {} : { beforeId: checkId(opts.beforeId, 'beforeId') }),
+          includeSuperseded: opts.includeSuperseded === undefined ? false : checkBoolean(opts.includeSuperseded, 'includeSuperseded'),
+          includeExpired: opts.includeExpired === undefined ? false : checkBoolean(opts.includeExpired, 'includeExpired'),
+          now: clock.now(),
+        });
+      },
 
-    async evaluate(cases, options) {
-      ensureVectors();
-      const { defaultK, defaultMode, ...recallOptions } = checkObject<RunEvaluationOptions & RecallOptions>(options, 'options');
-      return runEvaluation(
-        cases,
-        async (query, { k, mode }) =>
-          (await runRecall(recallContext, checkText(query, 'query'), checkRecallOptions({ ...recallOptions, k, mode, touch: false }))).map((h) => h.memory.id),
-        { ...(defaultK === undefined ? {} : { defaultK }), ...(defaultMode === undefined ? {} : { defaultMode }) },
-      );
-    },
+      async count() {
+        ensureOpen();
+        return storage.count();
+      },
 
-    async forget(id) {
-      ensureOpen();
-      checkId(id);
-      const removed = await storage.remove(id, jctx('forget'));
-      if (!removed) return false;
-      index.remove([removed.label]);
-      sync.schedule(removed.generation);
-      return true;
-    },
+      async stats() {
+        ensureOpen();
+        const counts = await storage.counts();
+        meta = (await storage.readMeta()) ?? meta;
+        const byType = Object.fromEntries(MEMORY_TYPES.map((t) => [t, counts.byType[t] ?? 0])) as Record<MemoryType, number>;
+        return {
+          name,
+          count: counts.total,
+          active: counts.total - counts.superseded,
+          superseded: counts.superseded,
+          byType,
+          embedder: { id: embedder.id, dim: embedder.dim },
+          index: { kind: index.kind, size: index.size(), snapshotGeneration: sync.snapshotGeneration, generation: meta.generation },
+          schemaVersion: meta.schemaVersion,
+          confidence: { ...calibrator.thresholds() },
+          ...(deps.storageInfo ? { storage: await deps.storageInfo() } : {}),
+        };
+      },
 
-    async get(id) {
-      ensureOpen();
-      checkId(id);
-      return (await storage.get(id)) ?? null;
-    },
+      async aggregate(options) {
+        ensureOpen();
+        const o = checkObject<AggregateOptions>(options, 'options');
+        checkKnownKeys(o, new Set(['topTags', 'createdEdges', 'includeSuperseded']), 'options');
+        const topTags = o.topTags === undefined ? 12 : checkInteger(o.topTags, 'topTags', 0, 10_000);
+        const includeSuperseded = o.includeSuperseded === undefined ? false : checkBoolean(o.includeSuperseded, 'includeSuperseded');
+        const edges = o.createdEdges ?? [];
+        if (!Array.isArray(edges) || edges.length > 1001) throw invalid('createdEdges must be an array of at most 1001 times', { field: 'createdEdges' });
+        edges.forEach((edge, i) => {
+          if (typeof edge !== 'number' || !Number.isFinite(edge)) throw invalid(`createdEdges[${i}] must be a finite number — got ${JSON.stringify(edge)}`, { field: 'createdEdges' });
+          if (i > 0 && edge <= edges[i - 1]!) throw invalid('createdEdges must be strictly ascending', { field: 'createdEdges' });
+        });
+        const { tagCounts, created, counted } = await storage.aggregate({ includeSuperseded, createdEdges: [...edges] });
+        const tags = [...tagCounts]
+          .map(([tag, count]) => ({ tag, count }))
+          .sort((a, b) => b.count - a.count || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0))
+          .slice(0, topTags);
+        return { tags, distinctTags: tagCounts.size, created, counted };
+      },
 
-    async edit(id, changes) {
-      ensureVectors();
-      checkId(id);
-      const raw = checkObject<{ text?: string } & MemoryInput>(changes, 'changes');
-      const { text: rawText, ...rest } = raw;
-      const input = checkMemoryInput(rest, 'changes');
-      if (input.onConflict !== undefined) throw invalid('onConflict applies to remember, not edit', { field: 'onConflict' });
-      const text = rawText === undefined ? undefined : checkText(rawText);
-      for (let attempt = 0; attempt < 5; attempt++) {
-        const current = await storage.get(id);
-        if (!current) throw new MemoryError('NOT_FOUND', `No memory with id ${JSON.stringify(id)}`, { id });
-        const next: Memory = { ...current, ...input };
-        if (text !== undefined && text !== current.text) {
-          next.text = text;
-          next.contentHash = await contentHash(text);
-        }
-        checkValidity(next.validFrom, next.validUntil);
-        if (JSON.stringify(next) === JSON.stringify(current)) return current; // a no-op writes nothing
-        const vector = next.text !== current.text ? (await embed([next.text]))[0] : undefined;
-        const result = await storage.replace(current, next, vector, jctx('edit'));
-        if (!result) continue; // changed underneath us: re-read and retry
-        if (vector && result.removedLabel !== undefined) {
-          index.remove([result.removedLabel]);
-          index.add([result.label], [vector]);
-          sync.schedule(result.generation);
-        }
-        return next;
-      }
-      throw new MemoryError('STORAGE_FAILURE', `Memory ${id} kept changing during edit; try again`, { id });
-    },
-
-    async listRecent(options) {
-      ensureOpen();
-      const opts = checkObject<ListOptions>(options, 'options');
-      checkKnownKeys(opts, LIST_KEYS, 'options');
-      return storage.list({
-        limit: opts.limit === undefined ? 20 : checkInteger(opts.limit, 'limit', 0),
-        ...(opts.before === undefined ? {} : { before: checkTimestamp(opts.before, 'before') }),
-        ...(opts.beforeId === undefined ? {} : { beforeId: checkId(opts.beforeId, 'beforeId') }),
-        includeSuperseded: opts.includeSuperseded === undefined ? false : checkBoolean(opts.includeSuperseded, 'includeSuperseded'),
-        includeExpired: opts.includeExpired === undefined ? false : checkBoolean(opts.includeExpired, 'includeExpired'),
-        now: clock.now(),
-      });
-    },
-
-    async count() {
-      ensureOpen();
-      return storage.count();
-    },
-
-    async stats() {
-      ensureOpen();
-      const counts = await storage.counts();
-      meta = (await storage.readMeta()) ?? meta;
-      const byType = Object.fromEntries(MEMORY_TYPES.map((t) => [t, counts.byType[t] ?? 0])) as Record<MemoryType, number>;
-      return {
-        name,
-        count: counts.total,
-        active: counts.total - counts.superseded,
-        superseded: counts.superseded,
-        byType,
-        embedder: { id: embedder.id, dim: embedder.dim },
-        index: { kind: index.kind, size: index.size(), snapshotGeneration: sync.snapshotGeneration, generation: meta.generation },
-        schemaVersion: meta.schemaVersion,
-        confidence: { ...calibrator.thresholds() },
-      };
-    },
-
-    async aggregate(options) {
-      ensureOpen();
-      const o = checkObject<AggregateOptions>(options, 'options');
-      checkKnownKeys(o, new Set(['topTags', 'createdEdges', 'includeSuperseded']), 'options');
-      const topTags = o.topTags === undefined ? 12 : checkInteger(o.topTags, 'topTags', 0, 10_000);
-      const includeSuperseded = o.includeSuperseded === undefined ? false : checkBoolean(o.includeSuperseded, 'includeSuperseded');
-      const edges = o.createdEdges ?? [];
-      if (!Array.isArray(edges) || edges.length > 1001) throw invalid('createdEdges must be an array of at most 1001 times', { field: 'createdEdges' });
-      edges.forEach((edge, i) => {
-        if (typeof edge !== 'number' || !Number.isFinite(edge)) throw invalid(`createdEdges[${i}] must be a finite number — got ${JSON.stringify(edge)}`, { field: 'createdEdges' });
-        if (i > 0 && edge <= edges[i - 1]!) throw invalid('createdEdges must be strictly ascending', { field: 'createdEdges' });
-      });
-      const { tagCounts, created, counted } = await storage.aggregate({ includeSuperseded, createdEdges: [...edges] });
-      const tags = [...tagCounts]
-        .map(([tag, count]) => ({ tag, count }))
-        .sort((a, b) => b.count - a.count || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0))
-        .slice(0, topTags);
-      return { tags, distinctTags: tagCounts.size, created, counted };
-    },
-
-    async reindex(options) {
-      ensureOpen();
-      const opts = checkObject<LongRunOptions>(options, 'options');
-      checkKnownKeys(opts, LONG_KEYS, 'options');
-      // Stage new vectors beside the old ones; the old ones stay authoritative until one
-      // transaction swaps them, so an interrupted reindex loses nothing and resumes later.
-      const all = await storage.ids();
-      const staged = await storage.stagedIds(embedder.id);
-      const todo = all.filter((m) => staged.get(m.id) !== m.contentHash);
-      const total = all.length;
-      let done = total - todo.length;
-      opts.onProgress?.({ kind: 'reindex', done, total });
-      const batchSize = 64;
-      for (let start = 0; start < todo.length; start += batchSize) {
-        throwIfAborted(opts.signal, { done, total });
-        const batch = todo.slice(start, start + batchSize);
-        const vectors = await embed(batch.map((m) => m.text), opts.signal ? { signal: opts.signal } : {});
-        await storage.stageVectors(
-          batch.map((m, i) => ({ id: m.id, contentHash: m.contentHash, vector: vectors[i]! })),
-          embedder.id,
-        );
-        done += batch.length;
+      async reindex(options) {
+        ensureOpen();
+        const opts = checkObject<LongRunOptions>(options, 'options');
+        checkKnownKeys(opts, LONG_KEYS, 'options');
+        // Stage new vectors beside the old ones; the old ones stay authoritative until one
+        // transaction swaps them, so an interrupted reindex loses nothing and resumes later.
+        const all = await storage.ids();
+        const staged = await storage.stagedIds(embedder.id);
+        const todo = all.filter((m) => staged.get(m.id) !== m.contentHash);
+        const total = all.length;
+        let done = total - todo.length;
         opts.onProgress?.({ kind: 'reindex', done, total });
-      }
-      throwIfAborted(opts.signal, { done, total });
-      const { generation } = await storage.commitStaged(embedder.id, embedder.dim, jctx('reindex', { embedder: embedder.id }));
-      meta = (await storage.readMeta()) ?? meta;
-      mismatch = false;
-      await index.dropSnapshot();
-      await sync.rebuild(generation, undefined, opts);
-      opened = 'rebuilt';
-      return { reembedded: todo.length };
-    },
+        const batchSize = 64;
+        for (let start = 0; start < todo.length; start += batchSize) {
+          throwIfAborted(opts.signal, { done, total });
+          const batch = todo.slice(start, start + batchSize);
+          const vectors = await embed(batch.map((m) => m.text), opts.signal ? { signal: opts.signal } : {});
+          await storage.stageVectors(
+            batch.map((m, i) => ({ id: m.id, contentHash: m.contentHash, vector: vectors[i]! })),
+            embedder.id,
+          );
+          done += batch.length;
+          opts.onProgress?.({ kind: 'reindex', done, total });
+        }
+        throwIfAborted(opts.signal, { done, total });
+        const { generation } = await storage.commitStaged(embedder.id, embedder.dim, jctx('reindex', { embedder: embedder.id }));
+        meta = (await storage.readMeta()) ?? meta;
+        mismatch = false;
+        await index.dropSnapshot();
+        await sync.rebuild(generation, undefined, opts);
+        opened = 'rebuilt';
+        return { reembedded: todo.length };
+      },
 
-    async flush() {
-      ensureOpen();
-      await sync.flush();
-    },
+      async flush() {
+        ensureOpen();
+        await sync.flush();
+      },
 
-    async close() {
-      if (closed) return;
-      closed = true;
-      await sync.close();
-      storage.close();
-    },
+      async close() {
+        if (closed) return;
+        closed = true;
+        await sync.close();
+        storage.close();
+      },
+    };
   };
   // Maintenance runs only while this store is open and no user call is in flight.
   let inFlight = 0;
@@ -1067,19 +1083,46 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     'resolveConflict',
     'compactJournal',
   ]);
-  for (const key of Object.keys(api) as (keyof MemoryApi)[]) {
-    if (key === 'close' || key === 'runMaintenance' || key === 'maintenanceStatus') continue;
-    const fn = api[key] as (...args: unknown[]) => Promise<unknown>;
-    (api as unknown as Record<string, unknown>)[key] = async (...args: unknown[]) => {
-      inFlight += 1;
-      try {
-        return await fn.apply(api, args);
-      } finally {
-        inFlight -= 1;
-        if (countChanging.has(key) && !closed) durability.changed();
-      }
-    };
+  function instrument(view: MemoryApi): MemoryApi {
+    for (const key of Object.keys(view) as (keyof MemoryApi)[]) {
+      if (key === 'close' || key === 'runMaintenance' || key === 'maintenanceStatus') continue;
+      const fn = view[key] as (...args: unknown[]) => Promise<unknown>;
+      (view as unknown as Record<string, unknown>)[key] = async (...args: unknown[]) => {
+        inFlight += 1;
+        try {
+          return await fn.apply(view, args);
+        } finally {
+          inFlight -= 1;
+          if (countChanging.has(key) && !closed) durability.changed();
+        }
+      };
+    }
+    return view;
   }
+  const views = new Map<string, MemoryApi>();
+  let closing: Promise<void> | null = null;
+  let baseClose: (() => Promise<void>) | null = null;
+  /** The store as seen by one actor (cached); closing any view closes the store. */
+  function viewFor(actor: string): MemoryApi {
+    const actorName = checkActor(actor);
+    let view = views.get(actorName);
+    if (view) return view;
+    view = instrument(makeApi(actorName));
+    baseClose ??= view.close.bind(view);
+    view.close = () =>
+      (closing ??= (async () => {
+        scheduler.stop();
+        await durability.settle();
+        try {
+          await baseClose!();
+        } finally {
+          deps.onClosed?.();
+        }
+      })());
+    views.set(actorName, view);
+    return view;
+  }
+  const api = viewFor(options.actor ?? 'lib');
   const scheduler = new MaintenanceScheduler(name, maintenanceConfig, {
     now: () => clock.now(),
     withLock: defaultLock(),
@@ -1105,14 +1148,10 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
   scheduler.start();
   // The first durability check plants the canary and tells a new store from a lost one.
   await durability.check().catch(() => undefined);
-  const closeStore = api.close.bind(api);
-  api.close = async () => {
-    scheduler.stop();
-    await durability.settle();
-    await closeStore();
-  };
-
+  Object.defineProperty(api, 'asActor', { value: viewFor, enumerable: false });
   return Object.defineProperty(api, 'opened', { get: () => opened, enumerable: false }) as MemoryApi & {
     opened: IndexOpenOutcome | 'pending-reindex';
+    /** The same store with journal entries attributed to `actor` (e.g. 'ui', 'agent:planner'). */
+    asActor(actor: string): MemoryApi;
   };
 }

@@ -74,6 +74,15 @@ export function checkSource(value: unknown, field = 'source'): string | null {
   return value;
 }
 
+/** Who a journal entry is attributed to: 'lib', 'ui', 'agent:<name>'… (1–128 characters, no control characters). */
+export function checkActor(value: unknown, field = 'actor'): string {
+  // eslint-disable-next-line no-control-regex
+  if (typeof value !== 'string' || value.trim() === '' || value.length > 128 || /[\u0000-\u001f\u007f]/.test(value)) {
+    throw invalid(`${field} must be a non-empty name of at most 128 characters without control characters`, { field });
+  }
+  return value;
+}
+
 /** A Unix-seconds timestamp ≥ 0 (0 meaning "unset"). */
 export function checkTimestamp(value: unknown, field: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {

@@ -9,6 +9,7 @@ import { MemoryError, invalid } from '../core/errors.ts';
 import { namespaceTag, namespacedCall } from './namespace.ts';
 import type { MemoryApi } from '../core/store.ts';
 import type { ProgressEvent } from '../core/types.ts';
+import { checkActor } from '../core/validate.ts';
 import {
   MUTATING_METHODS,
   OPTIONS_AT,
@@ -21,7 +22,12 @@ import {
   type StoreMethod,
 } from './protocol.ts';
 
-export type OpenedStore = MemoryApi & { readonly name: string; readonly embedder: { id: string; dim: number; backend?: string } };
+export type OpenedStore = MemoryApi & {
+  readonly name: string;
+  readonly embedder: { id: string; dim: number; backend?: string };
+  /** The same store with journal entries attributed to `actor` (each connection writes as its own). */
+  asActor?(actor: string): MemoryApi;
+};
 
 export interface RegistryOptions {
   /** Opens a store for a request: the composition root decides adapters and asset URLs. */
@@ -206,6 +212,8 @@ export interface HostOptions {
 export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {}): HostApi & { dispose(): Promise<void> } {
   const handles = new Map<number, string>();
   const scopes = new Map<number, NonNullable<OpenRequest['scope']>>();
+  /** Who each handle writes as: its own `actor`, else 'lib' — never another connection's. */
+  const actors = new Map<number, string>();
   const aborts = new Map<number, AbortController>();
   let nextHandle = 1;
 
@@ -222,6 +230,7 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       }
       let scope: ConnectionScope | undefined;
       try {
+        if (request.actor !== undefined) checkActor(request.actor);
         scope = narrowScope(hostOptions.scope, request.scope);
         if (scope?.namespace !== undefined) namespaceTag(scope.namespace); // validates it before anything opens
       } catch (error) {
@@ -231,6 +240,7 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       const store = await registry.acquire(request, onProgress).finally(() => releaseRemote(onProgress));
       const handle = nextHandle++;
       handles.set(handle, request.name);
+      actors.set(handle, request.actor ?? 'lib');
       if (scope) scopes.set(handle, scope);
       const info: OpenInfo = { handle, name: store.name, embedder: { id: store.embedder.id, dim: store.embedder.dim } };
       if (store.embedder.backend) info.backend = store.embedder.backend;
@@ -243,7 +253,8 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
         throw invalid(`Unknown method ${JSON.stringify(method)}`, { field: 'method' });
       }
       if (!Array.isArray(args)) throw invalid('args must be an array', { field: 'args' });
-      const store = await registry.get(name);
+      const opened = await registry.get(name);
+      const store = opened.asActor?.(actors.get(handle) ?? 'lib') ?? opened;
       const scope = scopes.get(handle);
       const callArgs = applyScope(scope, method, [...args]);
       let controller: AbortController | undefined;
@@ -293,6 +304,7 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       const name = handles.get(handle);
       if (name === undefined) return;
       handles.delete(handle);
+      actors.delete(handle);
       await registry.release(name);
     },
 
