@@ -4,6 +4,7 @@
  * in-memory index. Nothing here knows about Dexie, hnswlib or a model.
  */
 import { MemoryError, invalid, throwIfAborted } from './errors.ts';
+import { DeferredIndex, type DeferredIndexOptions } from './deferred-index.ts';
 import { IndexSync, type IndexOpenOutcome } from './index-sync.ts';
 import type { Clock, Embedder, IdSource, MemoryStorage, StoreMeta, VectorIndex } from './ports.ts';
 import {
@@ -238,6 +239,8 @@ export interface StoreOpenOptions extends LongRunOptions {
   /** What to do when the store's vectors were made by another embedder. Default 'error'. */
   onEmbedderChange?: 'error' | 'reindex';
   snapshotDelayMs?: number;
+  /** Pacing of background index insertion (imports, replay at open); see `DeferredIndex`. */
+  indexDrain?: DeferredIndexOptions;
 }
 
 const systemClock: Clock = { now: () => Date.now() / 1000 };
@@ -250,7 +253,9 @@ const LONG_KEYS = new Set(['signal', 'onProgress']);
 
 /** Opens a store over the given adapters; the composition roots (`createMemory`, the worker) call this. */
 export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {}): Promise<MemoryApi & { opened: IndexOpenOutcome | 'pending-reindex' }> {
-  const { storage, index, embedder, name } = deps;
+  const { storage, embedder, name } = deps;
+  // Bulk writes (imports, the replay at open) reach the graph in the background; recall stays exact meanwhile.
+  const index = new DeferredIndex(deps.index, options.indexDrain);
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? randomIds;
   if (!Number.isInteger(embedder.dim) || embedder.dim <= 0) {
@@ -902,7 +907,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
         superseded: counts.superseded,
         byType,
         embedder: { id: embedder.id, dim: embedder.dim },
-        index: { kind: index.kind, size: index.size(), snapshotGeneration: sync.snapshotGeneration, generation: meta.generation },
+        index: { kind: index.kind, size: index.size(), pending: index.pendingCount, snapshotGeneration: sync.snapshotGeneration, generation: meta.generation },
         schemaVersion: meta.schemaVersion,
       };
     },
