@@ -11,13 +11,11 @@ import {
   pyJsonString,
   rowFromLine,
   serializeRow,
-  splitVector,
 } from '../src/core/archive/format.ts';
-import type { ParsedRow, RowError, RowResult } from '../src/core/archive/format.ts';
+import type { ParsedRow, RowError } from '../src/core/archive/format.ts';
 import { collectBytes, createGzipWriter, gunzip, gunzipLines, gzipStream } from '../src/core/archive/gzip.ts';
 import type { ArchiveLine, ByteSource } from '../src/core/archive/gzip.ts';
 import { validateImport } from '../src/core/archive/plan.ts';
-import { mulberry32 } from './helpers/prng.ts';
 import { MemoryError } from '../src/core/errors.ts';
 import type { Memory } from '../src/core/types.ts';
 import {
@@ -27,7 +25,6 @@ import {
   futureVersionArchive,
   goArchive,
   goText,
-  goFloat,
   gzipGoMember,
   gzipPythonMember,
   headerNotJsonArchive,
@@ -292,95 +289,6 @@ describe('rows: §1.4 defaults and §1.7 precedence', () => {
     expect(row.memory.surfacesWhen).toEqual(['src/db/**', 'timeout']);
     expect(okRow('{"id":"x","text":"t","meta":{"x_houkai_web":{"surfaces_when":null}}}').memory.surfacesWhen).toEqual([]);
     expect(badRow('{"id":"x","text":"t","meta":{"x_houkai_web":{"surfaces_when":"*.sql"}}}').message).toContain('surfaces_when');
-  });
-});
-
-describe('rows: the vector fast path reads exactly what JSON.parse reads', () => {
-  /** A row read both ways, in a form where -0 and 0 differ. */
-  const both = (line: string): [unknown, unknown] => {
-    const show = (r: RowResult | null): unknown =>
-      r && r.ok ? { ...r, vector: r.vector ? Array.from(r.vector, (x) => (Object.is(x, -0) ? '-0' : x)) : undefined } : r;
-    return [show(rowFromLine(line, 2, { now: NOW })), show(rowFromLine(line, 2, { now: NOW, fastVector: false }))];
-  };
-  const line = (numbers: string): string => `{"id":"x","text":"t","meta":{"importance":0.5},"vector":[${numbers}]}`;
-
-  it('agrees on Python, Go and arbitrary spellings of float32 and float64 values, near float32 midpoints too', () => {
-    const random = mulberry32(2024);
-    const spellings: string[] = [];
-    for (let i = 0; i < 3000; i++) {
-      const magnitude = 10 ** Math.floor(random() * 60 - 30);
-      const x = (random() - 0.5) * 2 * magnitude;
-      const single = Math.fround(x);
-      // The float32 halfway to its neighbour: a double that rounds only by ties-to-even.
-      const next = Math.fround(single + Math.abs(single) * 2 ** -23);
-      const spelled = [
-        pyFloatRepr(single),
-        goFloat(single, 32),
-        goFloat(x, 64),
-        String(x),
-        x.toPrecision(1 + Math.floor(random() * 19)),
-        x.toExponential(Math.floor(random() * 18)),
-        ((single + next) / 2).toPrecision(17),
-        String((single + next) / 2),
-        String(Math.round(x * 1000)),
-      ];
-      spellings.push(...spelled.map((t) => (random() < 0.1 ? t.replace('e', 'E') : t)));
-    }
-    spellings.push('0', '-0', '0.0', '-0.0', '1e-45', '-1.401298464324817e-45', '3.4028234663852886e+38', '1e39', '-1e39', '0e500', '123456789012345678901', '0.00000000000000000000012345');
-    let scanned = 0;
-    for (let at = 0; at < spellings.length; at += 384) {
-      const text = line(spellings.slice(at, at + 384).join(','));
-      const [fast, slow] = both(text);
-      expect(fast).toEqual(slow);
-    }
-    // The writers' spellings of values in embedding range are read by the scanner itself.
-    let typical = 0;
-    for (let i = 0; i < 2000; i++) {
-      const x = Math.fround((random() - 0.5) * 10 ** Math.floor(random() * 12 - 9));
-      for (const t of [pyFloatRepr(x), goFloat(x, 32), goFloat(x, 64)]) {
-        typical += 1;
-        if (splitVector(line(t))) scanned += 1;
-      }
-    }
-    expect(scanned).toBe(typical);
-    // Rows as the writers emit them are read by the scanner.
-    const [memory] = sampleMemories();
-    const vector = sampleVectors(1, 384)[0]!;
-    expect(splitVector(serializeRow(memory!, vector))?.vector).toEqual(vector);
-  });
-
-  it('falls back to JSON.parse for every other shape, with the same result or error', () => {
-    const cases = [
-      line(''),
-      line('1,,2'),
-      line('1, 2'),
-      line('NaN'),
-      line('Infinity'),
-      line('1e999'),
-      line('01'),
-      line('.5'),
-      line('1.'),
-      line('-'),
-      line('1e'),
-      line('+1'),
-      line('1]'),
-      line('[1]'),
-      line('"1"'),
-      '{"id":"x","text":"t","vector":[1,2],"vector":[3,4]}',
-      '{"id":"x","text":"t","meta":{"x_houkai_web":{"vector":[9]}},"vector":[3,4]}',
-      '{"id":"x","text":"t","meta":{"vector":[9]}}',
-      '{"id":"x","text":"a\\",\"vector\":[1]}","vector":[5]}',
-      '{"id":"x","text":"a,"vector":[1]}',
-      '{"id":"x","text":"t" "vector":[1]}',
-      '[{"id":"x"},"vector":[1]}',
-      '{"vector":[1]}',
-      '{"id":"x","text":"t","vector":[1,2]}  ',
-      '{"id":"x","text":"t","vector": [1,2]}',
-    ];
-    for (const text of cases) {
-      const [fast, slow] = both(text);
-      expect(fast, text).toEqual(slow);
-    }
   });
 });
 

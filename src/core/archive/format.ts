@@ -515,116 +515,6 @@ export interface RowOptions {
   now?: number;
   /** The line's bytes were not valid UTF-8 (see `ArchiveLine.invalidUtf8`). */
   invalidUtf8?: boolean;
-  /**
-   * Read a trailing `"vector":[…]` with the number scanner below instead of `JSON.parse`
-   * (default true; same result, faster). False forces the generic path.
-   */
-  fastVector?: boolean;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Rows: the vector fast path
-
-const VECTOR_KEY = ',"vector":[';
-/** Exact powers of ten as doubles (10^0 … 10^22). */
-const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
-/** Half-width of the interval that must round to one float32 (relative; ≫ the scanner's error of a few double ulps). */
-const GUARD = 2 ** -40;
-
-/**
- * The float32 of a JSON number in `text[start, end)`, or NaN when the number is outside what
- * the scanner reads exactly: at most 19 significant digits and a decimal exponent (after
- * the digits) within ±44, which covers Python's and Go's spellings of embedding values down
- * to ~1e-27. The double it
- * computes is within a few ulps of the correctly rounded one; the result is used only when a
- * whole interval around it (`GUARD`) rounds to the same float32, so it always equals
- * `Math.fround(JSON.parse(number))`.
- */
-function scanFloat32(text: string, start: number, end: number): number {
-  let i = start;
-  let c = text.charCodeAt(i);
-  const negative = c === 0x2d;
-  if (negative) c = text.charCodeAt(++i);
-  if (c < 0x30 || c > 0x39) return NaN;
-  let mantissa = 0;
-  let significant = 0;
-  let scale = 0;
-  if (c === 0x30) {
-    c = text.charCodeAt(++i); // JSON: a leading zero stands alone
-  } else {
-    while (c >= 0x30 && c <= 0x39) {
-      mantissa = mantissa * 10 + (c - 0x30);
-      significant += 1;
-      c = text.charCodeAt(++i);
-    }
-  }
-  if (c === 0x2e) {
-    c = text.charCodeAt(++i);
-    if (c < 0x30 || c > 0x39) return NaN;
-    while (c >= 0x30 && c <= 0x39) {
-      mantissa = mantissa * 10 + (c - 0x30);
-      if (significant > 0 || c !== 0x30) significant += 1;
-      scale += 1;
-      c = text.charCodeAt(++i);
-    }
-  }
-  let exponent = 0;
-  if (c === 0x65 || c === 0x45) {
-    c = text.charCodeAt(++i);
-    const negativeExponent = c === 0x2d;
-    if (negativeExponent || c === 0x2b) c = text.charCodeAt(++i);
-    if (c < 0x30 || c > 0x39) return NaN;
-    while (c >= 0x30 && c <= 0x39) {
-      exponent = exponent * 10 + (c - 0x30);
-      if (exponent > 400) return NaN;
-      c = text.charCodeAt(++i);
-    }
-    if (negativeExponent) exponent = -exponent;
-  }
-  if (i !== end || significant > 19) return NaN;
-  const k = exponent - scale;
-  if (mantissa === 0) return negative ? -0 : 0;
-  if (k > 44 || k < -44) return NaN;
-  // One or two exactly rounded steps by exact powers of ten.
-  let value = mantissa;
-  if (k > 22) value = value * 1e22 * (POW10[k - 22] as number);
-  else if (k >= 0) value *= POW10[k] as number;
-  else if (k >= -22) value /= POW10[-k] as number;
-  else value = value / 1e22 / (POW10[-k - 22] as number);
-  const single = Math.fround(value);
-  if (single !== value && (Math.fround(value * (1 + GUARD)) !== single || Math.fround(value * (1 - GUARD)) !== single)) return NaN;
-  return negative ? -single : single;
-}
-
-/**
- * Splits a row line ending in `,"vector":[n,n,…]}` (the last key, no whitespace: how Python
- * and Go write rows) into the rest of the object and the vector read by `scanFloat32`. Null
- * when the line does not have that shape or a number is outside the scanner's exact range:
- * the caller then parses the whole line with `JSON.parse`. In valid JSON a literal
- * `,"vector":[` cannot occur inside a string (its quote would end the string), so the match
- * is a key, and with the array running to the line's final `}` it is the top-level object's
- * last key; `JSON.parse(head)` succeeds exactly when the whole line would.
- */
-/** @internal exported for tests */
-export function splitVector(line: string): { head: string; vector: Float32Array } | null {
-  const end = line.length - 2;
-  if (end < 0 || line.charCodeAt(end) !== 0x5d || line.charCodeAt(end + 1) !== 0x7d) return null;
-  const at = line.lastIndexOf(VECTOR_KEY);
-  if (at < 0) return null;
-  const start = at + VECTOR_KEY.length;
-  let count = start === end ? 0 : 1;
-  for (let i = start; i < end; i++) if (line.charCodeAt(i) === 0x2c) count += 1;
-  const vector = new Float32Array(count);
-  let from = start;
-  for (let n = 0; n < count; n++) {
-    let to = line.indexOf(',', from);
-    if (to < 0 || to > end) to = end;
-    const x = scanFloat32(line, from, to);
-    if (Number.isNaN(x)) return null;
-    vector[n] = x;
-    from = to + 1;
-  }
-  return { head: `${line.slice(0, at)}}`, vector };
 }
 
 class Malformed extends Error {}
@@ -721,18 +611,9 @@ export function rowFromLine(text: string, lineNo: number, options: RowOptions = 
   if (options.invalidUtf8) {
     return { ok: false, lineNo, where, kind: 'bad-json', message: 'bad json: the line is not valid UTF-8', id: null };
   }
-  const stripped = pyStrip(text);
   let row: unknown;
-  let fast = options.fastVector === false ? null : splitVector(stripped);
   try {
-    if (fast) {
-      try {
-        row = JSON.parse(fast.head);
-      } catch {
-        fast = null; // report the error of the whole line, as JSON.parse words it
-      }
-    }
-    if (!fast) row = JSON.parse(stripped);
+    row = JSON.parse(pyStrip(text));
   } catch (error) {
     return { ok: false, lineNo, where, kind: 'bad-json', message: `bad json: ${(error as Error).message}`, id: null };
   }
@@ -796,7 +677,7 @@ export function rowFromLine(text: string, lineNo: number, options: RowOptions = 
       validUntil: optionalFloat(meta, 'valid_until'),
       surfacesWhen: Array.isArray(patterns) ? [...(patterns as string[])] : [],
     };
-    const result: ParsedRow = { ok: true, lineNo, id: rawId, memory, ...(fast ? { vector: fast.vector } : readVector(row['vector'])) };
+    const result: ParsedRow = { ok: true, lineNo, id: rawId, memory, ...readVector(row['vector']) };
     if (extension) result.extension = extension;
     return result;
   } catch (error) {
