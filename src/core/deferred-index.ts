@@ -16,9 +16,9 @@ import { MemoryError } from './errors.ts';
 import type { IndexHit, VectorIndex } from './ports.ts';
 
 export interface DeferredIndexOptions {
-  /** Vectors handed to the wrapped index per `add` call. Default 256. */
+  /** Vectors handed to the wrapped index per `add` call (a slice holds at least one call). Default 32. */
   chunkSize?: number;
-  /** Work per slice before yielding to the event loop (ms). Default 30. */
+  /** Work per slice before yielding to the event loop (ms): what a search or write may wait behind. Default 12. */
   sliceMs?: number;
   /** Pause between slices (ms). Default 0. */
   pauseMs?: number;
@@ -35,7 +35,27 @@ interface Pending {
   inv: number;
 }
 
-const yieldToLoop = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Lets queued events run: a timer when a pause is asked for, else the quickest macrotask the
+ * platform has (`setImmediate` in Node, a `MessageChannel` message in browsers and workers,
+ * where nested zero-delay timers are clamped to 4 ms).
+ */
+function yieldToLoop(ms: number): Promise<void> {
+  if (ms > 0) return new Promise((resolve) => setTimeout(resolve, ms));
+  const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
+  if (typeof immediate === 'function') return new Promise((resolve) => void immediate(resolve));
+  if (typeof MessageChannel === 'function') {
+    return new Promise((resolve) => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        channel.port1.close();
+        resolve();
+      };
+      channel.port2.postMessage(null);
+    });
+  }
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
 
 export class DeferredIndex implements VectorIndex {
   readonly kind: 'hnsw' | 'exact';
@@ -59,8 +79,8 @@ export class DeferredIndex implements VectorIndex {
   ) {
     this.kind = inner.kind;
     this.dim = inner.dim;
-    this.chunkSize = Math.max(1, Math.floor(options.chunkSize ?? 256));
-    this.sliceMs = Math.max(0, options.sliceMs ?? 30);
+    this.chunkSize = Math.max(1, Math.floor(options.chunkSize ?? 32));
+    this.sliceMs = Math.max(0, options.sliceMs ?? 12);
     this.pauseMs = Math.max(0, options.pauseMs ?? 0);
     this.maxPending = Math.max(1, Math.floor(options.maxPending ?? (32 * 2 ** 20) / (4 * inner.dim)));
   }
