@@ -221,7 +221,8 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     },
     now: deps.now(),
     newId: deps.newId,
-    keepRowsBytes: KEEP_ROWS_BYTES,
+    // A file this big cannot fit (a kept row costs at least ~0.45× its gzipped bytes): read it twice.
+    keepRowsBytes: size !== null && size > 3 * KEEP_ROWS_BYTES ? 0 : KEEP_ROWS_BYTES,
     ...(signal ? { signal } : {}),
     onProgress: (p) => report('read', p.rowsRead, 0, p.bytesIn),
   });
