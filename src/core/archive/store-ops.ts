@@ -74,6 +74,8 @@ export interface ArchiveDeps {
   newId(): string;
   /** A journal context for one call; `group` lets an import's entries be dropped with its rollback. */
   journal(op: string, meta?: Record<string, unknown>, group?: string): JournalContext;
+  /** Rows pass 1 may keep for the writes (estimated bytes); default `KEEP_ROWS_BYTES`, 0 always reads twice. */
+  keepRowsBytes?: number;
 }
 
 /** Rows pass 1 may keep for the writes (estimated bytes): about 20k rows with 384-d vectors. */
@@ -206,6 +208,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   const regenerateVectors = o.regenerateVectors === undefined ? false : checkBoolean(o.regenerateVectors, 'regenerateVectors');
   const batchSize = o.batchSize === undefined ? 500 : checkInteger(o.batchSize, 'batchSize', 1, 10_000);
   const { open, size } = await rereadable(source);
+  const keepBudget = deps.keepRowsBytes ?? KEEP_ROWS_BYTES;
   const signal = o.signal;
   const report = (phase: 'read' | 'write', rowsRead: number, rowsWritten: number, bytes: number): void =>
     o.onProgress?.({ kind: 'import', phase, rowsRead, rowsWritten, bytes, totalBytes: size });
@@ -222,7 +225,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     now: deps.now(),
     newId: deps.newId,
     // A file this big cannot fit (a kept row costs at least ~0.45× its gzipped bytes): read it twice.
-    keepRowsBytes: size !== null && size > 3 * KEEP_ROWS_BYTES ? 0 : KEEP_ROWS_BYTES,
+    keepRowsBytes: size !== null && size > 3 * keepBudget ? 0 : keepBudget,
     ...(signal ? { signal } : {}),
     onProgress: (p) => report('read', p.rowsRead, 0, p.bytesIn),
   });
