@@ -66,6 +66,8 @@ export interface CreateMemoryOptions extends LongRunOptions {
   onEmbedderChange?: StoreOpenOptions['onEmbedderChange'];
   /** Quiet period before the index snapshot is persisted after writes (ms). Default 2000. */
   snapshotDelayMs?: number;
+  /** Pacing of background HNSW insertion after imports and at open (chunk, slice and pause lengths, pending cap). */
+  indexDrain?: StoreOpenOptions['indexDrain'];
   /** IndexedDB implementation for Node (`fake-indexeddb`); defaults to the global one. */
   indexedDB?: IDBFactory;
   IDBKeyRange?: typeof IDBKeyRange;
@@ -183,6 +185,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         ...(options.quota ? { quota: options.quota } : {}),
         ...(options.journalRetention !== undefined ? { journalRetention: options.journalRetention } : {}),
         ...(options.snapshotDelayMs !== undefined ? { snapshotDelayMs: options.snapshotDelayMs } : {}),
+        ...(options.indexDrain ? { indexDrain: options.indexDrain } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       },

@@ -478,6 +478,63 @@ describe('gzip reading', () => {
     expect(await lines(emptyArchive())).toEqual([]);
   });
 
+  it('the native fast path yields what the checked reader yields, fails the same way, and is taken for one complete member', async () => {
+    const memories = sampleMemories();
+    const vectors = sampleVectors(memories.length);
+    const whole = pythonArchive({ memories, vectors });
+    const content = new TextEncoder().encode(pythonText({ memories, vectors }));
+    const flipped = whole.slice();
+    flipped[whole.length - 6] = (flipped[whole.length - 6] as number) ^ 1;
+    const cases: Record<string, Uint8Array> = {
+      single: whole,
+      go: goArchive({ memories, vectors }),
+      multi: multiMemberArchive({ memories, vectors }),
+      zeroPadding: concatBytes([whole, new Uint8Array(16)]),
+      garbage: concatBytes([whole, new TextEncoder().encode('garbage!')]),
+      badCrc: flipped,
+      notGzip: notGzipFile(),
+      nothing: new Uint8Array(0),
+      empty: emptyArchive(),
+      ...Object.fromEntries([2, 12, 40, whole.length >> 1, whole.length - 8, whole.length - 1].map((cut) => [`cut${cut}`, whole.subarray(0, cut)])),
+    };
+    const read = async (source: ByteSource, native: boolean): Promise<{ bytes: Uint8Array; reason: unknown }> => {
+      const parts: Uint8Array[] = [];
+      let reason: unknown = null;
+      try {
+        for await (const chunk of gunzip(source, { native })) parts.push(chunk.data);
+      } catch (error) {
+        reason = (error as MemoryError).details['reason'];
+      }
+      return { bytes: concatBytes(parts), reason };
+    };
+    const isPrefix = (a: Uint8Array, of: Uint8Array): boolean => a.length <= of.length && a.every((b, i) => b === of[i]);
+    for (const [name, bytes] of Object.entries(cases)) {
+      const checked = await read(bytes, false);
+      for (const source of [bytes, new Blob([bytes.slice()])]) {
+        const fast = await read(source, true);
+        expect(fast.reason, name).toEqual(checked.reason);
+        if (checked.reason === null) expect(fast.bytes, name).toEqual(checked.bytes);
+        else expect(isPrefix(fast.bytes, content) && isPrefix(checked.bytes, content), name).toBe(true);
+      }
+    }
+
+    // One complete member is read by the platform's inflater alone.
+    const Native = globalThis.DecompressionStream;
+    let made = 0;
+    globalThis.DecompressionStream = class extends Native {
+      constructor(format: CompressionFormat) {
+        super(format);
+        made += 1;
+      }
+    };
+    try {
+      expect((await read(whole, true)).bytes).toEqual(content);
+      expect(made).toBe(1);
+    } finally {
+      globalThis.DecompressionStream = Native;
+    }
+  });
+
   it('splits on \\n, \\r\\n and \\r, counts blank lines and keeps a last unterminated line', async () => {
     const archive = concatBytes([gzipGoMember('a\r\nb\r'), gzipGoMember('\nc\r\r\n\nd\re')]);
     const got = await lines(archive);

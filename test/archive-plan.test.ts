@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gunzipLines } from '../src/core/archive/gzip.ts';
 import type { ArchiveLine } from '../src/core/archive/gzip.ts';
-import { planImport, planWrites, validateImport } from '../src/core/archive/plan.ts';
+import { cachedWrites, planImport, planWrites, validateImport } from '../src/core/archive/plan.ts';
 import type { ConflictPolicy, ImportPlan, ImportPlanOptions, StoreLookup } from '../src/core/archive/plan.ts';
 import { MemoryError } from '../src/core/errors.ts';
 import type { Memory } from '../src/core/types.ts';
@@ -376,5 +376,43 @@ describe('two-pass shape', () => {
     });
     expect(asked).toEqual(['m-001', 'm-002', 'm-003', 'm-004']);
     expect(result.summary).toMatchObject({ imported: 3, skipped: 1 });
+  });
+});
+
+describe('rows kept by pass 1 (one read of the file)', () => {
+  const linked = (): Uint8Array => {
+    const hub = makeMemory('hub', 'the hub', { createdAt: 1 });
+    const spoke = makeMemory('spoke', 'a spoke', { createdAt: 2, links: [{ to: 'hub', rel: 'related' }], supersededBy: 'hub' });
+    return pythonArchive({ memories: [...memories, hub, spoke], vectors: [...vectors, ...sampleVectors(2, FIXTURE_DIM, 11)] });
+  };
+  const stored = { 'm-002': 'stored', hub: 'squatter' };
+
+  it('cachedWrites yields exactly the writes a second read would, for every policy and in the same batches', async () => {
+    for (const bytes of [linked(), duplicateIdsArchive(), badRowsArchive()]) {
+      for (const policy of ['skip', 'overwrite', 'rename'] as const) {
+        const kept = await validateImport(gunzipLines(bytes), options(fakeStore(stored), { policy, keepRowsBytes: 2 ** 20 }));
+        const reread = await validateImport(gunzipLines(bytes), options(fakeStore(stored), { policy }));
+        expect(kept.rows).not.toBeNull();
+        expect(kept.rows!.length).toBe(kept.writes);
+        expect(reread.rows).toBeNull();
+        expect(kept.summary).toEqual(reread.summary);
+        const fromRows = [];
+        for await (const batch of cachedWrites(kept, { batchSize: 2 })) fromRows.push([batch.writes, batch.rowsWritten, batch.rowsRead]);
+        const fromFile = [];
+        for await (const batch of planWrites(gunzipLines(bytes), reread, { batchSize: 2 })) fromFile.push([batch.writes, batch.rowsWritten, batch.rowsRead]);
+        expect(fromRows).toEqual(fromFile);
+        expect(fromRows.length).toBeGreaterThan(0);
+        // The rows are handed out once.
+        await expect(cachedWrites(kept).next()).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      }
+    }
+  });
+
+  it('keeps nothing when the rows outgrow the budget, or in a dry run', async () => {
+    const small = await validateImport(gunzipLines(withVectors), options(fakeStore(), { keepRowsBytes: 1500 }));
+    expect(small.rows).toBeNull();
+    expect(small.writes).toBe(4);
+    const dry = await validateImport(gunzipLines(withVectors), options(fakeStore(), { keepRowsBytes: 2 ** 20, dryRun: true }));
+    expect(dry.rows).toBeNull();
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { openDexieStorage } from '../src/adapters/storage-dexie.ts';
+import { createExactIndex } from '../src/adapters/index-exact.ts';
+import { openDexieStorage, SCHEMA_VERSION } from '../src/adapters/storage-dexie.ts';
+import { importArchive as importWithDeps, type ArchiveDeps } from '../src/core/archive/store-ops.ts';
 import type { Embedder } from '../src/core/ports.ts';
 import { createMemory, type LocalMemory, type Memory } from '../src/local.ts';
 import {
@@ -229,6 +231,63 @@ describe('importArchive', () => {
     expect(await rows(again)).toEqual(await rows(blob));
     await source.close();
     await target.close();
+  });
+});
+
+describe('importArchive: rows kept by pass 1, or the archive read twice', () => {
+  /** The store-ops import over a bare Dexie storage and exact index, with a chosen row budget. */
+  async function bare(keepRowsBytes?: number) {
+    const name = uniqueName('bare');
+    const storage = await openDexieStorage(name);
+    await storage.initMeta({ schemaVersion: SCHEMA_VERSION, embedderId: 'Xenova/all-MiniLM-L6-v2', dim: FIXTURE_DIM, generation: 0, nextLabel: 0, createdAt: 1 });
+    const index = createExactIndex({ dim: FIXTURE_DIM });
+    let fresh = 0;
+    const deps: ArchiveDeps = {
+      name,
+      storage,
+      index,
+      embedder: { id: 'Xenova/all-MiniLM-L6-v2', dim: FIXTURE_DIM },
+      embed: async (texts) => texts.map(() => new Float32Array(FIXTURE_DIM).fill(0.5)),
+      changed: () => undefined,
+      now: () => 1_800_000_000,
+      newId: () => `fresh-${++fresh}`,
+      journal: (op, meta = {}, group = 'call') => ({ ts: 1_800_000_000, op, actor: 'test', group, meta }),
+      ...(keepRowsBytes === undefined ? {} : { keepRowsBytes }),
+    };
+    const state = async () => ({
+      memories: (await storage.allMemories()).sort((a, b) => a.id.localeCompare(b.id)),
+      vectors: index.size(),
+      journal: (await storage.journalRead({ newest: 1000 })).map((e) => [e.op, e.id]),
+    });
+    return { deps, storage, state };
+  }
+
+  it('writes the same whether pass 1 kept the rows or the archive is read again, and a cancel rolls back either way', async () => {
+    const archive = withVectors();
+    for (const policy of ['overwrite', 'rename'] as const) {
+      const results = [];
+      for (const keep of [undefined, 0]) {
+        const { deps, storage, state } = await bare(keep);
+        await importWithDeps(deps, duplicateIdsArchive());
+        await importWithDeps(deps, pythonArchive({ memories: MEMORIES.slice(0, 2), vectors: VECTORS.slice(0, 2) }));
+        const before = await state();
+        const controller = new AbortController();
+        await expect(
+          importWithDeps(deps, archive, {
+            onConflict: policy,
+            batchSize: 1,
+            signal: controller.signal,
+            onProgress: (e) => void (e.kind === 'import' && e.phase === 'write' && controller.abort()),
+          }),
+        ).rejects.toMatchObject({ code: 'ABORTED' });
+        expect(await state()).toEqual(before);
+        const summary = await importWithDeps(deps, new Blob([archive as BlobPart]), { onConflict: policy, batchSize: 3 });
+        results.push({ summary, after: await state() });
+        storage.close();
+      }
+      expect(results[0]!.summary).toMatchObject(policy === 'overwrite' ? { imported: 2, overwritten: 2 } : { imported: 2, renamed: 2 });
+      expect(results[1]).toEqual(results[0]);
+    }
   });
 });
 

@@ -367,6 +367,11 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     await db.meta.put({ key: `setting:${key}`, value } as unknown as MetaRow);
   }
 
+  /** An import's undo rows as a primary-key range: deleting it is one range delete, not one per row. */
+  function undoRange(importId: string) {
+    return db.importUndo.where('[importId+id]').between([importId, Dexie.minKey], [importId, Dexie.maxKey], true, true);
+  }
+
   /** Appends journal entries inside the caller's transaction (the journal and the data never disagree). */
   async function journal(ctx: JournalContext | undefined, entries: { id: string; before: Memory | null; after: Memory | null; op?: string }[]): Promise<void> {
     if (!ctx || entries.length === 0) return;
@@ -739,6 +744,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const rows = writes.map((w) => ({ ...w.memory, ...derivedFields(w.memory), label: 0 }));
           let docDelta = 0;
           let lengthDelta = 0;
+          const undoRows: ImportUndoRow[] = [];
           for (const [i, w] of writes.entries()) {
             const id = w.memory.id;
             const current = seen.has(id) ? seen.get(id) : existing[i];
@@ -749,17 +755,22 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
             }
             // The first change to an id in this import keeps what it replaced, for rollback.
             if (!undo[i] && !seen.has(id)) {
-              const vector = current ? (await db.vectors.get(current.label))?.vector : undefined;
-              await db.importUndo.put(
-                current
-                  ? { importId, id, kind: 'overwritten', row: current, ...(vector ? { vector } : {}) }
-                  : { importId, id, kind: 'inserted' },
-              );
+              undoRows.push(current ? { importId, id, kind: 'overwritten', row: current } : { importId, id, kind: 'inserted' });
             }
             seen.set(id, rows[i]);
             docDelta += 1;
             lengthDelta += rows[i]!.termLength;
           }
+          // Overwritten rows keep their vector in the undo log too (one read for the batch).
+          const replaced = undoRows.filter((u) => u.row);
+          if (replaced.length) {
+            const vectors = await db.vectors.bulkGet(replaced.map((u) => u.row!.label));
+            replaced.forEach((u, i) => {
+              const vector = vectors[i]?.vector;
+              if (vector) u.vector = vector;
+            });
+          }
+          if (undoRows.length) await db.importUndo.bulkPut(undoRows);
           const { meta, firstLabel } = await bumpGeneration(rows.length, { docs: docDelta, length: lengthDelta });
           rows.forEach((row, i) => (row.label = firstLabel + i));
           const removedLabels = removed.map((r) => r.label);
@@ -771,13 +782,12 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const kept = rows.filter((r) => last.get(r.id) === r);
           const dropped = rows.filter((r) => last.get(r.id) !== r).map((r) => r.label);
           await journal(ctx, writes.map((w, i) => ({ id: w.memory.id, before: existing[i] ? strip(existing[i]!) : null, after: w.memory })));
+          const vectorOf = new Map(rows.map((r, i) => [r, writes[i]!.vector]));
           await db.memories.bulkPut(kept);
-          await db.vectors.bulkPut(
-            kept.map((r) => ({ label: r.label, id: r.id, vector: writes[rows.indexOf(r)]!.vector, gen: meta.generation })),
-          );
+          await db.vectors.bulkPut(kept.map((r) => ({ label: r.label, id: r.id, vector: vectorOf.get(r)!, gen: meta.generation })));
           if (dropped.length) await db.tombstones.bulkPut(dropped.map((label) => ({ label, gen: meta.generation })));
           return {
-            added: kept.map((r) => ({ label: r.label, vector: writes[rows.indexOf(r)]!.vector })),
+            added: kept.map((r) => ({ label: r.label, vector: vectorOf.get(r)! })),
             removedLabels,
             generation: meta.generation,
           };
@@ -809,14 +819,14 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
               added.push({ label, vector: e.vector });
             }
           }
-          await db.importUndo.where('importId').equals(importId).delete();
+          await undoRange(importId).delete();
           return { added, removedLabels, generation: meta.generation };
         }),
       ),
 
     finishImport: (importId) =>
       run('finishImport', async () => {
-        await db.importUndo.where('importId').equals(importId).delete();
+        await undoRange(importId).delete();
       }),
 
     pendingImports: () =>

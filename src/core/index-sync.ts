@@ -3,7 +3,13 @@
  * index snapshot, replays the writes made after it (vectors and tombstones newer than the
  * snapshot's generation), checks the live count against storage, and rebuilds from the stored
  * vectors when anything does not add up. Snapshots are written on a debounce, never per write.
+ *
+ * Over a `DeferredIndex`, the replay is deferred (searchable at once by exact scan, inserted
+ * into the graph in the background), no snapshot is written while vectors are pending (the
+ * snapshot then always covers every vector up to its generation, so a store closed or killed
+ * mid-drain replays the rest at its next open), and one is scheduled when the drain ends.
  */
+import { DeferredIndex } from './deferred-index.ts';
 import { throwIfAborted } from './errors.ts';
 import type { MemoryStorage, VectorIndex } from './ports.ts';
 import type { LongRunOptions } from './types.ts';
@@ -21,6 +27,7 @@ export class IndexSync {
   private dirtyGeneration = 0;
   private savedGeneration: number | null = null;
   private readonly delay: number;
+  private readonly deferred: DeferredIndex | null;
 
   constructor(
     readonly index: VectorIndex,
@@ -28,6 +35,8 @@ export class IndexSync {
     options: IndexSyncOptions = {},
   ) {
     this.delay = options.snapshotDelayMs ?? 2000;
+    this.deferred = index instanceof DeferredIndex ? index : null;
+    if (this.deferred) this.deferred.onDrained = () => this.schedule(this.dirtyGeneration);
   }
 
   get snapshotGeneration(): number | null {
@@ -46,9 +55,11 @@ export class IndexSync {
     if (snapshot !== null && snapshot <= generation) {
       let replayed = false;
       if (snapshot < generation) {
-        await this.storage.scanVectors((labels, vectors) => this.index.add(labels, vectors), {
-          afterGeneration: snapshot,
-        });
+        const deferred = this.deferred;
+        await this.storage.scanVectors(
+          (labels, vectors) => (deferred ? deferred.addDeferred(labels, vectors) : this.index.add(labels, vectors)),
+          { afterGeneration: snapshot },
+        );
         const removed = await this.storage.tombstonesAfter(snapshot);
         this.index.remove(removed);
         replayed = true;
@@ -78,7 +89,7 @@ export class IndexSync {
     });
     this.savedGeneration = null;
     this.dirtyGeneration = generation;
-    if (total > 0) await this.flush(generation);
+    if (total > 0) await this.persist(generation);
   }
 
   /** Records a write at `generation`; a snapshot follows after a quiet period. */
@@ -88,12 +99,21 @@ export class IndexSync {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.flush(this.dirtyGeneration).catch(() => undefined);
+      void this.persist(this.dirtyGeneration).catch(() => undefined);
     }, this.delay);
   }
 
-  /** Persists a snapshot now if the index changed since the last one. */
+  /**
+   * Persists a snapshot now if the index changed since the last one, after the background
+   * drain (if any) has put every pending vector into the graph.
+   */
   async flush(generation = this.dirtyGeneration): Promise<void> {
+    await this.deferred?.whenDrained();
+    return this.persist(Math.max(generation, this.dirtyGeneration));
+  }
+
+  /** Writes the snapshot unless one at `generation` exists (the index refuses while vectors are pending). */
+  private async persist(generation: number): Promise<void> {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
@@ -111,8 +131,10 @@ export class IndexSync {
     return this.saving;
   }
 
+  /** Stops a background drain (what it did not insert is replayed at the next open), persists if complete, disposes. */
   async close(): Promise<void> {
-    await this.flush().catch(() => undefined);
+    this.deferred?.stop();
+    await this.persist(this.dirtyGeneration).catch(() => undefined);
     this.index.dispose();
   }
 }

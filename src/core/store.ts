@@ -4,6 +4,7 @@
  * in-memory index. Nothing here knows about Dexie, hnswlib or a model.
  */
 import { MemoryError, invalid, throwIfAborted } from './errors.ts';
+import { DeferredIndex, type DeferredIndexOptions } from './deferred-index.ts';
 import { IndexSync, type IndexOpenOutcome } from './index-sync.ts';
 import type { Clock, Embedder, IdSource, MemoryStorage, StoreMeta, VectorIndex } from './ports.ts';
 import {
@@ -288,6 +289,8 @@ export interface StoreOpenOptions extends LongRunOptions {
   snapshotDelayMs?: number;
   /** What journal compaction keeps (default 90 days, and always the newest 1000 entries). */
   journalRetention?: JournalRetention;
+  /** Pacing of background index insertion (imports, replay at open); see `DeferredIndex`. */
+  indexDrain?: DeferredIndexOptions;
 }
 
 const systemClock: Clock = { now: () => Date.now() / 1000 };
@@ -303,7 +306,9 @@ export async function openStore(
   deps: StoreDeps,
   options: StoreOpenOptions = {},
 ): Promise<MemoryApi & { opened: IndexOpenOutcome | 'pending-reindex'; asActor(actor: string): MemoryApi }> {
-  const { storage, index, embedder, name } = deps;
+  const { storage, embedder, name } = deps;
+  // Bulk writes (imports, the replay at open) reach the graph in the background; recall stays exact meanwhile.
+  const index = new DeferredIndex(deps.index, options.indexDrain);
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? randomIds;
   if (!Number.isInteger(embedder.dim) || embedder.dim <= 0) {
@@ -994,7 +999,7 @@ export async function openStore(
           superseded: counts.superseded,
           byType,
           embedder: { id: embedder.id, dim: embedder.dim },
-          index: { kind: index.kind, size: index.size(), snapshotGeneration: sync.snapshotGeneration, generation: meta.generation },
+          index: { kind: index.kind, size: index.size(), pending: index.pendingCount, snapshotGeneration: sync.snapshotGeneration, generation: meta.generation },
           schemaVersion: meta.schemaVersion,
           confidence: { ...calibrator.thresholds() },
           ...(deps.storageInfo ? { storage: await deps.storageInfo() } : {}),

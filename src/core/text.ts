@@ -9,8 +9,28 @@ const LEADING = new RegExp(`^[${PY_SPACE}]+`, 'u');
 const TRAILING = new RegExp(`[${PY_SPACE}]+$`, 'u');
 const RUNS = new RegExp(`[${PY_SPACE}]+`, 'u');
 
+/** Whether a UTF-16 code unit is one of `PY_SPACE` (all of them are single units). */
+function isPySpace(c: number): boolean {
+  return (
+    (c >= 0x09 && c <= 0x0d) ||
+    c === 0x20 ||
+    (c >= 0x1c && c <= 0x1f) ||
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
+  );
+}
+
 /** Python's `text.strip()`. */
 export function pyStrip(text: string): string {
+  // Most text has nothing to strip; the anchored-at-end regex would still scan all of it.
+  if (text.length === 0 || (!isPySpace(text.charCodeAt(0)) && !isPySpace(text.charCodeAt(text.length - 1)))) return text;
   return text.replace(LEADING, '').replace(TRAILING, '');
 }
 

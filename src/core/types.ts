@@ -241,7 +241,8 @@ export interface StoreStats {
   superseded: number;
   byType: Record<MemoryType, number>;
   embedder: { id: string; dim: number };
-  index: { kind: 'hnsw' | 'exact'; size: number; snapshotGeneration: number | null; generation: number };
+  /** `pending`: vectors searchable by exact scan, still being inserted into the graph in the background. */
+  index: { kind: 'hnsw' | 'exact'; size: number; pending: number; snapshotGeneration: number | null; generation: number };
   schemaVersion: number;
   /**
    * The thresholds behind the confidence verdicts: how they were derived ('pairwise-background'

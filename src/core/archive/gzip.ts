@@ -18,6 +18,16 @@
  * what was read as provisional until the iteration completes (the importer's first pass reads
  * the whole archive before anything is written).
  *
+ * Fast path: a source that can be read again (a Blob or bytes) is first inflated by the
+ * platform's native `DecompressionStream('gzip')` (zlib, which checks every CRC-32 and length
+ * itself), several times faster than fflate. That result is accepted only when the native
+ * stream ends cleanly and the last 8 input bytes are the trailer of a member holding all of
+ * the output (one complete member, nothing after it). Otherwise (a multi-member file,
+ * trailing bytes, damage, no native support) the checked fflate reader runs from the start,
+ * skips the bytes already handed out (inflating is deterministic, so they are the same) and
+ * goes on from there with its own checks and errors: the output and every failure are those
+ * of the checked reader.
+ *
  * Memory is bounded: one input piece of at most 512 KiB (small source chunks are gathered, big
  * ones cut), its decompressed output, one partial line, and the last 64 KiB of input (to read
  * member trailers).
@@ -36,6 +46,8 @@ export type ByteSource =
 
 export interface GunzipOptions {
   signal?: AbortSignal;
+  /** Use the platform's `DecompressionStream` when it can be checked (default true). */
+  native?: boolean;
 }
 
 export interface LineOptions extends GunzipOptions {
@@ -314,12 +326,127 @@ function readUint32(bytes: Uint8Array, at: number): number {
   return ((bytes[at] as number) | ((bytes[at + 1] as number) << 8) | ((bytes[at + 2] as number) << 16) | ((bytes[at + 3] as number) << 24)) >>> 0;
 }
 
+/** Compressed bytes handed to the native inflater per chunk (bounds what it holds). */
+const NATIVE_PIECE_BYTES = 1024 * 1024;
+
+function hasNativeGunzip(): boolean {
+  return typeof DecompressionStream === 'function' && typeof ReadableStream === 'function';
+}
+
+/** The source as a stream of at most `NATIVE_PIECE_BYTES` pieces, counting what was read. */
+function countedStream(source: Blob | Uint8Array, counter: { read: number }): ReadableStream<Uint8Array> {
+  let at = 0;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let pending: Uint8Array | undefined;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let piece: Uint8Array | undefined;
+      if (source instanceof Uint8Array) {
+        if (at < source.length) piece = source.subarray(at, (at = Math.min(source.length, at + NATIVE_PIECE_BYTES)));
+      } else {
+        if (!pending || pending.length === 0) {
+          reader ??= (source.stream() as ReadableStream<Uint8Array>).getReader();
+          const next = await reader.read();
+          pending = next.done ? undefined : next.value;
+        }
+        if (pending) {
+          piece = pending.subarray(0, NATIVE_PIECE_BYTES);
+          pending = pending.subarray(piece.length);
+        }
+      }
+      if (!piece) {
+        controller.close();
+        return;
+      }
+      counter.read += piece.length;
+      controller.enqueue(piece);
+    },
+    async cancel() {
+      await reader?.cancel().catch(() => undefined);
+    },
+  });
+}
+
+/** The last 8 bytes of the source (a gzip member's trailer: CRC-32 and length mod 2^32). */
+async function trailerOf(source: Blob | Uint8Array): Promise<Uint8Array | null> {
+  const size = source instanceof Uint8Array ? source.length : source.size;
+  if (size < MIN_MEMBER_BYTES) return null;
+  if (source instanceof Uint8Array) return source.subarray(size - 8);
+  return new Uint8Array(await source.slice(size - 8).arrayBuffer());
+}
+
+/**
+ * Native inflation; reports how many bytes it yielded and whether the result is complete by
+ * the rule above (`done`). Any native failure just ends it with `done: false`.
+ */
+async function* nativeGunzip(
+  source: Blob | Uint8Array,
+  state: { yielded: number; done: boolean },
+  signal?: AbortSignal,
+): AsyncGenerator<GunzipChunk> {
+  const counter = { read: 0 };
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  try {
+    reader = countedStream(source, counter)
+      .pipeThrough(new DecompressionStream('gzip') as unknown as ReadableWritablePair<Uint8Array, Uint8Array>)
+      .getReader();
+  } catch {
+    return;
+  }
+  let size = 0;
+  let finished = false;
+  try {
+    for (;;) {
+      throwIfAborted(signal);
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch {
+        return; // damage, junk after a member, a second member on some platforms: the checked reader decides
+      }
+      if (next.done) break;
+      if (next.value.length === 0) continue;
+      size = (size + next.value.length) % 0x1_0000_0000;
+      state.yielded += next.value.length;
+      yield { data: next.value, bytesIn: counter.read };
+    }
+    finished = true;
+    const trailer = await trailerOf(source);
+    state.done = trailer !== null && readUint32(trailer, 4) === size;
+  } finally {
+    if (!finished) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+}
+
 /**
  * Decompresses a (multi-member) gzip stream chunk by chunk. Throws `INVALID_ARCHIVE`
  * (`not-gzip`, `truncated`, `corrupt`) after yielding whatever came before the damage, and
  * `ABORTED` when `signal` fires. An empty input yields nothing.
  */
 export async function* gunzip(source: ByteSource, options: GunzipOptions = {}): AsyncGenerator<GunzipChunk> {
+  const rereadable = source instanceof Uint8Array || (typeof Blob !== 'undefined' && source instanceof Blob);
+  if (options.native === false || !rereadable || !hasNativeGunzip()) {
+    yield* checkedGunzip(source, options);
+    return;
+  }
+  const state = { yielded: 0, done: false };
+  yield* nativeGunzip(source as Blob | Uint8Array, state, options.signal);
+  if (state.done) return;
+  // Not provably complete: the checked reader takes over where the native one stopped.
+  let skip = state.yielded;
+  for await (const chunk of checkedGunzip(source, options)) {
+    if (skip >= chunk.data.length) {
+      skip -= chunk.data.length;
+      continue;
+    }
+    yield skip > 0 ? { data: chunk.data.subarray(skip), bytesIn: chunk.bytesIn } : chunk;
+    skip = 0;
+  }
+}
+
+/** fflate with the checks described above. */
+async function* checkedGunzip(source: ByteSource, options: GunzipOptions): AsyncGenerator<GunzipChunk> {
   const inflater = new CheckedGunzip();
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;

@@ -16,6 +16,11 @@
  * reused, else `needsEmbedding`, and whether it replaces a stored memory. Every row is checked
  * against pass 1, so an archive that changed between the passes fails with `changed`.
  *
+ * **Keeping rows**: with `keepRowsBytes`, pass 1 also keeps the rows it will write while their
+ * estimated size stays within that budget (an archive that outgrows it drops them and is read
+ * again). `cachedWrites(validation)` then yields the same batches as pass 2 without a second
+ * decompression and parse of the file.
+ *
  * `planImport(openLines, options)` runs both passes and collects every write (small archives,
  * tests).
  */
@@ -91,6 +96,11 @@ export interface ImportPlanOptions {
   now?: number;
   /** Ids looked up per `exists` call (default 256). */
   lookupBatchSize?: number;
+  /**
+   * Keep the rows to write in memory, up to about this many bytes (default 0: never), so the
+   * writes need no second pass over the file (`cachedWrites`).
+   */
+  keepRowsBytes?: number;
   signal?: AbortSignal;
   onProgress?: (progress: ImportProgress) => void;
 }
@@ -130,6 +140,11 @@ export interface ImportValidation {
   toEmbed: number;
   /** The `now` used for missing timestamps; pass 2 reuses it. */
   now: number;
+  /**
+   * The rows to write, in file order, when they fit in `keepRowsBytes` (else null: pass 2
+   * reads the file again). Consumed by `cachedWrites`.
+   */
+  rows: ParsedRow[] | null;
   /** @internal per-line action and expected id (pass 2's consistency check). */
   readonly plan: { actions: Uint8Array; ids: (string | undefined)[]; renamedTo: Map<number, string> };
 }
@@ -307,6 +322,9 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
     const collisions: { id: string; reason: string | null }[] = [];
     let writes = 0;
     let writesWithVector = 0;
+    const keepBudget = Math.max(0, options.keepRowsBytes ?? 0);
+    let kept: ParsedRow[] | null = keepBudget > 0 && !dryRun ? [] : null;
+    let keptBytes = 0;
     let lineCount = headerLine ? 1 : 0;
     let bytesIn = headerLine?.bytesIn ?? 0;
     let pending: Pending[] = [];
@@ -346,6 +364,11 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
       if (action !== Action.Skip) {
         writes += 1;
         if (row.vector) writesWithVector += 1;
+        if (kept) {
+          keptBytes += rowBytes(row);
+          if (keptBytes <= keepBudget) kept.push(row);
+          else kept = null; // over budget: pass 2 reads the file again
+        }
       }
     };
 
@@ -427,6 +450,7 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
       writes,
       toEmbed: vectors.useVectors ? writes - writesWithVector : writes,
       now,
+      rows: kept,
       plan: { actions: actions.bytes, ids, renamedTo },
     };
   } finally {
@@ -456,7 +480,6 @@ export async function* planWrites(
   if (validation.dryRun) throw invalid('a dry run writes nothing: there is no second pass');
   const batchSize = Math.max(1, options.batchSize ?? 128);
   const { actions, ids, renamedTo } = validation.plan;
-  const { renames } = validation;
   const changed = (lineNo: number, why: string): MemoryError =>
     invalidArchive('changed', `the archive changed between the two import passes (line ${lineNo}: ${why})`, { lineNo });
 
@@ -475,33 +498,8 @@ export async function* planWrites(
     if (!row || !row.ok) throw changed(line.lineNo, 'the row no longer reads');
     if (row.id !== ids[line.lineNo]) throw changed(line.lineNo, `id ${JSON.stringify(row.id)} was ${JSON.stringify(ids[line.lineNo])}`);
 
-    const memory = row.memory;
-    let renamedFrom: string | undefined;
-    if (action === Action.Rename) {
-      const fresh = renamedTo.get(line.lineNo);
-      if (fresh === undefined) throw changed(line.lineNo, 'no fresh id recorded');
-      renamedFrom = memory.id;
-      memory.id = fresh;
-    }
-    if (renames.size > 0) {
-      memory.links = memory.links.map((link) => {
-        const to = renames.get(link.to);
-        return to === undefined ? link : { to, rel: link.rel };
-      });
-      const superseder = renames.get(memory.supersededBy);
-      if (memory.supersededBy && superseder !== undefined) memory.supersededBy = superseder;
-    }
-    const vector = validation.vectors.useVectors ? row.vector : undefined;
-    const write: PlannedWrite = {
-      lineNo: line.lineNo,
-      memory,
-      needsEmbedding: vector === undefined,
-      mode: action === Action.Overwrite ? 'overwrite' : 'insert',
-    };
-    if (vector) write.vector = vector;
-    if (renamedFrom !== undefined) write.renamedFrom = renamedFrom;
-    if (row.extension) write.extension = row.extension;
-    batch.push(write);
+    if (action === Action.Rename && !renamedTo.has(line.lineNo)) throw changed(line.lineNo, 'no fresh id recorded');
+    batch.push(writeOf(row, action, validation));
     rowsWritten += 1;
     if (batch.length >= batchSize) {
       options.onProgress?.({ phase: 'write', rowsRead, bytesIn });
@@ -515,6 +513,69 @@ export async function* planWrites(
   if (batch.length > 0) {
     options.onProgress?.({ phase: 'write', rowsRead, bytesIn });
     yield { writes: batch, rowsRead, rowsWritten, bytesIn };
+  }
+}
+
+/** The estimated memory a kept row holds (its vector, strings and objects). */
+function rowBytes(row: ParsedRow): number {
+  const m = row.memory;
+  let strings = m.text.length + m.id.length * 2 + m.contentHash.length + (m.source?.length ?? 0) + m.supersededBy.length;
+  for (const tag of m.tags) strings += tag.length;
+  for (const link of m.links) strings += link.to.length + link.rel.length;
+  return 640 + (row.vector?.byteLength ?? 0) + 2 * strings + 48 * (m.tags.length + m.links.length);
+}
+
+/** A row's write: renamed id applied, links and `superseded_by` re-pointed through this import's renames. */
+function writeOf(row: ParsedRow, action: Action, validation: ImportValidation): PlannedWrite {
+  const { renames } = validation;
+  const memory = row.memory;
+  let renamedFrom: string | undefined;
+  if (action === Action.Rename) {
+    renamedFrom = memory.id;
+    memory.id = validation.plan.renamedTo.get(row.lineNo)!;
+  }
+  if (renames.size > 0) {
+    memory.links = memory.links.map((link) => {
+      const to = renames.get(link.to);
+      return to === undefined ? link : { to, rel: link.rel };
+    });
+    const superseder = renames.get(memory.supersededBy);
+    if (memory.supersededBy && superseder !== undefined) memory.supersededBy = superseder;
+  }
+  const vector = validation.vectors.useVectors ? row.vector : undefined;
+  const write: PlannedWrite = {
+    lineNo: row.lineNo,
+    memory,
+    needsEmbedding: vector === undefined,
+    mode: action === Action.Overwrite ? 'overwrite' : 'insert',
+  };
+  if (vector) write.vector = vector;
+  if (renamedFrom !== undefined) write.renamedFrom = renamedFrom;
+  if (row.extension) write.extension = row.extension;
+  return write;
+}
+
+/**
+ * Pass 2 from the rows pass 1 kept (`validation.rows`): the same batches as `planWrites`
+ * without reading the file again. The rows are consumed (each is yielded once).
+ */
+export async function* cachedWrites(validation: ImportValidation, options: PlanWritesOptions = {}): AsyncGenerator<WriteBatch> {
+  if (validation.dryRun) throw invalid('a dry run writes nothing: there is no second pass');
+  const rows = validation.rows;
+  if (!rows) throw invalid('pass 1 kept no rows: read the archive again with planWrites');
+  validation.rows = null;
+  const batchSize = Math.max(1, options.batchSize ?? 128);
+  const { actions } = validation.plan;
+  for (let at = 0; at < rows.length; at += batchSize) {
+    throwIfAborted(options.signal);
+    const chunk = rows.slice(at, at + batchSize);
+    const writes = chunk.map((row) => writeOf(row, actions[row.lineNo] as Action, validation));
+    // Release what was handed out, so a long import does not keep every row to its end.
+    rows.fill(null as unknown as ParsedRow, at, at + chunk.length);
+    // As pass 2 would report it: a full batch at its last row's line, the final partial one at the end of the file.
+    const rowsRead = chunk.length === batchSize ? chunk[chunk.length - 1]!.lineNo : validation.lines;
+    options.onProgress?.({ phase: 'write', rowsRead, bytesIn: validation.bytesIn });
+    yield { writes, rowsRead, rowsWritten: Math.min(rows.length, at + batchSize), bytesIn: validation.bytesIn };
   }
 }
 

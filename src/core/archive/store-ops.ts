@@ -3,7 +3,13 @@
  * store, and the two-pass import (validate everything, then write batch by batch with an undo
  * log that is rolled back on any failure or cancellation), so a rejected, truncated or
  * cancelled archive leaves the store exactly as before.
+ *
+ * An archive whose rows fit in `KEEP_ROWS_BYTES` is decompressed and parsed once: pass 1 keeps
+ * the rows it validated and the writes come from them; a bigger one is read a second time, so
+ * memory stays bounded. Imported vectors are searchable when their batch commits and reach the
+ * HNSW graph in the background (`DeferredIndex`), after the import returns.
  */
+import { DeferredIndex } from '../deferred-index.ts';
 import { invalid, throwIfAborted } from '../errors.ts';
 import type { IndexDelta, JournalContext, MemoryStorage, VectorIndex } from '../ports.ts';
 import type { Memory, ProgressEvent } from '../types.ts';
@@ -11,7 +17,7 @@ import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp
 import { exportRows } from './export.ts';
 import { parseHeader, type ArchiveHeader } from './format.ts';
 import { gunzipLines, type ByteSource } from './gzip.ts';
-import { IMPORT_POLICIES, planWrites, validateImport, type ConflictPolicy, type ImportSummary } from './plan.ts';
+import { IMPORT_POLICIES, cachedWrites, planWrites, validateImport, type ConflictPolicy, type ImportSummary } from './plan.ts';
 
 /** What can be imported: a File, Blob, ArrayBuffer, bytes, or a stream of bytes. */
 export type ArchiveSource = Blob | ArrayBuffer | Uint8Array | ReadableStream<Uint8Array>;
@@ -68,15 +74,27 @@ export interface ArchiveDeps {
   newId(): string;
   /** A journal context for one call; `group` lets an import's entries be dropped with its rollback. */
   journal(op: string, meta?: Record<string, unknown>, group?: string): JournalContext;
+  /** Rows pass 1 may keep for the writes (estimated bytes); default `KEEP_ROWS_BYTES`, 0 always reads twice. */
+  keepRowsBytes?: number;
 }
+
+/** Rows pass 1 may keep for the writes (estimated bytes): about 20k rows with 384-d vectors. */
+export const KEEP_ROWS_BYTES = 48 * 2 ** 20;
 
 const EXPORT_KEYS = new Set(['includeVectors', 'includeSuperseded', 'types', 'tags', 'since', 'signal', 'onProgress']);
 const IMPORT_KEYS = new Set(['onConflict', 'regenerateVectors', 'dryRun', 'batchSize', 'signal', 'onProgress']);
 
-/** Applies a storage write's effect on the vector set to the in-memory index. */
-export function applyIndexDelta(index: VectorIndex, delta: IndexDelta): void {
+/**
+ * Applies a storage write's effect on the vector set to the in-memory index; `deferred` puts
+ * the added vectors in a `DeferredIndex`'s pending set (searchable now, in the graph later).
+ */
+export function applyIndexDelta(index: VectorIndex, delta: IndexDelta, deferred = false): void {
   if (delta.removedLabels.length) index.remove(delta.removedLabels);
-  if (delta.added.length) index.add(delta.added.map((a) => a.label), delta.added.map((a) => a.vector));
+  if (!delta.added.length) return;
+  const labels = delta.added.map((a) => a.label);
+  const vectors = delta.added.map((a) => a.vector);
+  if (deferred && index instanceof DeferredIndex) index.addDeferred(labels, vectors);
+  else index.add(labels, vectors);
 }
 
 /** A source that can be read twice (pass 1 validates, pass 2 writes); streams are buffered compressed. */
@@ -190,6 +208,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   const regenerateVectors = o.regenerateVectors === undefined ? false : checkBoolean(o.regenerateVectors, 'regenerateVectors');
   const batchSize = o.batchSize === undefined ? 500 : checkInteger(o.batchSize, 'batchSize', 1, 10_000);
   const { open, size } = await rereadable(source);
+  const keepBudget = deps.keepRowsBytes ?? KEEP_ROWS_BYTES;
   const signal = o.signal;
   const report = (phase: 'read' | 'write', rowsRead: number, rowsWritten: number, bytes: number): void =>
     o.onProgress?.({ kind: 'import', phase, rowsRead, rowsWritten, bytes, totalBytes: size });
@@ -205,6 +224,8 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     },
     now: deps.now(),
     newId: deps.newId,
+    // A file this big cannot fit (a kept row costs at least ~0.45× its gzipped bytes): read it twice.
+    keepRowsBytes: size !== null && size > 3 * keepBudget ? 0 : keepBudget,
     ...(signal ? { signal } : {}),
     onProgress: (p) => report('read', p.rowsRead, 0, p.bytesIn),
   });
@@ -220,8 +241,14 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
 
   const importId = deps.newId();
   let written = 0;
+  // The graph insertion waits until the writes are done (it would compete with them for the CPU).
+  const release = deps.index instanceof DeferredIndex ? deps.index.hold() : () => undefined;
+  const passOptions = { batchSize, ...(signal ? { signal } : {}) };
+  const batches = validation.rows
+    ? cachedWrites(validation, passOptions)
+    : planWrites(gunzipLines(open(), signal ? { signal } : {}), validation, passOptions);
   try {
-    for await (const batch of planWrites(gunzipLines(open(), signal ? { signal } : {}), validation, { batchSize, ...(signal ? { signal } : {}) })) {
+    for await (const batch of batches) {
       throwIfAborted(signal, { written });
       const toEmbed = batch.writes.filter((w) => w.needsEmbedding || !w.vector);
       const embedded = toEmbed.length
@@ -234,7 +261,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
         batch.writes.map((w) => ({ memory: w.memory, vector: vectors.get(w) ?? w.vector! })),
         deps.journal('import', { vectorsPreserved: !validation.summary.vectorsRegenerated }, importId),
       );
-      applyIndexDelta(deps.index, delta);
+      applyIndexDelta(deps.index, delta, true);
       deps.changed(delta.generation);
       written += batch.writes.length;
       report('write', batch.rowsRead, written, batch.bytesIn);
@@ -247,6 +274,8 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     applyIndexDelta(deps.index, delta);
     deps.changed(delta.generation);
     throw error;
+  } finally {
+    release();
   }
   return result(validation.summary);
 }
