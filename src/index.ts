@@ -32,7 +32,7 @@ export type { JournalHorizon, LossRecord } from './core/ports.ts';
 export { connectEndpoint } from './client/connect.ts';
 export { portEndpoint, encodeJson, decodeJson, type PortEndpoint, type RuntimePort, type RuntimePortEvent, type Json } from './client/chrome-port.ts';
 export { connectTools, type RemoteTools, type ToolFormat, type ToolsHostApi } from './client/tools.ts';
-export { openConnection, bridgeEndpoint, type Connection } from './rpc/port-host.ts';
+export { openConnection, bridgeEndpoint, allowCalls, type Connection } from './rpc/port-host.ts';
 export { canonicalModelName, isSameModel } from './core/archive/format.ts';
 
 export interface ConnectOptions extends Partial<OpenRequest> {

@@ -6,7 +6,7 @@ import { connectTools } from '../src/client/tools.ts';
 import { createToolsHost } from '../src/agents/tools-host.ts';
 import { MemoryError, createMemory } from '../src/local.ts';
 import { createHost, StoreRegistry, type ConnectionScope } from '../src/rpc/host.ts';
-import { acceptConnections, bridgeEndpoint, openConnection } from '../src/rpc/port-host.ts';
+import { acceptConnections, allowCalls, bridgeEndpoint, openConnection } from '../src/rpc/port-host.ts';
 import { installErrorTransfer } from '../src/rpc/transfer.ts';
 import type { Embedder } from '../src/core/ports.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
@@ -177,6 +177,8 @@ describe('the memory over an extension port', () => {
       onProgress: (e) => void (e.kind === 'write' && seen.push(e.done)),
     });
     expect(seen).toEqual([0, 10, 20, 30]);
+    // The callback's virtual channel is gone once the host released the proxy.
+    await expect.poll(() => endpoint.channels, { timeout: 2000 }).toBe(0);
     const controller = new AbortController();
     const error = await memory
       .rememberMany(Array.from({ length: 400 }, (_, i) => `more ${i}`), {
@@ -236,6 +238,37 @@ describe('the memory over an extension port', () => {
     const reader = await connect(readerEndpoint, name, { scope: { readOnly: false } });
     await expect(reader.forget(memory.id)).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
     expect(await reader.count()).toBe(1);
+  });
+});
+
+describe('allowCalls: only the host methods get through', () => {
+  it('answers comlink GET, SET and deep paths with PERMISSION_DENIED, and serves the named methods', async () => {
+    installErrorTransfer();
+    const pair = portPair();
+    const host = createHost(registry());
+    Comlink.expose(host, allowCalls(portEndpoint(pair[0]), ['open', 'call', 'abort', 'release', 'ping']));
+    const client = portEndpoint(pair[1]);
+    cleanups.push(() => client.close());
+    const remote = Comlink.wrap<Record<string, unknown> & { ping(): Promise<{ ok: boolean }> }>(client);
+    expect(await remote.ping()).toMatchObject({ ok: true });
+    const read = await (remote.open as unknown as { constructor: Promise<unknown> }).constructor.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(read).toMatchObject({ code: 'PERMISSION_DENIED' });
+    // A raw SET (comlink's proxy `set` trap would leave its rejection unhandled).
+    const answer = new Promise<unknown>((resolve) => {
+      client.addEventListener('message', ((event: MessageEvent) => {
+        if ((event.data as { id?: string }).id === 'set-1') resolve(event.data);
+      }) as EventListener);
+    });
+    client.postMessage({ id: 'set-1', type: 'SET', path: ['dispose', '__proto__', 'call'], value: { type: 'RAW', value: 1 } });
+    expect(await answer).toMatchObject({ type: 'HANDLER', name: 'throw', value: { isError: true, value: { code: 'PERMISSION_DENIED' } } });
+    expect(typeof Function.prototype.call).toBe('function');
+    const deep = await ((remote as unknown as { open: { call: (...a: unknown[]) => Promise<unknown> } }).open.call(null, { name: 'x' })).catch((e: unknown) => e);
+    expect(deep).toMatchObject({ code: 'PERMISSION_DENIED' });
+    const unknownMethod = await ((remote as unknown as { dispose: () => Promise<unknown> }).dispose()).catch((e: unknown) => e);
+    expect(unknownMethod).toMatchObject({ code: 'PERMISSION_DENIED' });
   });
 });
 

@@ -50,6 +50,8 @@ export interface PortEndpoint extends Comlink.Endpoint {
   close(): void;
   /** Runs `listener` once when the port goes away (either side); at once if it already has. */
   onClose(listener: () => void): void;
+  /** Virtual channels (comlink proxies in flight) open on this port, for diagnostics. */
+  readonly channels: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -330,11 +332,27 @@ function isEnvelope(value: unknown): value is Envelope {
   return value !== null && typeof value === 'object' && (value as { hk?: unknown }).hk === 1 && 'd' in value;
 }
 
-/** A comlink request (`{ id, type, … }`) or response (`{ id, … }` without `type`). */
+/** A comlink message: a request (`type` GET, SET, APPLY, CONSTRUCT, ENDPOINT or RELEASE) or a response (`type` RAW or HANDLER). */
 interface Wire {
   id?: unknown;
   type?: unknown;
 }
+
+const REQUEST_TYPES: ReadonlySet<unknown> = new Set(['GET', 'SET', 'APPLY', 'CONSTRUCT', 'ENDPOINT', 'RELEASE']);
+
+/** The id of a comlink request, or undefined for anything else. */
+function requestId(message: unknown): unknown {
+  const wire = message as Wire | null;
+  return wire !== null && typeof wire === 'object' && wire.id !== undefined && REQUEST_TYPES.has(wire.type) ? wire.id : undefined;
+}
+
+/** The id a comlink response answers, or undefined for anything else. */
+function responseId(message: unknown): unknown {
+  const wire = message as Wire | null;
+  return wire !== null && typeof wire === 'object' && wire.id !== undefined && !REQUEST_TYPES.has(wire.type) ? wire.id : undefined;
+}
+
+const isRelease = (message: unknown): boolean => (message as Wire | null)?.type === 'RELEASE';
 
 /** The answer comlink expects for a request that can no longer be served. */
 function closedResponse(id: unknown): Record<string, unknown> {
@@ -382,23 +400,21 @@ export function portEndpoint(port: RuntimePort): PortEndpoint {
   const main: Channel = { deliver: dispatch, pending: new Set(), releasing: new Set() };
 
   function trackOutgoing(channel: Channel, message: unknown): void {
-    const wire = message as Wire | null;
-    if (wire === null || typeof wire !== 'object' || wire.id === undefined) return;
-    if (wire.type !== undefined) {
-      channel.pending.add(wire.id);
-      if (wire.type === 'RELEASE') channel.releasing.add(wire.id);
-    }
+    const id = requestId(message);
+    if (id === undefined) return;
+    channel.pending.add(id);
+    if (isRelease(message)) channel.releasing.add(id);
   }
 
   /** Notes an incoming message; true when it answers a RELEASE (the channel is done after it). */
   function trackIncoming(channel: Channel, message: unknown): boolean {
-    const wire = message as Wire | null;
-    if (wire === null || typeof wire !== 'object' || wire.id === undefined) return false;
-    if (wire.type === undefined) {
-      channel.pending.delete(wire.id);
-      return channel.releasing.delete(wire.id);
+    const answered = responseId(message);
+    if (answered !== undefined) {
+      channel.pending.delete(answered);
+      return channel.releasing.delete(answered);
     }
-    if (wire.type === 'RELEASE') channel.releasing.add(wire.id);
+    const asked = requestId(message);
+    if (asked !== undefined && isRelease(message)) channel.releasing.add(asked);
     return false;
   }
 
@@ -422,10 +438,8 @@ export function portEndpoint(port: RuntimePort): PortEndpoint {
     channels.set(id, channel);
     local.onmessage = (event: MessageEvent) => {
       // An answer to a RELEASE that came in: the proxy on the other side is gone after it.
-      const ends = (() => {
-        const wire = event.data as Wire | null;
-        return wire !== null && typeof wire === 'object' && wire.type === undefined && channel.releasing.has(wire.id);
-      })();
+      const answered = responseId(event.data);
+      const ends = answered !== undefined && channel.releasing.delete(answered);
       trackOutgoing(channel, event.data);
       send(event.data, id);
       if (ends) endChannel(id);
@@ -504,13 +518,14 @@ export function portEndpoint(port: RuntimePort): PortEndpoint {
     get closed() {
       return closed;
     },
+    get channels() {
+      return channels.size;
+    },
     postMessage(message: unknown) {
       if (closed) {
-        const wire = message as Wire | null;
-        if (wire !== null && typeof wire === 'object' && wire.type !== undefined && wire.id !== undefined) {
-          const id = wire.id;
-          queueMicrotask(() => dispatch(closedResponse(id)));
-        }
+        // A request after the end gets CLOSED; anything else (a late answer) has nowhere to go.
+        const id = requestId(message);
+        if (id !== undefined) queueMicrotask(() => dispatch(closedResponse(id)));
         return;
       }
       trackOutgoing(main, message);

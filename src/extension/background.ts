@@ -18,16 +18,22 @@ async function hostRunning(): Promise<boolean> {
 }
 
 async function startHost(): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const ready = new Promise<void>((resolve, reject) => {
     announceReady = resolve;
-    setTimeout(() => reject(new Error('the offscreen document did not report ready')), READY_TIMEOUT_MS);
+    timer = setTimeout(() => reject(new Error('the offscreen document did not report ready')), READY_TIMEOUT_MS);
   });
-  await chrome.offscreen.createDocument({
-    url: OFFSCREEN_PATH,
-    reasons: ['WORKERS'],
-    justification: 'Runs the memory worker (IndexedDB, the bundled embedding model, the vector index) for the popup and content scripts.',
-  });
-  await ready;
+  ready.catch(() => undefined); // observed below; never an unhandled rejection if createDocument fails first
+  try {
+    await chrome.offscreen.createDocument({
+      url: OFFSCREEN_PATH,
+      reasons: ['WORKERS'],
+      justification: 'Runs the memory worker (IndexedDB, the bundled embedding model, the vector index) for the popup and content scripts.',
+    });
+    await ready;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Starts the offscreen document once, however many contexts ask at the same time. */

@@ -15,9 +15,10 @@
 import * as Comlink from 'comlink';
 import { portEndpoint } from '../client/chrome-port.ts';
 import { connectEndpoint } from '../client/connect.ts';
-import { createToolsHost } from '../agents/tools-host.ts';
+import { createToolsHost, type ToolsHostApi } from '../agents/tools-host.ts';
+import type { HostApi } from '../rpc/protocol.ts';
 import type { ConnectionScope } from '../rpc/host.ts';
-import { bridgeEndpoint, openConnection } from '../rpc/port-host.ts';
+import { allowCalls, bridgeEndpoint, openConnection } from '../rpc/port-host.ts';
 import { installErrorTransfer } from '../rpc/transfer.ts';
 import { chrome, type ExtensionPort, type MessageSender } from './chrome.ts';
 import { MEMORY_PORT, PAGE_NAMESPACE, STORE, TOOLS_PORT, type HostReadyMessage } from './protocol.ts';
@@ -33,6 +34,10 @@ interface Caller {
 }
 
 const extensionOrigin = new URL(chrome.runtime.getURL('/')).origin;
+
+/** The calls a port may make (see allowCalls: nothing else of comlink's protocol gets through). */
+const HOST_METHODS = ['open', 'call', 'abort', 'release', 'ping'] as const satisfies readonly (keyof HostApi)[];
+const TOOLS_METHODS = ['list', 'dispatch'] as const satisfies readonly (keyof ToolsHostApi)[];
 
 /** Who is on the other end of a port; null for anything that is not this extension. */
 export function classify(sender: MessageSender | undefined): Caller | null {
@@ -55,7 +60,7 @@ function serve(port: ExtensionPort): void {
   const endpoint = portEndpoint(port);
   if (port.name === MEMORY_PORT) {
     const connection = openConnection(worker, caller.scope);
-    bridgeEndpoint(endpoint, connection.port);
+    bridgeEndpoint(allowCalls(endpoint, HOST_METHODS), connection.port);
     endpoint.onClose(() => connection.close());
     return;
   }
@@ -63,7 +68,7 @@ function serve(port: ExtensionPort): void {
     actor: caller.actor,
     connect: (store) => connectEndpoint(openConnection(worker, caller.scope).port, { ...STORE, name: store }),
   });
-  Comlink.expose(tools, endpoint);
+  Comlink.expose(tools, allowCalls(endpoint, TOOLS_METHODS));
   endpoint.onClose(() => void tools.dispose());
 }
 

@@ -7,6 +7,8 @@
  */
 import * as Comlink from 'comlink';
 import { findPorts } from '../client/chrome-port.ts';
+import { MemoryError } from '../core/errors.ts';
+import { installErrorTransfer } from './transfer.ts';
 import { createHost, type ConnectionScope, type StoreRegistry } from './host.ts';
 
 /** Sent to the worker with one transferred port: serve a host on it. */
@@ -80,4 +82,50 @@ export function openConnection(worker: Pick<Worker, 'postMessage'>, scope?: Conn
 export function bridgeEndpoint(endpoint: Comlink.Endpoint, port: MessagePort): void {
   endpoint.addEventListener('message', ((event: MessageEvent) => port.postMessage(event.data, findPorts(event.data))) as EventListener);
   port.onmessage = (event: MessageEvent) => endpoint.postMessage(event.data, findPorts(event.data));
+}
+
+/** Comlink's request types; its answers are typed RAW or HANDLER. */
+const REQUEST_TYPES: ReadonlySet<unknown> = new Set(['GET', 'SET', 'APPLY', 'CONSTRUCT', 'ENDPOINT', 'RELEASE']);
+
+/**
+ * Lets through only calls of the named top-level methods (comlink `APPLY` with a one-element
+ * path) and the final `RELEASE`. Comlink also answers `GET`, `SET`, `CONSTRUCT` and `ENDPOINT` on
+ * any property path, which a compromised client (a content script runs in a web page's renderer)
+ * could use to read or overwrite objects of the host's realm (`SET ['dispatch', '__proto__', …]`);
+ * those are answered with PERMISSION_DENIED and never reach the exposed object.
+ */
+export function allowCalls(endpoint: Comlink.Endpoint, methods: readonly string[]): Comlink.Endpoint {
+  installErrorTransfer();
+  const allowed = new Set(methods);
+  const wrapped = new Map<EventListenerOrEventListenerObject, EventListener>();
+  const refuse = (id: unknown, what: string): void => {
+    const error = new MemoryError('PERMISSION_DENIED', `Only calls of ${[...allowed].join(', ')} are allowed on this connection — got ${what}`);
+    const [value] = Comlink.transferHandlers.get('throw')!.serialize({ value: error });
+    endpoint.postMessage({ id, type: 'HANDLER', name: 'throw', value });
+  };
+  return {
+    postMessage: (message: unknown, transfer?: Transferable[]) => endpoint.postMessage(message, transfer),
+    addEventListener(type: string, listener: EventListenerOrEventListenerObject) {
+      const guard: EventListener = (event) => {
+        const data = (event as MessageEvent).data as { id?: unknown; type?: unknown; path?: unknown } | null;
+        if (data && typeof data === 'object' && REQUEST_TYPES.has(data.type)) {
+          const path = Array.isArray(data.path) ? data.path : [];
+          const ok = (data.type === 'APPLY' && path.length === 1 && allowed.has(String(path[0]))) || (data.type === 'RELEASE' && path.length === 0);
+          if (!ok) {
+            refuse(data.id, `${String(data.type)} ${JSON.stringify(path)}`);
+            return;
+          }
+        }
+        if (typeof listener === 'function') listener(event);
+        else listener.handleEvent(event);
+      };
+      wrapped.set(listener, guard);
+      endpoint.addEventListener(type, guard);
+    },
+    removeEventListener(type: string, listener: EventListenerOrEventListenerObject) {
+      const guard = wrapped.get(listener);
+      if (guard) endpoint.removeEventListener(type, guard);
+      wrapped.delete(listener);
+    },
+  };
 }
