@@ -141,6 +141,21 @@ describe('actors', () => {
     ]);
     await expect(connectEndpoint(newPort(), { name, actor: ' ' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
+
+  it('an actor imposed by the host wins over the one the client claims', async () => {
+    const reg = registry();
+    const name = uniqueName();
+    const { port1, port2 } = new MessageChannel();
+    Comlink.expose(createHost(reg, { actor: 'extension:content' }), port1);
+    cleanups.push(() => {
+      port1.close();
+      port2.close();
+    });
+    const page = await connectEndpoint(port2, { name, actor: 'ui' });
+    cleanups.push(() => page.close());
+    const { memory } = await page.remember('captured from a page');
+    expect((await page.history(memory.id)).map((e) => e.actor)).toEqual(['extension:content']);
+  });
 });
 
 describe('scoped connections', () => {

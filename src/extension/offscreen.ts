@@ -59,14 +59,14 @@ function serve(port: ExtensionPort): void {
   }
   const endpoint = portEndpoint(port);
   if (port.name === MEMORY_PORT) {
-    const connection = openConnection(worker, caller.scope);
+    const connection = openConnection(worker, caller.scope, caller.actor);
     bridgeEndpoint(allowCalls(endpoint, HOST_METHODS), connection.port);
     endpoint.onClose(() => connection.close());
     return;
   }
   const tools = createToolsHost({
     actor: caller.actor,
-    connect: (store) => connectEndpoint(openConnection(worker, caller.scope).port, { ...STORE, name: store }),
+    connect: (store) => connectEndpoint(openConnection(worker, caller.scope, caller.actor).port, { ...STORE, name: store }),
   });
   Comlink.expose(tools, allowCalls(endpoint, TOOLS_METHODS));
   endpoint.onClose(() => void tools.dispose());

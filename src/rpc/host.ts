@@ -206,6 +206,8 @@ export function narrowScope(imposed: ConnectionScope | undefined, requested: Con
 export interface HostOptions {
   /** A scope every store opened on this connection gets, whatever the client asks for (it can only narrow it). */
   scope?: ConnectionScope;
+  /** Who this connection writes as, whatever the client says (an extension page knows its caller; a content script could claim anything). */
+  actor?: string;
 }
 
 /** One host per connection (page, tab, extension port). */
@@ -240,7 +242,7 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       const store = await registry.acquire(request, onProgress).finally(() => releaseRemote(onProgress));
       const handle = nextHandle++;
       handles.set(handle, request.name);
-      actors.set(handle, request.actor ?? 'lib');
+      actors.set(handle, hostOptions.actor ?? request.actor ?? 'lib');
       if (scope) scopes.set(handle, scope);
       const info: OpenInfo = { handle, name: store.name, embedder: { id: store.embedder.id, dim: store.embedder.dim } };
       if (store.embedder.backend) info.backend = store.embedder.backend;

@@ -15,6 +15,8 @@ import { createHost, type ConnectionScope, type StoreRegistry } from './host.ts'
 export interface ConnectMessage {
   houkai: 'connect';
   scope?: ConnectionScope;
+  /** The actor the connection's writes are journaled as, whatever its client claims. */
+  actor?: string;
 }
 
 /** Sent on a connection's port when its client went away: release what it held. */
@@ -43,7 +45,8 @@ export function acceptConnections(target: MessageTarget, registry: StoreRegistry
   target.addEventListener('message', (event) => {
     const port = event.ports[0];
     if (!isConnect(event.data) || !port) return;
-    const host = createHost(registry, event.data.scope ? { scope: event.data.scope } : {});
+    const { scope, actor } = event.data;
+    const host = createHost(registry, { ...(scope ? { scope } : {}), ...(typeof actor === 'string' ? { actor } : {}) });
     Comlink.expose(host, port);
     port.addEventListener('message', (message: MessageEvent) => {
       if (!isDispose(message.data)) return;
@@ -59,10 +62,10 @@ export interface Connection {
   close(): void;
 }
 
-/** Owner side: opens a connection to `worker` whose stores all get `scope`. */
-export function openConnection(worker: Pick<Worker, 'postMessage'>, scope?: ConnectionScope): Connection {
+/** Owner side: opens a connection to `worker` whose stores all get `scope` (and, when given, are written as `actor`). */
+export function openConnection(worker: Pick<Worker, 'postMessage'>, scope?: ConnectionScope, actor?: string): Connection {
   const { port1, port2 } = new MessageChannel();
-  const message: ConnectMessage = { houkai: 'connect', ...(scope ? { scope } : {}) };
+  const message: ConnectMessage = { houkai: 'connect', ...(scope ? { scope } : {}), ...(actor ? { actor } : {}) };
   worker.postMessage(message, [port2]);
   let closed = false;
   return {
