@@ -1151,8 +1151,10 @@ export async function openStore(
     },
   });
   scheduler.start();
-  // The first durability check plants the canary and tells a new store from a lost one.
-  await durability.check().catch(() => undefined);
+  // The first durability check plants the canary and tells a new store from a lost one. It
+  // counts the rows (a linear IndexedDB count in browsers: ~200 ms at 100k), so it runs behind
+  // the open; durability() and close() queue after it.
+  void durability.check().catch(() => undefined);
   Object.defineProperty(api, 'asActor', { value: viewFor, enumerable: false });
   return Object.defineProperty(api, 'opened', { get: () => opened, enumerable: false }) as MemoryApi & {
     opened: IndexOpenOutcome | 'pending-reindex';
