@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type BrowserContext, type Page } from 'playwright/test';
 import type { MemoryClient } from '../src/index.ts';
+import { openStore } from './app-helpers.ts';
 
 const SHOTS = join(process.cwd(), 'e2e', 'screenshots');
 mkdirSync(SHOTS, { recursive: true });
@@ -118,14 +119,7 @@ test('maintenance never runs twice at once across two tabs: two independent owne
 // ---------------------------------------------------------------------------------------------
 // The app
 
-async function openApp(page: Page, store: string): Promise<void> {
-  if (!page.url().startsWith('http')) await page.goto('/');
-  await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 120_000 });
-  await page.locator('#store-name').fill(store);
-  await page.locator('#store-name').press('Enter');
-  await expect(page.locator('main')).toHaveAttribute('data-store', store);
-  await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 120_000 });
-}
+const openApp = openStore;
 
 async function remember(page: Page, text: string): Promise<void> {
   await page.locator('#add-text').fill(text);

@@ -9,7 +9,8 @@
  */
 import type { DurabilityReport } from '../../index.ts';
 import { describe } from '../lib/errors.ts';
-import { bytes, fileSafe, localDate } from '../lib/format.ts';
+import { bytes, fileSafe } from '../lib/format.ts';
+import { archiveFileName, downloadBlob } from '../lib/download.ts';
 import { DEFAULT_AUTO_EXPORT, loadAutoExport, saveAutoExport, type AutoExportSettings, type BackupFileHandle } from '../lib/auto-export-store.ts';
 import { memory } from './memory.svelte.ts';
 import { toasts } from './toasts.svelte.ts';
@@ -167,17 +168,8 @@ export class DurabilityState {
   }
 
   private download(blob: Blob, store: string): void {
-    const name = `${fileSafe(store)}-${localDate()}.ahkai`;
-    const url = URL.createObjectURL(blob);
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = name;
-    a.rel = 'noopener';
-    a.style.display = 'none';
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 30_000);
+    const name = archiveFileName(store);
+    downloadBlob(blob, name);
     this.lastResult = `Downloaded ${name} (${bytes(blob.size)}).`;
   }
 

@@ -4,7 +4,8 @@
  */
 import type { ProgressEvent } from '../../index.ts';
 import { describe } from '../lib/errors.ts';
-import { bytes, dateInputToSeconds, fileSafe, localDate } from '../lib/format.ts';
+import { bytes, dateInputToSeconds } from '../lib/format.ts';
+import { archiveFileName, downloadBlob } from '../lib/download.ts';
 import { memory } from './memory.svelte.ts';
 import type { SearchFilters } from './search.svelte.ts';
 import { toasts } from './toasts.svelte.ts';
@@ -16,7 +17,7 @@ export class ExporterState {
   private controller: AbortController | null = null;
 
   fileName(): string {
-    return `${fileSafe(memory.storeName)}-${localDate()}.ahkai`;
+    return archiveFileName(memory.storeName);
   }
 
   async run(filters: SearchFilters): Promise<void> {
@@ -40,18 +41,9 @@ export class ExporterState {
           if (e.kind === 'export') this.rowsWritten = e.rowsWritten;
         },
       });
-      const url = URL.createObjectURL(blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = this.fileName();
-      a.rel = 'noopener';
-      a.style.display = 'none';
-      document.body.append(a);
-      a.click();
-      a.remove();
-      // The download has its own copy once it starts; give it a moment before releasing the URL.
-      setTimeout(() => URL.revokeObjectURL(url), 30_000);
-      toasts.push(`Downloaded ${a.download} (${bytes(blob.size)}).`);
+      const name = this.fileName();
+      downloadBlob(blob, name);
+      toasts.push(`Downloaded ${name} (${bytes(blob.size)}).`);
     } catch (error) {
       this.error = describe(error);
     } finally {
