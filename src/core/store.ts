@@ -418,7 +418,6 @@ export async function openStore(
     return { text: checkText(text, `${where}.text`), input: checkMemoryInput(rest, where) };
   }
 
-
   const calibrator = new ConfidenceCalibrator(embedder.id);
   let calibratedAt = 0;
   const recallContext: RecallContext = {
