@@ -32,13 +32,15 @@
  * `--experiments` runs only the fusion experiments of bench/fusion-lab.ts (no store, no STS-B, no
  * contradiction detector; a minute or two with cached vectors): each family of fusion rules is
  * tuned on the SciFact train claims, and the test claims are scored once with each family's
- * chosen configuration. It prints the train/test table and a JSON last line.
+ * chosen configuration. It prints the train/test table and a JSON last line. `--sentences` adds a
+ * probe of per-sentence vectors (max-sim reranking of the BM25 top 10; the sentences are embedded
+ * once and cached like the other vectors, 10–20 minutes the first time).
  *
  * Prints a table on stdout, progress on stderr, and a JSON object as the last stdout line.
  * Exits non-zero only on errors (missing data, a crash), never on a missed target.
  *
  * Usage: npm run eval [-- --no-cache] [-- --jobs N] [-- --queries N (a subset, for quick checks)]
- *        npm run eval -- --experiments [--queries N]
+ *        npm run eval -- --experiments [--sentences] [--queries N]
  * Data: ../shared/data beside the repository, or $HOUKAI_DATA.
  */
 import 'fake-indexeddb/auto';
@@ -52,7 +54,16 @@ import { fileURLToPath } from 'node:url';
 import { USE_LITE_DIM, USE_LITE_ID, createUseLiteEmbedder, type UseLiteEmbedder } from '../src/adapters/embedder-use-lite.ts';
 import { scoreWithCorpus } from '../src/core/bm25.ts';
 import { runContradictionEval } from './contradiction.ts';
-import { experimentTable, LexicalCorpus, recallPool, runFusionExperiments, topIndices } from './fusion-lab.ts';
+import {
+  experimentTable,
+  LexicalCorpus,
+  recallPool,
+  runFusionExperiments,
+  runSentenceProbe,
+  sentencesOf,
+  topIndices,
+  type SentenceProbeReport,
+} from './fusion-lab.ts';
 import { ndcgAtK, recallAtK } from '../src/core/evaluate.ts';
 import type { Embedder } from '../src/core/ports.ts';
 import { CORPUS_CANDIDATES_PER_SLOT, cosine } from '../src/core/recall.ts';
@@ -130,6 +141,8 @@ const USE_CACHE = CHILD !== null || !args.includes('--no-cache');
 const LIMIT = flag('queries') === undefined ? Number.POSITIVE_INFINITY : Math.max(1, Number(flag('queries')));
 /** --experiments: only the fusion experiments (see the module comment). */
 const EXPERIMENTS = args.includes('--experiments');
+/** --sentences (with --experiments): also the sentence-level probe (embeds ~40k sentences once, then cached). */
+const SENTENCES = EXPERIMENTS && args.includes('--sentences');
 const JOBS = Math.max(1, Math.min(8, Number(flag('jobs') ?? process.env.HOUKAI_EVAL_JOBS ?? os.cpus().length) || 1));
 
 function machine(): string {
@@ -418,7 +431,37 @@ if (EXPERIMENTS) {
     `\nTarget (hybrid ≥ best single + 0.02 on test): ${report.rows.some((r) => r.test_delta_vs_best_single >= 0.02) ? 'MET' : 'missed'}` +
       ` (best chosen configuration: ${best.family}, ${best.test_ndcg10.toFixed(4)}, ${best.test_delta_vs_best_single >= 0 ? '+' : ''}${best.test_delta_vs_best_single.toFixed(4)}).\n`,
   );
-  console.log(JSON.stringify({ machine: machine(), date: new Date().toISOString(), embedder: USE_LITE_ID, experiments: report, timing_s: round(seconds(tStart), 1) }));
+  let sentenceProbe: SentenceProbeReport | undefined;
+  if (SENTENCES) {
+    const split = (d: number) => sentencesOf(docs[d]!.title, docs[d]!.text);
+    sentenceProbe = await runSentenceProbe(
+      { docIds: docs.map((d) => d.id), docVectors: corpusVectors, corpus: lexicalCorpus, k: K, overfetch: OVERFETCH },
+      labQueries(train.queries, train.qrels),
+      labQueries(testQueries, qrelsTest),
+      split,
+      (texts) => embedAll('scifact-sentences-for-claims', texts),
+    );
+    console.log(
+      `Sentence probe (${sentenceProbe.sentences} sentences of the ${sentenceProbe.documents} documents in the claims' BM25 top-${sentenceProbe.depth}; ` +
+        `BM25 there: train ${sentenceProbe.bm25.train.toFixed(4)}, test ${sentenceProbe.bm25.test.toFixed(4)}):\n`,
+    );
+    console.log(`| rerank (w chosen on train) | train nDCG@10 | Δ train BM25 | test nDCG@10 | Δ test BM25 |\n|---|---:|---:|---:|---:|`);
+    for (const r of sentenceProbe.rows) {
+      const sign = (x: number) => (x >= 0 ? `+${x.toFixed(4)}` : x.toFixed(4));
+      console.log(`| ${r.label} [w ${r.chosen_w}] | ${r.train_ndcg10.toFixed(4)} | ${sign(r.train_delta_vs_bm25)} | ${r.test_ndcg10.toFixed(4)} | ${sign(r.test_delta_vs_bm25)} |`);
+    }
+    console.log('');
+  }
+  console.log(
+    JSON.stringify({
+      machine: machine(),
+      date: new Date().toISOString(),
+      embedder: USE_LITE_ID,
+      experiments: report,
+      ...(sentenceProbe ? { sentence_probe: sentenceProbe, embeddings: embedStats } : {}),
+      timing_s: round(seconds(tStart), 1),
+    }),
+  );
   (await realEmbedder)?.dispose();
   process.exit(0);
 }

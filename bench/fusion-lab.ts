@@ -307,6 +307,16 @@ export interface ExperimentReport {
   train_queries: number;
   test_queries: number;
   baselines: { train: Baselines; test: Baselines };
+  /** Train-only diagnostics of how much the cosine can add (they read the train judgements). */
+  train_diagnostics: {
+    /** nDCG@10 if, per query, the better of the BM25 and the cosine ranking were known. */
+    oracle_best_of_bm25_and_cosine: number;
+    /** Queries whose first relevant document is at BM25 rank 2–10 … */
+    bm25_first_relevant_rank_2_to_10: number;
+    /** … and among them, how often reordering that top 10 by cosine moves it up / down. */
+    cosine_moves_it_up: number;
+    cosine_moves_it_down: number;
+  };
   rows: ExperimentRow[];
 }
 
@@ -417,6 +427,25 @@ export function runFusionExperiments(
     },
   };
   const trainBm25 = baselines.train.lexical_pool;
+  const train_diagnostics = { oracle_best_of_bm25_and_cosine: 0, bm25_first_relevant_rank_2_to_10: 0, cosine_moves_it_up: 0, cosine_moves_it_down: 0 };
+  {
+    let oracle = 0;
+    for (const q of trainQ) {
+      const ids = (ranking: number[]) => ranking.slice(0, 10).map((d) => input.docIds[d]!);
+      oracle += Math.max(ndcgAtK(ids(bmRanking(q)), q.relevant, 10), ndcgAtK(ids(cosRanking(q)), q.relevant, 10));
+      const head = top10(bmPool(q)).map((i) => q.pool[i]!);
+      const at = head.findIndex((d) => q.relevant.has(input.docIds[d]!));
+      if (at < 1) continue;
+      train_diagnostics.bm25_first_relevant_rank_2_to_10++;
+      const byCos = head
+        .map((d, i) => ({ d, i }))
+        .sort((a, b) => q.cos[b.d]! - q.cos[a.d]! || a.i - b.i)
+        .findIndex((x) => q.relevant.has(input.docIds[x.d]!));
+      if (byCos < at) train_diagnostics.cosine_moves_it_up++;
+      else if (byCos > at) train_diagnostics.cosine_moves_it_down++;
+    }
+    train_diagnostics.oracle_best_of_bm25_and_cosine = r4(oracle / Math.max(trainQ.length, 1));
+  }
   const testBestSingle = Math.max(baselines.test.lexical_pool, baselines.test.semantic_exact);
 
   const mixGrid = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8];
@@ -657,7 +686,107 @@ export function runFusionExperiments(
     log(`  experiments: pool composition in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }
 
-  return { train_queries: trainQ.length, test_queries: testQ.length, baselines, rows };
+  return { train_queries: trainQ.length, test_queries: testQ.length, baselines, train_diagnostics, rows };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sentence-level probe (not a fusion rule the store can run: it needs one vector per sentence)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Splits a document into the units the sentence probe embeds: the title, then the abstract cut
+ * after `.`, `!` or `?` followed by whitespace and a capital letter or `(`.
+ */
+export function sentencesOf(title: string, text: string): string[] {
+  return [title, ...text.split(/(?<=[.!?])\s+(?=[A-Z(])/)].map((x) => x.trim()).filter((x) => x !== '');
+}
+
+export interface SentenceProbeRow {
+  label: string;
+  chosen_w: number;
+  train_ndcg10: number;
+  train_delta_vs_bm25: number;
+  test_ndcg10: number;
+  test_delta_vs_bm25: number;
+  grid: { w: number; train_ndcg10: number }[];
+}
+
+export interface SentenceProbeReport {
+  depth: number;
+  documents: number;
+  sentences: number;
+  bm25: { train: number; test: number };
+  rows: SentenceProbeRow[];
+}
+
+/**
+ * Would per-sentence vectors rescue the weak encoder? Reranks each query's BM25 top-`depth` pool
+ * documents by w·s(d) + (1 − w)·BM25/max, with s = the whole-document cosine or the best cosine
+ * of the query to any of the document's sentences (max-sim); w chosen on train, test scored once.
+ */
+export async function runSentenceProbe(
+  input: LabInput,
+  train: readonly LabQueryInput[],
+  test: readonly LabQueryInput[],
+  sentencesOfDoc: (d: number) => string[],
+  embed: (texts: string[]) => Promise<Float32Array[]>,
+  depth = 10,
+): Promise<SentenceProbeReport> {
+  const docVectors = input.docVectors.map(unit);
+  const head = (q: LabQueryInput) => {
+    const vector = unit(q.vector);
+    const bm = input.corpus.bm25(q.terms);
+    const cos = Float64Array.from(docVectors, (v) => dot(vector, v));
+    const { pool } = recallPool(input.corpus, bm, cos, q.terms, { k: input.k, overfetch: input.overfetch });
+    const docs = pool
+      .map((d, i) => ({ d, i }))
+      .sort((a, b) => bm[b.d]! - bm[a.d]! || a.i - b.i)
+      .slice(0, depth)
+      .map((x) => x.d);
+    return { q, vector, docs, bm: docs.map((d) => bm[d]!), cos: docs.map((d) => cos[d]!) };
+  };
+  const trainHeads = train.map(head);
+  const testHeads = test.map(head);
+  const documents = [...new Set([...trainHeads, ...testHeads].flatMap((h) => h.docs))];
+  const sentences = [...new Set(documents.flatMap((d) => sentencesOfDoc(d)))];
+  const vectors = await embed(sentences);
+  const vectorOf = new Map(sentences.map((t, i) => [t, unit(vectors[i]!)]));
+  const maxSim = (vector: Float32Array, d: number): number => Math.max(...sentencesOfDoc(d).map((t) => dot(vector, vectorOf.get(t)!)));
+  type Head = (typeof trainHeads)[number];
+  const withMaxSim = (h: Head) => ({ ...h, max: h.docs.map((d) => maxSim(h.vector, d)) });
+  const trainM = trainHeads.map(withMaxSim);
+  const testM = testHeads.map(withMaxSim);
+  const ndcg = (hs: ReturnType<typeof withMaxSim>[], score: (h: ReturnType<typeof withMaxSim>, i: number) => number): number => {
+    let total = 0;
+    for (const h of hs) {
+      const order = h.docs.map((_, i) => i).sort((a, b) => score(h, b) - score(h, a) || a - b);
+      total += ndcgAtK(order.map((i) => input.docIds[h.docs[i]!]!), h.q.relevant, 10);
+    }
+    return total / Math.max(hs.length, 1);
+  };
+  const bmScore = (h: ReturnType<typeof withMaxSim>, i: number) => h.bm[i]!;
+  const bm25 = { train: r4(ndcg(trainM, bmScore)), test: r4(ndcg(testM, bmScore)) };
+  const rows: SentenceProbeRow[] = [];
+  for (const [label, signal] of [
+    ['whole-document cosine', (h: ReturnType<typeof withMaxSim>, i: number) => h.cos[i]!],
+    ['sentence max-sim', (h: ReturnType<typeof withMaxSim>, i: number) => h.max[i]!],
+  ] as const) {
+    const grid: { w: number; train_ndcg10: number }[] = [];
+    const mix = (w: number) => (h: ReturnType<typeof withMaxSim>, i: number) => w * signal(h, i) + (1 - w) * (h.bm[0]! > 0 ? h.bm[i]! / h.bm[0]! : 0);
+    for (const w of [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]) grid.push({ w, train_ndcg10: ndcg(trainM, mix(w)) });
+    const best = grid.reduce((a, b) => (b.train_ndcg10 > a.train_ndcg10 ? b : a));
+    const testScore = ndcg(testM, mix(best.w));
+    rows.push({
+      label: `BM25 top-${depth} reranked by w·${label} + (1−w)·BM25/max`,
+      chosen_w: best.w,
+      train_ndcg10: r4(best.train_ndcg10),
+      train_delta_vs_bm25: r4(best.train_ndcg10 - bm25.train),
+      test_ndcg10: r4(testScore),
+      test_delta_vs_bm25: r4(testScore - bm25.test),
+      grid: grid.map((g) => ({ w: g.w, train_ndcg10: r4(g.train_ndcg10) })),
+    });
+  }
+  return { depth, documents: documents.length, sentences: sentences.length, bm25, rows };
 }
 
 /** The experiments as a Markdown table (one row per family, test only for the chosen configuration). */
@@ -677,5 +806,12 @@ export function experimentTable(report: ExperimentReport): string {
     const sign = (x: number) => (x >= 0 ? `+${x.toFixed(4)}` : x.toFixed(4));
     lines.push(`| ${r.label} [${fmt(r.chosen)}] | ${r.train_ndcg10.toFixed(4)} | ${sign(r.train_delta_vs_bm25)} | ${r.test_ndcg10.toFixed(4)} | ${sign(r.test_delta_vs_best_single)} |`);
   }
+  const d = report.train_diagnostics;
+  lines.push(
+    '',
+    `Train diagnostics: knowing per query the better of BM25 and cosine would reach ${d.oracle_best_of_bm25_and_cosine.toFixed(4)} ` +
+      `(BM25 ${b.train.bm25_corpus.toFixed(4)}); of the ${d.bm25_first_relevant_rank_2_to_10} train claims whose first relevant document is at BM25 rank 2–10, ` +
+      `reordering that top 10 by cosine moves it up for ${d.cosine_moves_it_up} and down for ${d.cosine_moves_it_down}.`,
+  );
   return lines.join('\n');
 }

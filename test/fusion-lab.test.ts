@@ -4,7 +4,17 @@ import { openDexieStorage } from '../src/adapters/storage-dexie.ts';
 import { scoreWithCorpus } from '../src/core/bm25.ts';
 import { lexicalTerms } from '../src/core/tokenize.ts';
 import { createMemory } from '../src/local.ts';
-import { competitionRanks, LexicalCorpus, nominateCandidates, normalise, recallPool, runFusionExperiments, type LabQueryInput } from '../bench/fusion-lab.ts';
+import {
+  competitionRanks,
+  LexicalCorpus,
+  nominateCandidates,
+  normalise,
+  recallPool,
+  runFusionExperiments,
+  runSentenceProbe,
+  sentencesOf,
+  type LabQueryInput,
+} from '../bench/fusion-lab.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { gaussian, mulberry32 } from './helpers/prng.ts';
 import { uniqueName } from './helpers/store.ts';
@@ -96,6 +106,17 @@ describe('fusion lab: helpers', () => {
     expect(normalise([3, 1], 'raw')).toEqual([3, 1]);
   });
 
+  it('splits a document into its title and sentences', () => {
+    expect(sentencesOf('A title', 'First finding. Second (n = 3) one! Third? e.g. not split. (Parenthesis) starts one.')).toEqual([
+      'A title',
+      'First finding.',
+      'Second (n = 3) one!',
+      'Third? e.g. not split.',
+      '(Parenthesis) starts one.',
+    ]);
+    expect(sentencesOf('', 'Only text.')).toEqual(['Only text.']);
+  });
+
   it('ranks ties together (competition ranking, descending)', () => {
     expect(competitionRanks([0.5, 0.9, 0.5, 0.1])).toEqual([1, 0, 1, 3]);
     expect(competitionRanks([0, 0, 0])).toEqual([0, 0, 0]);
@@ -139,5 +160,27 @@ describe('fusion lab: experiments', () => {
       expect(row.train_delta_vs_bm25).toBeCloseTo(row.train_ndcg10 - a.baselines.train.lexical_pool, 3);
     }
     expect(a.rows.map((r) => r.family)).toEqual(['linear', 'normalised', 'rrf', 'dense_prf', 'centred', 'learned', 'pool']);
+  });
+
+  it('sentence probe: chooses w on train, embeds only the reranked documents’ sentences once', async () => {
+    const { docs, train, test } = synthetic(33);
+    const input = { docIds: docs.map((d) => d.id), docVectors: docs.map((d) => d.vector), corpus: new LexicalCorpus(docs.map((d) => d.terms)), k: 10, overfetch: 2 };
+    // Two "sentences" per document: its terms halves; a sentence vector = the document's vector.
+    const sentences = (d: number) => [`${d}:a`, `${d}:b`];
+    const calls: string[][] = [];
+    const embed = async (texts: string[]) => {
+      calls.push(texts);
+      return texts.map((t) => docs[Number(t.split(':')[0])]!.vector);
+    };
+    const a = await runSentenceProbe(input, train, test, sentences, embed, 5);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.length).toBe(new Set(calls[0]).size); // no duplicates sent
+    expect(a.documents).toBeLessThanOrEqual(5 * (train.length + test.length));
+    expect(a.sentences).toBe(2 * a.documents);
+    // Identical sentence vectors → max-sim equals the document cosine: same choices and figures.
+    expect(a.rows[1]!.grid).toEqual(a.rows[0]!.grid);
+    const shuffled = test.map((q, i) => ({ ...q, relevant: new Set([docs[(i * 13 + 5) % docs.length]!.id]) }));
+    const b = await runSentenceProbe(input, train, shuffled, sentences, embed, 5);
+    expect(b.rows.map((r) => [r.chosen_w, r.train_ndcg10])).toEqual(a.rows.map((r) => [r.chosen_w, r.train_ndcg10]));
   });
 });
