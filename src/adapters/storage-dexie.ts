@@ -279,9 +279,9 @@ export function mapStorageError(error: unknown, operation: string): MemoryError 
 /** Terms whose document frequency the lexical candidate search keeps between calls. */
 const DF_CACHE_TERMS = 50_000;
 /** A term this rare nominates candidates even in a small store. */
-const NOMINATE_ALWAYS = 50;
+export const NOMINATE_ALWAYS = 50;
 /** Postings (keys) read per candidate row the lexical candidate search may return. */
-const POSTINGS_PER_CANDIDATE = 8;
+export const POSTINGS_PER_CANDIDATE = 8;
 
 /** `keys.length` lookups on one index in one read-only transaction, in key order (undefined when absent). */
 function indexGets<T>(idb: IDBDatabase, store: string, index: string, keys: readonly IDBValidKey[]): Promise<(T | undefined)[]> {

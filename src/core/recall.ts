@@ -29,7 +29,7 @@ const RECALL_KEYS: ReadonlySet<string> = new Set([
  * the pool: the memories with the highest summed IDF of the query terms they contain, then
  * scored with exact BM25.
  */
-const CORPUS_CANDIDATES_PER_SLOT = 4;
+export const CORPUS_CANDIDATES_PER_SLOT = 4;
 
 export type CheckedRecall = ReturnType<typeof checkRecallOptions>;
 
