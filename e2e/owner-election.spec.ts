@@ -81,3 +81,27 @@ test('without SharedWorker, one elected tab owns the worker; the others use it a
   expect(third).toBe(121);
   expect(memoryWorkers([survivor, c])).toBe(1);
 });
+
+test('when the owner tab crashes (no goodbye), the next tab in the lock queue takes over', async ({ context }) => {
+  const a = await openTab(context);
+  await a.evaluate(async () => {
+    await (await window.houkai.connect({ name: 'elected-crash' })).remember('written before the crash');
+  });
+  const b = await openTab(context);
+  await b.evaluate(async () => {
+    (window as unknown as { kept: unknown }).kept = await window.houkai.connect({ name: 'elected-crash' });
+  });
+  expect(memoryWorkers([a])).toBe(1);
+  expect(memoryWorkers([b])).toBe(0);
+  await a.evaluate(async () => (await window.houkai.connect({ name: 'elected-crash' })).flush());
+  // A renderer crash: no pagehide, no goodbye on the channel; the browser frees the Web Lock.
+  const cdp = await context.newCDPSession(a);
+  void cdp.send('Page.crash').catch(() => undefined); // answers never come from a crashed page
+  await expect.poll(() => memoryWorkers([b]), { timeout: 30_000 }).toBe(1);
+  const after = await b.evaluate(async () => {
+    const memory = (window as unknown as { kept: Awaited<ReturnType<typeof window.houkai.connect>> }).kept;
+    await memory.remember('written after the crash');
+    return { count: (await memory.stats()).count, top: (await memory.recall('written before the crash', { k: 1 }))[0]!.memory.text };
+  });
+  expect(after).toEqual({ count: 2, top: 'written before the crash' });
+});
