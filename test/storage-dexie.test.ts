@@ -29,6 +29,10 @@ describe('Dexie schema history', () => {
     expect(SCHEMA_VERSIONS[4]!).toMatchObject({ version: 5, stores: { journal: '++seq, ts, id, group, op' } });
     expect(SCHEMA_VERSIONS[5]!).toMatchObject({ version: 6, stores: { trash: '++seq, id, deletedAt' } });
     expect(SCHEMA_VERSIONS[6]!.version).toBe(7);
+    expect(SCHEMA_VERSIONS[7]!).toMatchObject({
+      version: 8,
+      stores: { memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms, *linkTargets, [createdAt+id], polarity' },
+    });
     const versions = SCHEMA_VERSIONS.map((v) => v.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
   });
@@ -50,7 +54,7 @@ describe('Dexie schema history', () => {
 
     const store = await createMemory({ name, embedder, index: 'exact' });
     expect((await store.recall('written by v1'))[0]!.memory.id).toBe('m1');
-    expect((await store.stats()).schemaVersion).toBe(7);
+    expect((await store.stats()).schemaVersion).toBe(8);
     // The v2 upgrade indexed the old row's terms: the corpus lexical index finds it by a word.
     const lexical = await store.recall('written', { mode: 'hybrid', lexicalIndex: 'corpus', weights: { cosine: 0, lexical: 1, recency: 0, importance: 0 } });
     expect(lexical[0]!.memory.id).toBe('m1');
@@ -58,7 +62,9 @@ describe('Dexie schema history', () => {
     await store.close();
     const raw = new Dexie(databaseName(name));
     await raw.open();
-    expect(raw.verno).toBe(7);
+    expect(raw.verno).toBe(8);
+    // v8 indexed the old row's polarity.
+    expect(await raw.table('memories').where('polarity').equals(0).count()).toBe(1);
     const row = await raw.table('memories').get('m1');
     expect(row.terms).toEqual(['written', 'by', 'v1']);
     expect(row.linkTargets).toEqual([]);

@@ -212,6 +212,20 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
         });
     },
   },
+  {
+    // v8: a polarity index: semantic recall asks whether any memory has positive polarity (the
+    // only thing that can lift a memory above its cosine) before reading fewer candidate rows.
+    version: 8,
+    stores: { memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms, *linkTargets, [createdAt+id], polarity' },
+    async upgrade(tx) {
+      await tx
+        .table('meta')
+        .toCollection()
+        .modify((row: MetaRow) => {
+          row.value.schemaVersion = 8;
+        });
+    },
+  },
 ];
 export const SCHEMA_VERSION = SCHEMA_VERSIONS[SCHEMA_VERSIONS.length - 1]!.version;
 
@@ -695,6 +709,9 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           return { candidates, documentFrequencies: new Map(df) };
         }),
       ),
+
+    // An equality lookup: a range like above(0) walks the whole index in fake-indexeddb (11 ms at 100k, against 0.06 ms).
+    hasPositivePolarity: () => run('hasPositivePolarity', async () => (await db.memories.where('polarity').equals(1).limit(1).primaryKeys()).length > 0),
 
     lexicalTermsOf: (labels) =>
       run('lexicalTermsOf', async () => {

@@ -295,6 +295,8 @@ export interface MemoryStorage {
    * nominate none — at most `limit`, and how many memories contain each term (BM25's IDF).
    */
   lexicalCandidates(terms: string[], limit: number): Promise<{ candidates: LexicalCandidate[]; documentFrequencies: Map<string, number> }>;
+  /** Whether any stored memory has polarity +1 (an index lookup, not a scan). */
+  hasPositivePolarity(): Promise<boolean>;
   /** Stored term statistics of the memories behind these labels. */
   lexicalTermsOf(labels: number[]): Promise<Map<number, { terms: string[]; termCounts: number[]; termLength: number }>>;
   /** Stored vectors by label. */

@@ -165,21 +165,42 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
   const accept = recallFilter(o, now);
 
   // 1. The cosine pool: over-fetch, filter against storage, widen until k survive.
+  //
+  // Semantic recall without MMR ranks by cosine + polarityWeight·polarity alone, so the rows are
+  // read in the index's (descending cosine) order, a chunk at a time, and reading stops once the
+  // k-th best surviving score beats the best any unread candidate could reach: its cosine, plus
+  // the polarity weight only if some memory has positive polarity. The top k is the one the whole
+  // pool gives (strictly better; a tie reads on, as ties break by importance and age).
+  const lazy = o.mode === 'semantic' && o.diversity === undefined && o.dedupThreshold === undefined;
+  const polarityWeight = o.weights.polarityWeight;
+  const lift = lazy && polarityWeight > 0 && (await storage.hasPositivePolarity()) ? polarityWeight : 0;
   let fetch = Math.min(live, o.k * o.overfetch);
   let pool: Candidate[] = [];
+  let observed: number[] = [];
   for (;;) {
     const found = index.search(vector, fetch);
-    const rows = await storage.getByLabels(found.map((h) => h.label));
     pool = [];
-    let survivors = 0;
-    for (const h of found) {
-      const memory = rows.get(h.label);
-      if (!memory) continue;
-      const filtered = !accept(memory);
-      if (!filtered) survivors += 1;
-      pool.push({ memory, cosine: h.similarity, label: h.label, filtered });
+    const scores: number[] = [];
+    let read = 0;
+    let chunk = lazy ? o.k + Math.ceil(o.k / 2) : found.length;
+    while (read < found.length) {
+      const slice = found.slice(read, read + chunk);
+      const rows = await storage.getByLabels(slice.map((h) => h.label));
+      read += slice.length;
+      chunk *= 2;
+      for (const h of slice) {
+        const memory = rows.get(h.label);
+        if (!memory) continue;
+        const filtered = !accept(memory);
+        pool.push({ memory, cosine: h.similarity, label: h.label, filtered });
+        if (!filtered && (o.minCosine === undefined || h.similarity >= o.minCosine)) scores.push(h.similarity + polarityWeight * memory.polarity);
+      }
+      if (!lazy || scores.length < o.k || read >= found.length) continue;
+      const kth = [...scores].sort((a, b) => b - a)[o.k - 1]!;
+      if (kth > found[read]!.similarity + lift) break;
     }
-    if (survivors >= o.k || fetch >= live) break;
+    observed = found.map((h) => h.similarity);
+    if (pool.filter((c) => !c.filtered).length >= o.k || fetch >= live) break;
     fetch = Math.min(live, fetch * 4);
   }
 
@@ -214,7 +235,7 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
 
   // 3. Scoring, with a confidence verdict calibrated on this store's own similarities.
   await ctx.calibrate();
-  ctx.calibrator.observeRecall(pool.map((c) => c.cosine));
+  ctx.calibrator.observeRecall(observed);
   const scored = scoreCandidates(pool, query, {
     mode: o.mode,
     fusion: o.fusion,
