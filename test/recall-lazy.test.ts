@@ -105,7 +105,7 @@ describe('semantic recall reads only the rows it needs', () => {
     const items = Array.from({ length: 30 }, (_, i) => {
       const text = `row ${i}`;
       table.set(text, at(0.99 - i * 0.005));
-      return { text, polarity: i === 9 ? 1 : 0 };
+      return { text, polarity: i === 9 ? (1 as const) : (0 as const) };
     });
     await store.rememberMany(items);
     // Row 9's cosine is 0.945, the 10th best; +0.05 for its polarity makes it the best (0.995).
