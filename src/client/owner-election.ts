@@ -45,24 +45,20 @@ export interface OwnerElection {
   close(): void;
 }
 
-interface Listeners<F> {
-  add: Set<F>;
-}
-
 /** One end of a point-to-point port between two tabs, carried by the shared channel. */
 class PeerPort implements RuntimePort {
   readonly name = 'houkai:owner';
-  private readonly messages: Listeners<(message: unknown) => void> = { add: new Set() };
-  private readonly disconnects: Listeners<() => void> = { add: new Set() };
+  private readonly messages = new Set<(message: unknown) => void>();
+  private readonly disconnects = new Set<() => void>();
   private closed = false;
 
   readonly onMessage = {
-    addListener: (f: (message: unknown) => void) => void this.messages.add.add(f),
-    removeListener: (f: (message: unknown) => void) => void this.messages.add.delete(f),
+    addListener: (f: (message: unknown) => void) => void this.messages.add(f),
+    removeListener: (f: (message: unknown) => void) => void this.messages.delete(f),
   };
   readonly onDisconnect = {
-    addListener: (f: () => void) => void this.disconnects.add.add(f),
-    removeListener: (f: () => void) => void this.disconnects.add.delete(f),
+    addListener: (f: () => void) => void this.disconnects.add(f),
+    removeListener: (f: () => void) => void this.disconnects.delete(f),
   };
 
   constructor(
@@ -86,7 +82,7 @@ class PeerPort implements RuntimePort {
   }
 
   receive(message: unknown): void {
-    if (!this.closed) for (const f of [...this.messages.add]) f(message);
+    if (!this.closed) for (const f of [...this.messages]) f(message);
   }
 
   /** The other side is gone. */
@@ -94,7 +90,7 @@ class PeerPort implements RuntimePort {
     if (this.closed) return;
     this.closed = true;
     this.forget();
-    for (const f of [...this.disconnects.add]) f();
+    for (const f of [...this.disconnects]) f();
   }
 }
 

@@ -1108,9 +1108,10 @@ export async function openStore(
   let baseClose: (() => Promise<void>) | null = null;
   /** The store as seen by one actor (cached); closing any view closes the store. */
   function viewFor(actor: string): MemoryApi {
-    const actorName = checkActor(actor);
-    let view = views.get(actorName);
+    // The worker asks on every call: a known actor is a map lookup, a new one is validated once.
+    let view = views.get(actor);
     if (view) return view;
+    const actorName = checkActor(actor);
     view = instrument(makeApi(actorName));
     baseClose ??= view.close.bind(view);
     view.close = () =>
