@@ -28,7 +28,9 @@ export { MemoryError, ERROR_CODES, type ErrorCode } from './core/errors.ts';
 export type { Embedder, EmbedOptions, VectorIndex, VectorIndexFactory, Clock, IdSource } from './core/ports.ts';
 export type { MemoryApi } from './core/store.ts';
 export type { DurabilityReport, CanaryState } from './core/durability.ts';
-export type { JournalRetention, CompactResult } from './core/journal-ops.ts';
+export type { JournalRetention, CompactResult, UndoOptions, UndoResult } from './core/journal-ops.ts';
+export type { JournalCall } from './core/journal-calls.ts';
+export type { UndoEffect } from './core/undo-plan.ts';
 export type { JournalHorizon, LossRecord } from './core/ports.ts';
 export { contentHash } from './core/text.ts';
 

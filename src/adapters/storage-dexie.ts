@@ -917,6 +917,13 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         return rows.sort((a, b) => a.seq! - b.seq!);
       }),
 
+    journalKeys: (query) =>
+      run('journalKeys', async () => {
+        if ('group' in query) return (await db.journal.where('group').equals(query.group).primaryKeys()).sort((a, b) => b - a);
+        const range = query.belowSeq === undefined ? db.journal.orderBy('seq') : db.journal.where('seq').below(query.belowSeq);
+        return range.reverse().limit(query.limit).primaryKeys();
+      }),
+
     journalAppend: (ctx, entries) =>
       run('journalAppend', () => db.transaction('rw', db.journal, () => journal(ctx, entries))),
 
@@ -1032,9 +1039,20 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         }),
       ),
 
+    trashVectors: (ids) =>
+      run('trashVectors', async () => {
+        const out = new Map<string, { text: string; vector: Float32Array }>();
+        // Oldest first, so the newest entry of an id is the one kept.
+        for (const t of await db.trash.where('id').anyOf(ids).sortBy('seq')) {
+          if (t.vector) out.set(t.id, { text: t.memory.text, vector: t.vector });
+        }
+        return out;
+      }),
+
     purgeTrash: (query) =>
       run('purgeTrash', async () => {
         if (query.id !== undefined) return db.trash.where('id').equals(query.id).delete();
+        if (query.ids !== undefined) return query.ids.length ? db.trash.where('id').anyOf(query.ids).delete() : 0;
         if (query.before !== undefined) return db.trash.where('deletedAt').below(query.before).delete();
         const n = await db.trash.count();
         await db.trash.clear();

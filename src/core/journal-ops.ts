@@ -1,14 +1,18 @@
 /**
  * The journal: every mutation appends `{ ts, op, actor, id, before, after, meta }` in the same
  * transaction as the change (storage does the writing). Here: reading it, time travel by replay,
- * compaction to a retention window, and undo. Undo works the same way for every op: the entries of the call (its group) are
- * reverted in reverse order, but only if each memory still equals the entry's after-state
- * (ignoring access tracking), so an undo never clobbers a later change.
+ * compaction to a retention window, and undo. Undo works the same way for every op (undo-plan.ts):
+ * the entries of the call (its group) are reverted, but only if each memory still equals the
+ * call's after-state (ignoring access tracking), so an undo never clobbers a later change; an
+ * undo is itself a call, so undoing it redoes the original. The journal as one row per call is
+ * journal-calls.ts.
  */
 import { MemoryError, invalid } from './errors.ts';
 import type { Clock, IdSource, IndexDelta, JournalContext, JournalEntry, JournalHorizon, MemoryStorage, VectorIndex } from './ports.ts';
 import type { Memory } from './types.ts';
-import { checkId, checkInteger, checkKnownKeys, checkObject, checkTimestamp } from './validate.ts';
+import { callOp, NOT_UNDOABLE, journalCalls } from './journal-calls.ts';
+import { effectOf, memoryIds, planUndo, type UndoEffect } from './undo-plan.ts';
+import { checkBoolean, checkId, checkInteger, checkKnownKeys, checkObject, checkTimestamp } from './validate.ts';
 
 export interface JournalDeps {
   storage: MemoryStorage;
@@ -25,12 +29,7 @@ export function journalContext(deps: Pick<JournalDeps, 'clock' | 'ids' | 'actor'
   return { ts: deps.clock.now(), op, actor: deps.actor, group: deps.ids.next(), meta };
 }
 
-/** Equality that ignores access tracking (recall changes it all the time). */
-export function sameState(a: Memory | null | undefined, b: Memory | null | undefined): boolean {
-  if (!a || !b) return a == b;
-  const strip = ({ lastAccessed: _l, accessCount: _c, ...rest }: Memory) => rest;
-  return JSON.stringify(strip(a)) === JSON.stringify(strip(b));
-}
+export { sameState } from './undo-plan.ts';
 
 /** The newest `n` entries, newest first. */
 export async function journalTail(storage: MemoryStorage, n = 20): Promise<JournalEntry[]> {
@@ -124,30 +123,66 @@ function apply(deps: JournalDeps, delta: IndexDelta): void {
   deps.changed(delta.generation);
 }
 
-/** Entries that record no change to a memory, so there is nothing to revert. */
-const NOT_UNDOABLE = new Set(['undo', 'export', 'reindex', 'compact']);
+/** Texts embedded per call while putting many memories back (a redo of an undone import). */
+const EMBED_BATCH = 256;
+
+export interface UndoOptions {
+  /** Check and count only: nothing is written. */
+  dryRun?: boolean;
+}
 
 export interface UndoResult {
   ok: boolean;
-  /** The undone call's op and its entries' sequence numbers. */
+  /** The undone call's op (an undo: this is a redo) and the entry asked for. */
   op: string;
   seq: number;
+  /** The memories the call touched. */
   ids: string[];
+  /** What the undo does (a dry run) or did: memories removed, put back, changed back. */
+  effect: UndoEffect;
+  /** Whether this was a dry run (nothing written). */
+  dryRun: boolean;
   /** Why nothing was undone, when `ok` is false. */
   reason?: string;
+  /** The memory that changed after the call, when `ok` is false: its id and its text (now, or as the call left it). */
+  changed?: { id: string; text: string | null };
+}
+
+const NO_EFFECT: UndoEffect = { removed: 0, restored: 0, reverted: 0 };
+
+/** A short quote of a memory's text for messages. */
+function quote(text: string | null | undefined): string {
+  if (!text) return '';
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return `"${flat.length > 60 ? `${flat.slice(0, 59)}…` : flat}"`;
+}
+
+/** The newest call that is not an undo and not already undone (by an undo still in force). */
+async function newestUndoable(storage: MemoryStorage): Promise<JournalEntry> {
+  for (const call of await journalCalls(storage, 200)) {
+    if (call.op !== 'undo' && call.undoable && call.undoneBy === null) {
+      const [entry] = await storage.journalRead({ seq: call.seq });
+      if (entry) return entry;
+    }
+  }
+  throw new MemoryError('NOT_FOUND', 'Nothing to undo in the recent journal');
 }
 
 /**
- * Undoes the call that wrote journal entry `seq` (default: the newest entry that is not itself an
- * undo or export). Refuses, changing nothing, when a memory changed after that call.
+ * Undoes the call that wrote journal entry `seq` (default: the newest call that is not an undo
+ * and is not undone already). An undo is a call too: undoing it is a redo. Refuses, changing
+ * nothing, when a memory changed after that call. What it removes goes to the trash with its
+ * vector, so a redo puts it back without the model; many memories are removed, and put back, in
+ * one transaction each.
  */
-export async function undo(deps: JournalDeps, seq?: number): Promise<UndoResult> {
+export async function undo(deps: JournalDeps, seq?: number, options?: UndoOptions): Promise<UndoResult> {
   const { storage } = deps;
+  const o = checkObject<UndoOptions>(options, 'options');
+  checkKnownKeys(o, new Set(['dryRun']), 'options');
+  const dryRun = o.dryRun === undefined ? false : checkBoolean(o.dryRun, 'dryRun');
   let target: JournalEntry | undefined;
   if (seq === undefined) {
-    const recent = await storage.journalRead({ newest: 200 });
-    target = [...recent].reverse().find((e) => !NOT_UNDOABLE.has(e.op) && e.meta['undone'] !== true);
-    if (!target) throw new MemoryError('NOT_FOUND', 'Nothing to undo in the recent journal');
+    target = await newestUndoable(storage);
   } else {
     checkInteger(seq, 'seq', 1);
     [target] = await storage.journalRead({ seq });
@@ -157,43 +192,59 @@ export async function undo(deps: JournalDeps, seq?: number): Promise<UndoResult>
       throw new MemoryError('NOT_FOUND', `No journal entry ${seq}`, { seq });
     }
   }
-  if (NOT_UNDOABLE.has(target.op)) {
-    throw invalid(`A ${target.op} cannot be undone`, { field: 'seq', op: target.op });
+  const group = await storage.journalRead({ group: target.group });
+  const op = callOp(group);
+  if (NOT_UNDOABLE.has(op)) {
+    throw invalid(`A ${op} cannot be undone`, { field: 'seq', op });
   }
-  const group = (await storage.journalRead({ group: target.group })).sort((a, b) => b.seq! - a.seq!);
-  const ids = [...new Set(group.map((e) => e.id))];
-  const current = await storage.getMany(ids);
-  // Each memory must still be exactly what the call left (first entry per id, newest first).
-  const lastAfter = new Map<string, JournalEntry>();
-  for (const e of group) if (!lastAfter.has(e.id)) lastAfter.set(e.id, e);
-  for (const [id, e] of lastAfter) {
-    const now = current.get(id) ?? null;
-    if (!sameState(now, e.after)) {
-      return { ok: false, op: target.op, seq: target.seq!, ids, reason: `memory ${id} changed after this ${target.op}` };
+  const ids = memoryIds(group);
+  const plan = planUndo(group, await storage.getMany(ids));
+  if (!plan.ok) {
+    const text = plan.now?.text ?? plan.expected?.text ?? null;
+    const what = plan.now ? 'changed' : 'was removed';
+    return {
+      ok: false,
+      op,
+      seq: target.seq!,
+      ids,
+      effect: NO_EFFECT,
+      dryRun,
+      reason: `the memory ${quote(text)} (${plan.id}) ${what} after this ${op}`,
+      changed: { id: plan.id, text },
+    };
+  }
+  const effect = effectOf(plan);
+  if (dryRun) return { ok: true, op, seq: target.seq!, ids, effect, dryRun };
+
+  const ctx = journalContext(deps, 'undo', { of: target.seq, ofOp: op, ofGroup: target.group, ...effect });
+  if (plan.remove.length) apply(deps, await storage.moveToTrash(plan.remove, ctx));
+  if (plan.insert.length) {
+    // The trash keeps what an undo (or a prune) removed, with its vector: no model needed for those.
+    const kept = await storage.trashVectors(plan.insert.map((m) => m.id));
+    const reused: string[] = [];
+    const vectors: Float32Array[] = plan.insert.map((m) => {
+      const t = kept.get(m.id);
+      if (!t || t.text !== m.text) return EMPTY;
+      reused.push(m.id);
+      return t.vector;
+    });
+    const missing = plan.insert.flatMap((m, i) => (vectors[i] === EMPTY ? [i] : []));
+    for (let i = 0; i < missing.length; i += EMBED_BATCH) {
+      const slice = missing.slice(i, i + EMBED_BATCH);
+      const embedded = await deps.embed(slice.map((j) => plan.insert[j]!.text));
+      slice.forEach((j, k) => (vectors[j] = embedded[k]!));
     }
+    const { labels, generation } = await storage.insert(plan.insert, vectors, ctx);
+    apply(deps, { added: labels.map((label, i) => ({ label, vector: vectors[i]! })), removedLabels: [], generation });
+    if (reused.length) await storage.purgeTrash({ ids: reused });
   }
-  // The state before the call: the `before` of the oldest entry per id.
-  const firstBefore = new Map<string, Memory | null>();
-  for (const e of [...group].reverse()) if (!firstBefore.has(e.id)) firstBefore.set(e.id, e.before);
-  const ctx = journalContext(deps, 'undo', { of: target.seq, ofOp: target.op, ofGroup: target.group });
-  const puts: Memory[] = [];
-  for (const [id, before] of firstBefore) {
-    const now = current.get(id) ?? null;
-    if (before === null && now) {
-      const removed = await storage.remove(id, ctx);
-      if (removed) apply(deps, { added: [], removedLabels: [removed.label], generation: removed.generation });
-    } else if (before && !now) {
-      const [vector] = await deps.embed([before.text]);
-      const { labels, generation } = await storage.insert([before], [vector!], ctx);
-      apply(deps, { added: [{ label: labels[0]!, vector: vector! }], removedLabels: [], generation });
-    } else if (before && now && before.text !== now.text) {
-      const [vector] = await deps.embed([before.text]);
-      const result = await storage.replace(now, before, vector, ctx);
-      if (result?.removedLabel !== undefined) apply(deps, { added: [{ label: result.label, vector: vector! }], removedLabels: [result.removedLabel], generation: result.generation });
-    } else if (before && now) {
-      puts.push({ ...before, lastAccessed: now.lastAccessed, accessCount: now.accessCount });
-    }
+  for (const { now, before } of plan.rewrite) {
+    const [vector] = await deps.embed([before.text]);
+    const result = await storage.replace(now, before, vector, ctx);
+    if (result?.removedLabel !== undefined) apply(deps, { added: [{ label: result.label, vector: vector! }], removedLabels: [result.removedLabel], generation: result.generation });
   }
-  if (puts.length) await storage.applyGraphChanges({ put: puts }, ctx);
-  return { ok: true, op: target.op, seq: target.seq!, ids };
+  if (plan.put.length) await storage.applyGraphChanges({ put: plan.put }, ctx);
+  return { ok: true, op, seq: target.seq!, ids, effect, dryRun };
 }
+
+const EMPTY = new Float32Array(0);

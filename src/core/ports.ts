@@ -329,6 +329,11 @@ export interface MemoryStorage {
   applyGraphChanges(changes: GraphChanges, journal?: JournalContext): Promise<IndexDelta>;
   /** Journal entries, oldest first: of one memory, one group, up to a time, after a time, or the newest n. */
   journalRead(query: { seq?: number; id?: string; group?: string; untilTs?: number; afterTs?: number; newest?: number }): Promise<JournalEntry[]>;
+  /**
+   * Journal sequence numbers, newest first and keys only (cheap over a big import): the `limit`
+   * newest below `belowSeq` (from the top when omitted), or every entry of one call (`group`).
+   */
+  journalKeys(query: { belowSeq?: number; limit: number } | { group: string }): Promise<number[]>;
   /** Appends entries on their own (for operations that change no memory, like export or undo). */
   journalAppend(journal: JournalContext, entries: { id: string; before: Memory | null; after: Memory | null; op?: string }[]): Promise<void>;
   /** Moves memories (with their vectors) to the trash, in one transaction. */
@@ -339,8 +344,10 @@ export interface MemoryStorage {
    * `needsVector` when the entry has no vector (the caller embeds and inserts it).
    */
   restoreFromTrash(id: string, journal: JournalContext): Promise<{ memory: Memory; delta: IndexDelta } | { needsVector: Memory } | null>;
-  /** Irreversible: one id's entries, entries deleted before a time, or all; returns how many. */
-  purgeTrash(query: { id?: string; before?: number }): Promise<number>;
+  /** The newest trash entry's text and vector of each id that has one with a vector. */
+  trashVectors(ids: string[]): Promise<Map<string, { text: string; vector: Float32Array }>>;
+  /** Irreversible: one id's entries, several ids' entries (one transaction), entries deleted before a time, or all; returns how many. */
+  purgeTrash(query: { id?: string; ids?: string[]; before?: number }): Promise<number>;
   /** A small named setting (e.g. maintenance last-run times) beside the store's metadata. */
   getSetting(key: string): Promise<unknown>;
   putSetting(key: string, value: unknown): Promise<void>;

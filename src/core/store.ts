@@ -48,8 +48,10 @@ import {
   type CompactResult,
   type JournalDeps,
   type JournalRetention,
+  type UndoOptions,
   type UndoResult,
 } from './journal-ops.ts';
+import { journalCalls, type JournalCall } from './journal-calls.ts';
 import type { DurabilityRegistry, JournalEntry, TrashEntry } from './ports.ts';
 import { DurabilityMonitor, type DurabilityReport } from './durability.ts';
 import { checkDecayOptions, evictionCandidates, expiredMemories, pruneCandidates, scoreAll, type DecayOptions, type EvictionPolicy, type ScoredMemory } from './decay.ts';
@@ -179,8 +181,13 @@ export interface MemoryApi {
   journalTail(n?: number): Promise<JournalEntry[]>;
   /** Every journal entry about one memory, oldest first. */
   history(id: string): Promise<JournalEntry[]>;
-  /** Undoes the call behind journal entry `seq` (default the newest), unless a memory changed since. */
-  undo(seq?: number): Promise<UndoResult>;
+  /** The newest `limit` calls (default 30), one row per call (an import is one row), newest first, each saying whether an undo reverted it. */
+  journalCalls(limit?: number): Promise<JournalCall[]>;
+  /**
+   * Undoes the call behind journal entry `seq` (default the newest not undone), unless a memory
+   * changed since; undoing an undo redoes the call. `dryRun` checks and counts, writing nothing.
+   */
+  undo(seq?: number, options?: UndoOptions): Promise<UndoResult>;
   /**
    * The memories as they were at `ts` (Unix seconds), rebuilt from the journal.
    * @throws MemoryError JOURNAL_COMPACTED when `ts` is before the journal's retention horizon.
@@ -721,9 +728,13 @@ export async function openStore(
         ensureOpen();
         return history(storage, id);
       },
-      async undo(seq) {
+      async journalCalls(limit) {
+        ensureOpen();
+        return journalCalls(storage, limit === undefined ? 30 : checkInteger(limit, 'limit', 1, 1000));
+      },
+      async undo(seq, options) {
         ensureVectors();
-        return undo(journalDeps, seq);
+        return undo(journalDeps, seq, options);
       },
       async stateAt(ts) {
         ensureOpen();

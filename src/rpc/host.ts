@@ -283,7 +283,9 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
         const fn = store[method] as (...a: unknown[]) => Promise<unknown>;
         const run = (a: unknown[]): Promise<unknown> => fn.apply(store, a).finally(() => Promise.allSettled(delivered));
         const result = scope?.namespace !== undefined ? await namespacedCall(store, namespaceTag(scope.namespace), method, callArgs, run) : await run(callArgs);
-        if (MUTATING_METHODS.has(method)) {
+        // An explicit dry run (undo, prune, reflect, purgeExpired) wrote nothing: no change to announce.
+        const dryRun = args.some((a) => a !== null && typeof a === 'object' && (a as { dryRun?: unknown }).dryRun === true);
+        if (MUTATING_METHODS.has(method) && !dryRun) {
           const ids = affectedIds(method, args, result);
           if (method !== 'forget' || ids.length > 0) registry.changed(name, method, ids);
         }

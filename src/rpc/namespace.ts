@@ -60,6 +60,7 @@ const RULES: Record<StoreMethod, 'scoped' | 'refused' | 'free'> = {
   trashRestore: 'refused',
   trashPurge: 'refused',
   journalTail: 'refused',
+  journalCalls: 'refused',
   undo: 'refused',
   stateAt: 'refused',
   count: 'refused',

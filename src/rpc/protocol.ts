@@ -38,6 +38,7 @@ export const STORE_METHODS = [
   'trashRestore',
   'trashPurge',
   'journalTail',
+  'journalCalls',
   'history',
   'undo',
   'stateAt',

@@ -240,6 +240,11 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   if (dryRun || validation.writes === 0) return result(validation.summary);
 
   const importId = deps.newId();
+  // What the journal's one row for this import says: the archive's file name, when it has one.
+  const journalMeta: Record<string, unknown> = {
+    vectorsPreserved: !validation.summary.vectorsRegenerated,
+    ...(typeof File !== 'undefined' && source instanceof File && source.name ? { archive: source.name } : {}),
+  };
   let written = 0;
   // The graph insertion waits until the writes are done (it would compete with them for the CPU).
   const release = deps.index instanceof DeferredIndex ? deps.index.hold() : () => undefined;
@@ -259,7 +264,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
       const delta = await deps.storage.importBatch(
         importId,
         batch.writes.map((w) => ({ memory: w.memory, vector: vectors.get(w) ?? w.vector! })),
-        deps.journal('import', { vectorsPreserved: !validation.summary.vectorsRegenerated }, importId),
+        deps.journal('import', journalMeta, importId),
       );
       applyIndexDelta(deps.index, delta, true);
       deps.changed(delta.generation);
