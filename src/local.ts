@@ -15,6 +15,8 @@
 import { deleteDexieStorage, openDexieStorage, SCHEMA_VERSION, type DexieStorageOptions } from './adapters/storage-dexie.ts';
 import { readStorageInfo } from './adapters/browser-storage.ts';
 import { openDexieRegistry } from './adapters/registry-dexie.ts';
+import { createDexieCatalog } from './adapters/store-catalog.ts';
+import { checkStoreName, type StoreCatalog, type StoreInfo } from './core/catalog.ts';
 import { MemoryError, invalid } from './core/errors.ts';
 import type { Clock, DurabilityRegistry, Embedder, IdSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
 import type { IndexOpenOutcome } from './core/index-sync.ts';
@@ -33,6 +35,7 @@ export type { JournalCall } from './core/journal-calls.ts';
 export type { UndoEffect } from './core/undo-plan.ts';
 export type { JournalHorizon, LossRecord } from './core/ports.ts';
 export { contentHash } from './core/text.ts';
+export type { StoreInfo, StoreCatalog } from './core/catalog.ts';
 
 export type EmbedderChoice = 'auto' | 'minilm' | 'use-lite' | Embedder;
 
@@ -223,4 +226,37 @@ export async function deleteMemory(name: string, options: Pick<CreateMemoryOptio
     const { dropHnswSnapshot } = await import('./adapters/index-hnsw.ts');
     await dropHnswSnapshot(name);
   }
+}
+
+/**
+ * The stores of this origin (IndexedDB) as a whole: list (with each one's memory count and
+ * model), delete, rename. The worker serves the same through `client.stores()`,
+ * `deleteStore()` and `renameStore()`, refusing stores open elsewhere (STORE_IN_USE); in
+ * process, close a store before deleting or renaming it.
+ */
+export function storeCatalog(options: Pick<CreateMemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'index'> = {}): StoreCatalog {
+  return createDexieCatalog({
+    ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
+    ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
+    ...(options.index === undefined || options.index === 'hnsw'
+      ? { dropSnapshot: async (name: string) => (await import('./adapters/index-hnsw.ts')).dropHnswSnapshot(name) }
+      : {}),
+  });
+}
+
+/** Every store of this origin, by name, with its memory count and model (`open` is always false in process). */
+export async function listMemories(options: Pick<CreateMemoryOptions, 'indexedDB' | 'IDBKeyRange'> = {}): Promise<StoreInfo[]> {
+  return (await storeCatalog(options).list()).map((s) => ({ ...s, open: false }));
+}
+
+/**
+ * Renames a closed store: its database is copied under the new name, then deleted; its index
+ * rebuilds from the stored vectors at its next open.
+ * @throws MemoryError NOT_FOUND (no such store), STORE_EXISTS (the new name is taken), INVALID_ARGUMENT (a bad name).
+ */
+export async function renameMemory(from: string, to: string, options: Pick<CreateMemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'index'> = {}): Promise<void> {
+  checkStoreName(from, 'from');
+  checkStoreName(to, 'to');
+  if (from === to) throw invalid('The new name is the same as the old one', { field: 'to' });
+  await storeCatalog(options).rename(from, to);
 }

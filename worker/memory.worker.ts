@@ -9,7 +9,7 @@
  * binaries) and `../models/` for MiniLM files a site chooses to host itself.
  */
 import * as Comlink from 'comlink';
-import { createMemory, type CreateMemoryOptions } from '../src/local.ts';
+import { createMemory, storeCatalog, type CreateMemoryOptions } from '../src/local.ts';
 import { StoreRegistry, createHost, type OpenedStore } from '../src/rpc/host.ts';
 import { acceptConnections } from '../src/rpc/port-host.ts';
 import type { OpenRequest } from '../src/rpc/protocol.ts';
@@ -38,7 +38,7 @@ export function openWithOriginAssets(request: OpenRequest, onProgress?: CreateMe
   }) as Promise<OpenedStore>;
 }
 
-const registry = new StoreRegistry({ open: openWithOriginAssets, shared: isShared });
+const registry = new StoreRegistry({ open: openWithOriginAssets, shared: isShared, catalog: storeCatalog() });
 
 if (isShared) {
   (globalThis as unknown as { onconnect: (event: MessageEvent) => void }).onconnect = (event) => {

@@ -38,6 +38,13 @@ export async function openDexieRegistry(options: DexieStorageOptions = {}): Prom
         throw mapStorageError(error, 'registry get');
       }
     },
+    list: async () => {
+      try {
+        return await db.stores.toArray();
+      } catch (error) {
+        throw mapStorageError(error, 'registry list');
+      }
+    },
     update: async (name, next) => {
       try {
         return await db.transaction('rw', db.stores, async () => {

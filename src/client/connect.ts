@@ -4,6 +4,7 @@
  */
 import * as Comlink from 'comlink';
 import { MemoryError } from '../core/errors.ts';
+import type { StoreInfo } from '../core/catalog.ts';
 import type { MemoryApi } from '../core/store.ts';
 import type { ProgressEvent } from '../core/types.ts';
 import { OPTIONS_AT, STORE_METHODS, changeChannelName, type ChangeEvent, type HostApi, type OpenRequest, type StoreMethod } from '../rpc/protocol.ts';
@@ -18,6 +19,20 @@ export type MemoryClient = MemoryApi & {
   subscribe(listener: (event: ChangeEvent) => void): () => void;
   /** Releases this connection's handle (and the worker, when this client started it). */
   close(): Promise<void>;
+  /** Every store of the origin, by name, with its memory count, model and whether it is open in the worker. */
+  stores(): Promise<StoreInfo[]>;
+  /**
+   * Deletes a store: its database, index snapshot and registry record. Deleting this client's
+   * own store closes this client. @throws MemoryError STORE_IN_USE when another tab or connection
+   * has it open, NOT_FOUND when there is no such store.
+   */
+  deleteStore(name: string): Promise<void>;
+  /**
+   * Renames a store (copied under the new name, then deleted; its index rebuilds at its next
+   * open). Renaming this client's own store closes this client: connect to the new name.
+   * @throws MemoryError STORE_IN_USE, NOT_FOUND, STORE_EXISTS when `to` is taken.
+   */
+  renameStore(from: string, to: string): Promise<StoreInfo>;
 };
 
 export interface ConnectEndpointOptions extends OpenRequest {
@@ -114,6 +129,16 @@ export async function connectEndpoint(endpoint: Comlink.Endpoint, options: Conne
           channel = undefined;
         }
       };
+    },
+    stores: () => remote.stores(),
+    async deleteStore(name) {
+      await remote.deleteStore(name);
+      if (name === info.name) await client.close();
+    },
+    async renameStore(from, to) {
+      const renamed = await remote.renameStore(from, to);
+      if (from === info.name) await client.close();
+      return renamed;
     },
     async close() {
       if (closed) return;

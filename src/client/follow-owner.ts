@@ -63,6 +63,18 @@ export async function connectFollowingOwner(election: OwnerElection, options: Co
     },
     // Change events travel on a BroadcastChannel of the origin, whichever tab owns the worker.
     subscribe: (listener) => current.subscribe(listener),
+    async stores() {
+      if (switching) await switching;
+      return current.stores();
+    },
+    async deleteStore(name) {
+      if (switching) await switching;
+      return current.deleteStore(name);
+    },
+    async renameStore(from, to) {
+      if (switching) await switching;
+      return current.renameStore(from, to);
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -21,6 +21,8 @@ export const ERROR_CODES = [
   'CONFLICT',
   'PERMISSION_DENIED',
   'JOURNAL_COMPACTED',
+  'STORE_IN_USE',
+  'STORE_EXISTS',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

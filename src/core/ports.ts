@@ -163,6 +163,8 @@ export interface LossRecord {
  */
 export interface DurabilityRegistry {
   get(name: string): Promise<StoreRecord | undefined>;
+  /** Every record (the store list where the browser cannot list its databases). */
+  list(): Promise<StoreRecord[]>;
   /** Read-modify-write of one record in one transaction; `next` returns the record to store, or null to delete it. */
   update(name: string, next: (previous: StoreRecord | undefined) => StoreRecord | null): Promise<StoreRecord | null>;
   close(): void;

@@ -5,6 +5,7 @@
  * change events after writes.
  */
 import * as Comlink from 'comlink';
+import { checkStoreName, storeInUse, type StoreCatalog, type StoreInfo } from '../core/catalog.ts';
 import { MemoryError, invalid } from '../core/errors.ts';
 import { namespaceTag, namespacedCall } from './namespace.ts';
 import type { MemoryApi } from '../core/store.ts';
@@ -37,6 +38,8 @@ export interface RegistryOptions {
   /** True inside a SharedWorker. */
   shared?: boolean;
   clock?: () => number;
+  /** The stores of the origin as a whole (list, delete, rename); without it those calls fail with STORAGE_FAILURE. */
+  catalog?: StoreCatalog;
 }
 
 interface Entry {
@@ -93,6 +96,9 @@ export class StoreRegistry {
   }
 
   async acquire(request: OpenRequest, onProgress?: (event: ProgressEvent) => void): Promise<OpenedStore> {
+    if (this.busy.has(request.name)) {
+      throw new MemoryError('STORE_IN_USE', `Store ${JSON.stringify(request.name)} is being deleted or renamed; open it again when that is done`, { name: request.name });
+    }
     let entry = this.entries.get(request.name);
     if (!entry) {
       const store = this.options.open(request, onProgress);
@@ -124,6 +130,47 @@ export class StoreRegistry {
     const entry = this.entries.get(name);
     if (!entry) throw new MemoryError('CLOSED', `Store "${name}" is not open in this worker`);
     return entry.store;
+  }
+
+  /** Names being deleted or renamed: nobody may open them meanwhile. */
+  private readonly busy = new Set<string>();
+
+  private catalog(): StoreCatalog {
+    if (!this.options.catalog) throw new MemoryError('STORAGE_FAILURE', 'This worker cannot list, delete or rename stores', {});
+    return this.options.catalog;
+  }
+
+  /** Every store of the origin, with whether it is open here. */
+  async stores(): Promise<StoreInfo[]> {
+    const listed = await this.catalog().list();
+    const names = new Set(listed.map((s) => s.name));
+    const out: StoreInfo[] = listed.map((s) => ({ ...s, open: this.entries.has(s.name) }));
+    // A store still opening has no database listed yet: it is there all the same.
+    for (const name of this.entries.keys()) if (!names.has(name)) out.push({ name, memories: null, embedder: null, createdAt: null, schemaVersion: null, open: true });
+    return out;
+  }
+
+  /**
+   * Runs a delete or rename of `name` once nobody but the caller (`ownRefs` of its references)
+   * holds it: the store is closed first, and cannot be opened until the work is done.
+   */
+  async manage(name: string, ownRefs: number, action: 'delete' | 'rename', work: (catalog: StoreCatalog) => Promise<void>, alsoBusy: string[] = []): Promise<void> {
+    const catalog = this.catalog();
+    const entry = this.entries.get(name);
+    if ((entry && entry.refs > ownRefs) || this.busy.has(name) || alsoBusy.some((n) => this.busy.has(n) || this.entries.has(n))) {
+      throw storeInUse(entry || this.busy.has(name) ? name : alsoBusy.find((n) => this.busy.has(n) || this.entries.has(n))!, action);
+    }
+    const names = [name, ...alsoBusy];
+    for (const n of names) this.busy.add(n);
+    try {
+      if (entry) {
+        this.entries.delete(name);
+        await (await entry.store.catch(() => null))?.close();
+      }
+      await work(catalog);
+    } finally {
+      for (const n of names) this.busy.delete(n);
+    }
   }
 
   changed(name: string, op: StoreMethod, ids: string[]): void {
@@ -218,6 +265,25 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
   const actors = new Map<number, string>();
   const aborts = new Map<number, AbortController>();
   let nextHandle = 1;
+
+  /** A connection whose owner imposed a scope (an extension's content script) may not touch whole stores. */
+  function refuseImposedScope(method: string): void {
+    if (hostOptions.scope) throw new MemoryError('PERMISSION_DENIED', `This connection is scoped: ${method} is not allowed`, { method });
+  }
+
+  /** This connection's handles on a store. */
+  function ownHandles(name: string): number[] {
+    return [...handles.entries()].filter(([, n]) => n === name).map(([h]) => h);
+  }
+
+  /** Drops handles whose store was deleted or renamed under them (their references went with it). */
+  function forgetHandles(list: number[]): void {
+    for (const h of list) {
+      handles.delete(h);
+      actors.delete(h);
+      scopes.delete(h);
+    }
+  }
 
   function nameOf(handle: number): string {
     const name = handles.get(handle);
@@ -314,6 +380,31 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
 
     async ping() {
       return { ok: true as const, stores: registry.names(), shared: registry.shared };
+    },
+
+    async stores() {
+      refuseImposedScope('stores');
+      return registry.stores();
+    },
+
+    async deleteStore(name) {
+      refuseImposedScope('deleteStore');
+      checkStoreName(name, 'name');
+      const own = ownHandles(name);
+      await registry.manage(name, own.length, 'delete', (catalog) => catalog.delete(name));
+      forgetHandles(own);
+    },
+
+    async renameStore(from, to) {
+      refuseImposedScope('renameStore');
+      checkStoreName(from, 'from');
+      checkStoreName(to, 'to');
+      if (from === to) throw invalid('The new name is the same as the old one', { field: 'to' });
+      const own = ownHandles(from);
+      await registry.manage(from, own.length, 'rename', (catalog) => catalog.rename(from, to), [to]);
+      forgetHandles(own);
+      const renamed = (await registry.stores()).find((s) => s.name === to);
+      return renamed ?? { name: to, memories: null, embedder: null, createdAt: null, schemaVersion: null, open: false };
     },
 
     async dispose() {

@@ -2,6 +2,7 @@
  * The wire contract between clients (pages, agents, extensions) and the memory worker. Plain
  * data only; functions cross as comlink proxies and AbortSignals as call ids.
  */
+import type { StoreInfo } from '../core/catalog.ts';
 import type { MemoryApi } from '../core/store.ts';
 import type { ProgressEvent } from '../core/types.ts';
 
@@ -149,6 +150,15 @@ export interface HostApi {
   abort(callId: number): void;
   release(handle: number): Promise<void>;
   ping(): Promise<{ ok: true; stores: string[]; shared: boolean }>;
+  /** Every store of the origin, with its memory count, model and whether it is open in this worker. */
+  stores(): Promise<StoreInfo[]>;
+  /**
+   * Deletes a store (database, index snapshot, registry record). This connection's own handles
+   * on it close; a store open in another connection is refused with STORE_IN_USE.
+   */
+  deleteStore(name: string): Promise<void>;
+  /** Renames a store (a copy, then a delete): the same rules as deleteStore, and STORE_EXISTS when `to` is taken. */
+  renameStore(from: string, to: string): Promise<StoreInfo>;
 }
 
 /** The BroadcastChannel name on which a store's change events travel. */
