@@ -31,6 +31,7 @@ export type { JournalRetention, CompactResult, UndoOptions, UndoResult } from '.
 export type { JournalCall } from './core/journal-calls.ts';
 export type { UndoEffect } from './core/undo-plan.ts';
 export type { StoreInfo } from './core/catalog.ts';
+export type { HealthListKey } from './core/attention.ts';
 export type { JournalHorizon, LossRecord } from './core/ports.ts';
 export { connectEndpoint } from './client/connect.ts';
 export { portEndpoint, encodeJson, decodeJson, type PortEndpoint, type RuntimePort, type RuntimePortEvent, type Json } from './client/chrome-port.ts';

@@ -560,6 +560,9 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         }),
       ),
 
+    countExpired: (now) =>
+      run('countExpired', () => db.memories.filter((r) => !r.supersededBy && r.expiresAt > 0 && r.expiresAt <= now).count()),
+
     vectorCount: () => run('vectorCount', () => db.vectors.count()),
 
     scanVectors: (visit, options = {}) =>

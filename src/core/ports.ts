@@ -270,6 +270,8 @@ export interface MemoryStorage {
    * skipping superseded memories unless asked; `createdEdges` is ascending.
    */
   aggregate(query: { includeSuperseded: boolean; createdEdges: number[] }): Promise<{ tagCounts: Map<string, number>; created: number[]; counted: number }>;
+  /** Memories not superseded with `0 < expiresAt ≤ now` (a scan: nothing indexes `expiresAt`). */
+  countExpired(now: number): Promise<number>;
   vectorCount(): Promise<number>;
   /** Visits vectors in label order, optionally only those written after generation `afterGeneration`. */
   scanVectors(

@@ -55,7 +55,8 @@ import { journalCalls, type JournalCall } from './journal-calls.ts';
 import type { DurabilityRegistry, JournalEntry, TrashEntry } from './ports.ts';
 import { DurabilityMonitor, type DurabilityReport } from './durability.ts';
 import { checkDecayOptions, evictionCandidates, expiredMemories, pruneCandidates, scoreAll, type DecayOptions, type EvictionPolicy, type ScoredMemory } from './decay.ts';
-import { analyzeAll, type HealthReport, type HealthStatsReport, type HealthStatus, type PotentialConflict } from './health.ts';
+import { analyzeAll, DEFAULT_STALE_DAYS, type HealthReport, type HealthStatsReport, type HealthStatus, type PotentialConflict } from './health.ts';
+import { healthLists, type HealthListKey } from './attention.ts';
 import { planReflection, type ReflectOptions, type Summarizer } from './reflect.ts';
 import {
   MAINTENANCE_JOBS,
@@ -167,6 +168,10 @@ export interface MemoryApi {
     counts: Record<HealthStatus, number>;
     potentialConflicts: PotentialConflict[];
     report: HealthStatsReport;
+    /** What needs attention (review, possible conflicts, fading, expired, broken links) and what is worth knowing, as id lists (newest first). */
+    lists: Record<HealthListKey, string[]>;
+    /** Distinct memories in the attention lists. */
+    needsAttention: number;
   }>;
   /** The maintenance scheduler's state and run history. */
   maintenanceStatus(): Promise<ReturnType<MaintenanceScheduler['status']>>;
@@ -657,16 +662,21 @@ export async function openStore(
         for (const c of await storage.listConflicts('pending')) {
           for (const id of [c.newId, c.oldId]) pending.set(id, (pending.get(id) ?? 0) + 1);
         }
-        const analysis = analyzeAll(await storage.allMemories(), {
-          now: clock.now(),
+        const all = await storage.allMemories();
+        const now = clock.now();
+        const analysis = analyzeAll(all, {
+          now,
           pendingConflictIds: pending,
           ...(o.staleDays === undefined ? {} : { staleDays: o.staleDays }),
         });
+        const attention = healthLists(all, { now, staleDays: analysis.report.staleDays ?? DEFAULT_STALE_DAYS, pending, potential: analysis.potentialConflictIds });
         return {
           statuses: Object.fromEntries(analysis.statuses),
           counts: analysis.counts,
           potentialConflicts: analysis.potentialConflicts,
           report: analysis.report,
+          lists: attention.lists,
+          needsAttention: attention.needsAttention,
         };
       },
 
@@ -1019,7 +1029,8 @@ export async function openStore(
       async aggregate(options) {
         ensureOpen();
         const o = checkObject<AggregateOptions>(options, 'options');
-        checkKnownKeys(o, new Set(['topTags', 'createdEdges', 'includeSuperseded']), 'options');
+        checkKnownKeys(o, new Set(['topTags', 'createdEdges', 'includeSuperseded', 'countExpired']), 'options');
+        const countExpired = o.countExpired === undefined ? false : checkBoolean(o.countExpired, 'countExpired');
         const topTags = o.topTags === undefined ? 12 : checkInteger(o.topTags, 'topTags', 0, 10_000);
         const includeSuperseded = o.includeSuperseded === undefined ? false : checkBoolean(o.includeSuperseded, 'includeSuperseded');
         const edges = o.createdEdges ?? [];
@@ -1033,7 +1044,7 @@ export async function openStore(
           .map(([tag, count]) => ({ tag, count }))
           .sort((a, b) => b.count - a.count || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0))
           .slice(0, topTags);
-        return { tags, distinctTags: tagCounts.size, created, counted };
+        return { tags, distinctTags: tagCounts.size, created, counted, ...(countExpired ? { expired: await storage.countExpired(clock.now()) } : {}) };
       },
 
       async reindex(options) {

@@ -220,6 +220,8 @@ export interface AggregateOptions {
   createdEdges?: number[];
   /** Count superseded memories too; by default only the active ones, as `stats().active`. */
   includeSuperseded?: boolean;
+  /** Also count the memories past their `expiresAt` not yet purged (`expired`; reads every row, so off by default). */
+  countExpired?: boolean;
 }
 
 /** Exact counts over every stored memory, read from the indexes (no rows are loaded). */
@@ -232,6 +234,8 @@ export interface StoreAggregates {
   created: number[];
   /** How many memories were counted. */
   counted: number;
+  /** With `countExpired`: memories (not superseded) past their `expiresAt`, hidden from recall and lists until purged. */
+  expired?: number;
 }
 
 export interface StoreStats {
