@@ -138,7 +138,7 @@ describe('npm run models (scripts/models.mjs)', () => {
   it('fails with every source named and its reason, writing nothing', async () => {
     const out = join(root, 'fail');
     const bad = new Uint8Array(ONNX);
-    bad[3] ^= 1;
+    bad[3] = bad[3]! ^ 1;
     jar = zipSync({ 'tiny-tokenizer.json': TOKENIZER, 'tiny.onnx': bad });
     try {
       const result = await provisionModels({ ...common(), from: join(root, 'nowhere'), out });
