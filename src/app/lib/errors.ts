@@ -1,10 +1,17 @@
-/** Turns any failure into words a person can act on, using the MemoryError code and details. */
+/**
+ * Turns any failure into words a person can act on, using the MemoryError code and details. The
+ * code stays with the message (screens show it small, beside the words) for those who want it;
+ * `field` says which control caused it, so the message can sit next to that control.
+ */
 import { MemoryError } from '../../index.ts';
+import { bytes } from './format.ts';
 
 export interface Problem {
   title: string;
   message: string;
   code?: string;
+  /** The input that caused it (details.field), when the store names one. */
+  field?: string;
 }
 
 const ARCHIVE_REASONS: Record<string, string> = {
@@ -19,34 +26,82 @@ const ARCHIVE_REASONS: Record<string, string> = {
   changed: 'The file changed while it was being read. Try again once it is complete.',
 };
 
+/** A memory's text as a short quotation for messages. */
+export function quote(text: string | null | undefined, max = 60): string {
+  const flat = (text ?? '').replace(/\s+/g, ' ').trim();
+  if (!flat) return 'that memory';
+  return `“${flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat}”`;
+}
+
+/** INVALID_ARGUMENT in words, by the field the store names. */
+function invalidArgument(error: MemoryError): string {
+  const field = typeof error.details['field'] === 'string' ? (error.details['field'] as string) : '';
+  const limit = typeof error.details['limit'] === 'number' ? (error.details['limit'] as number) : null;
+  if (field === 'text' || field.endsWith('.text')) {
+    if (limit !== null || /larger than|too long|bytes/i.test(error.message)) {
+      return `This memory is too long to keep: a memory can hold at most ${bytes(limit ?? 1_048_576)} of text. Shorten it, or split it into several memories.`;
+    }
+    if (/empty|whitespace/i.test(error.message)) return 'Write something to remember first: the text is empty.';
+    return 'This text cannot be stored as it is.';
+  }
+  if (field === 'tags' || field === 'tag') return 'A tag cannot be blank or contain a comma. Separate tags with commas or spaces.';
+  if (field === 'importance') return 'Importance must be a number between 0 and 1.';
+  if (field === 'name' || field === 'to' || field === 'from') return 'A store name must not be blank and can be at most 200 characters.';
+  return error.message.charAt(0).toUpperCase() + error.message.slice(1);
+}
+
 export function problemOf(error: unknown, fallbackTitle = 'Something went wrong'): Problem {
   if (error instanceof MemoryError) {
     const reason = typeof error.details['reason'] === 'string' ? (error.details['reason'] as string) : undefined;
+    const field = typeof error.details['field'] === 'string' ? (error.details['field'] as string) : undefined;
+    const name = typeof error.details['name'] === 'string' ? (error.details['name'] as string) : undefined;
+    const base = { code: error.code, ...(field ? { field } : {}) };
     switch (error.code) {
+      case 'INVALID_ARGUMENT':
+        return { title: 'Not accepted', message: invalidArgument(error), ...base };
       case 'INVALID_ARCHIVE':
         return { title: 'Not a readable archive', message: (reason && ARCHIVE_REASONS[reason]) ?? error.message, code: `${error.code}${reason ? ` · ${reason}` : ''}` };
       case 'MODEL_MISMATCH':
         return {
           title: 'Vectors from another model',
           message: 'The archive’s vectors were made by a different embedding model. Choose “Re-embed with this store’s model” to import it.',
-          code: error.code,
+          ...base,
         };
       case 'IMPORT_CONFLICT': {
         const collisions = Array.isArray(error.details['collisions']) ? (error.details['collisions'] as unknown[]).length : 0;
         return {
           title: 'Some memories already exist',
           message: `${collisions ? `${collisions.toLocaleString()} ${collisions === 1 ? 'id is' : 'ids are'}` : 'Ids are'} already in this store and the policy is “error”, so nothing was imported. Pick skip, overwrite or rename.`,
-          code: error.code,
+          ...base,
         };
       }
       case 'ABORTED':
-        return { title: 'Cancelled', message: 'The operation was cancelled. Nothing was changed.', code: error.code };
+        return { title: 'Cancelled', message: 'The operation was cancelled. Nothing was changed.', ...base };
       case 'STORAGE_QUOTA':
-        return { title: 'Out of storage', message: 'The browser’s storage quota ran out. Nothing was written.', code: error.code };
+        return { title: 'Out of storage', message: 'The browser’s storage for this site is full. Nothing was written: free some space (export and delete a store you no longer need) and try again.', ...base };
       case 'NOT_FOUND':
-        return { title: 'Not found', message: 'That memory no longer exists (it may have been forgotten in another tab).', code: error.code };
+        return name !== undefined
+          ? { title: 'No such store', message: `There is no store named “${name}” any more (it may have been deleted in another tab).`, ...base }
+          : { title: 'Not found', message: 'That memory no longer exists (it may have been forgotten in another tab).', ...base };
+      case 'STORE_IN_USE':
+        return { title: 'Store in use', message: `“${name ?? 'This store'}” is open in another tab or by an agent. Close it there, then try again.`, ...base };
+      case 'STORE_EXISTS':
+        return { title: 'Name taken', message: `There is already a store named “${name ?? ''}”. Choose another name.`, ...base };
+      case 'PERMISSION_DENIED':
+        return { title: 'Not allowed', message: 'This connection is not allowed to do that.', ...base };
+      case 'MODEL_UNAVAILABLE':
+        return { title: 'The model could not be loaded', message: 'The embedding model could not be loaded on this device, so nothing can be embedded right now. Reload the page to try again.', ...base };
+      case 'EMBEDDER_MISMATCH':
+      case 'DIMENSION_MISMATCH':
+        return { title: 'Another model made this store', message: 'This store’s memories were embedded by another model than the one loaded now.', ...base };
+      case 'SCHEMA_TOO_NEW':
+        return { title: 'Written by a newer version', message: 'This store was written by a newer version of the app. Reload to update the app, then open it again.', ...base };
+      case 'CLOSED':
+        return { title: 'Closed', message: 'The store was closed (another tab may have deleted or renamed it). Open it again to continue.', ...base };
+      case 'STORAGE_FAILURE':
+        return { title: 'Storage failed', message: 'The browser’s storage failed. Nothing was changed; try again.', ...base };
       default:
-        return { title: fallbackTitle, message: error.message, code: error.code };
+        return { title: fallbackTitle, message: error.message, ...base };
     }
   }
   return { title: fallbackTitle, message: error instanceof Error ? error.message : String(error) };

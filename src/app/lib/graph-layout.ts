@@ -1,8 +1,10 @@
 /**
  * The neighbourhood graph's layout: d3-force run synchronously for a fixed number of ticks (no
- * animation), the current memory pinned in the middle, then every position scaled into a fixed
- * viewBox so labels keep their size whatever the graph's spread. Pure and deterministic: d3-force
- * seeds its own jiggle, and the initial positions are a fixed circle.
+ * animation), the current memory pinned at the origin, then the whole drawing — node labels
+ * included — fitted to the box on each axis, so the graph fills the canvas instead of huddling in
+ * its middle. Node labels wrap to two lines; edge labels go where they overlap nothing (a node, a
+ * label, another edge label) and inside the box, or are left to the legend. Pure and
+ * deterministic: d3-force seeds its own jiggle, and the initial positions are a fixed circle.
  */
 import { forceCollide, forceLink, forceManyBody, forceSimulation, forceX, forceY, type SimulationLinkDatum, type SimulationNodeDatum } from 'd3-force';
 
@@ -22,9 +24,11 @@ export interface PlacedNode {
   text: string;
   /** The text cut to a short label (whole words when it can, an ellipsis when cut). */
   label: string;
+  /** The label wrapped into at most two lines. */
+  lines: string[];
   x: number;
   y: number;
-  /** Where the label's centre sits: under the node, moved in from the sides so it is never cut. */
+  /** Where the label's first line is centred (its baseline); the lines go down from there. */
   lx: number;
   ly: number;
   center: boolean;
@@ -38,9 +42,10 @@ export interface PlacedEdge {
   y1: number;
   x2: number;
   y2: number;
-  /** Where the edge's label sits (the middle, nudged apart for parallel edges). */
+  /** Where the edge's label sits, when it has room (`labelled`); else the legend names the colour. */
   lx: number;
   ly: number;
+  labelled: boolean;
 }
 
 export interface GraphLayout {
@@ -51,9 +56,12 @@ export interface GraphLayout {
 }
 
 export const NODE_RADIUS = 9;
-/** A generous average glyph width of the 11.5 px label font, to keep labels inside the box. */
-const CHAR_WIDTH = 6.6;
 export const CENTER_RADIUS = 13;
+/** A generous average glyph width of the 12 px label font, to keep labels inside the box. */
+export const CHAR_WIDTH = 6.8;
+/** Line height of node labels. */
+export const LINE_HEIGHT = 14;
+const EDGE_CHAR_WIDTH = 6.2;
 const TICKS = 300;
 
 /** Cuts `text` to at most `max` characters, on a word boundary when one is near, with an ellipsis. */
@@ -65,24 +73,63 @@ export function truncateLabel(text: string, max = 22): string {
   return `${(space >= max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
+/** Wraps `text` into at most `maxLines` lines of at most `lineLength` characters, the last cut with an ellipsis. */
+export function wrapLabel(text: string, lineLength = 26, maxLines = 2): string[] {
+  const words = text.replace(/\s+/g, ' ').trim().split(' ').filter(Boolean);
+  const lines: string[] = [];
+  let line = '';
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    const next = line ? `${line} ${word}` : word;
+    if (next.length <= lineLength) {
+      line = next;
+      continue;
+    }
+    if (lines.length === maxLines - 1) {
+      // The last line: what is left, cut with an ellipsis.
+      lines.push(truncateLabel(words.slice(i - (line ? line.split(' ').length : 0)).join(' '), lineLength));
+      return lines;
+    }
+    lines.push(line || truncateLabel(word, lineLength));
+    line = line ? (word.length <= lineLength ? word : truncateLabel(word, lineLength)) : '';
+  }
+  if (line) lines.push(line);
+  return lines.length ? lines : [''];
+}
+
 interface SimNode extends SimulationNodeDatum {
   id: string;
 }
 
+interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+const overlaps = (a: Box, b: Box): boolean => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+
+function labelBox(lines: string[], lx: number, ly: number): Box {
+  const half = (Math.max(...lines.map((l) => l.length)) * CHAR_WIDTH) / 2;
+  return { x0: lx - half, x1: lx + half, y0: ly - 11, y1: ly + 3 + (lines.length - 1) * LINE_HEIGHT };
+}
+
 /**
- * Places `nodes` (the one whose id is `centerId` in the middle) and `edges` inside a
- * `width × height` box, leaving `pad` around it for labels. Edges whose ends are not both among
- * `nodes` are dropped.
+ * Places `nodes` (the one whose id is `centerId` drawn larger) and `edges` inside a
+ * `width × height` box with `pad` around it. Edges whose ends are not both among `nodes` are
+ * dropped.
  */
 export function layoutGraph(
   centerId: string,
   nodes: readonly GraphInputNode[],
   edges: readonly GraphInputEdge[],
-  options: { width?: number; height?: number; pad?: number; labelLength?: number } = {},
+  options: { width?: number; height?: number; pad?: number; lineLength?: number } = {},
 ): GraphLayout {
   const width = options.width ?? 340;
   const height = options.height ?? 250;
-  const pad = options.pad ?? 30;
+  const pad = options.pad ?? 8;
+  const lineLength = options.lineLength ?? 26;
   const ids = new Set(nodes.map((n) => n.id));
   const kept = edges.filter((e) => ids.has(e.from) && ids.has(e.to) && e.from !== e.to);
 
@@ -101,74 +148,109 @@ export function layoutGraph(
     if (!pairs.has(key)) pairs.set(key, { source: e.from, target: e.to });
   }
   const simulation = forceSimulation<SimNode>(sim)
-    .force('link', forceLink<SimNode, SimulationLinkDatum<SimNode>>([...pairs.values()]).id((d) => d.id).distance(85).strength(0.6))
-    .force('charge', forceManyBody<SimNode>().strength(-260))
-    .force('collide', forceCollide<SimNode>(34))
-    .force('x', forceX<SimNode>(0).strength(0.04))
-    // The box is wider than tall: pull harder vertically.
-    .force('y', forceY<SimNode>(0).strength(0.09))
+    .force('link', forceLink<SimNode, SimulationLinkDatum<SimNode>>([...pairs.values()]).id((d) => d.id).distance(90).strength(0.5))
+    .force('charge', forceManyBody<SimNode>().strength(-320))
+    .force('collide', forceCollide<SimNode>(40))
+    .force('x', forceX<SimNode>(0).strength(0.03))
+    .force('y', forceY<SimNode>(0).strength(0.05))
     .stop();
   simulation.tick(TICKS);
 
-  // Scale into the box, keeping the centre node in the middle (so the picture is stable when
-  // one neighbour is added) and the aspect ratio.
-  let spanX = 1;
-  let spanY = 1;
+  // Labels first (their size decides how far the nodes may go), then fit the drawing on each axis.
+  const lines = new Map(nodes.map((n) => [n.id, wrapLabel(n.text, lineLength)]));
+  const halfLabel = new Map(nodes.map((n) => [n.id, (Math.max(...lines.get(n.id)!.map((l) => l.length)) * CHAR_WIDTH) / 2]));
+  const labelDown = (id: string): number => (id === centerId ? CENTER_RADIUS : NODE_RADIUS) + 4 + lines.get(id)!.length * LINE_HEIGHT;
+  let minX = Infinity;
+  let maxX = -Infinity;
+  let minY = Infinity;
+  let maxY = -Infinity;
   for (const n of sim) {
-    spanX = Math.max(spanX, Math.abs(n.x ?? 0));
-    spanY = Math.max(spanY, Math.abs(n.y ?? 0));
+    minX = Math.min(minX, n.x!);
+    maxX = Math.max(maxX, n.x!);
+    minY = Math.min(minY, n.y!);
+    maxY = Math.max(maxY, n.y!);
   }
-  const scale = Math.min((width / 2 - pad) / spanX, (height / 2 - pad) / spanY, 2.2);
+  // Room each side for the widest label and the tallest label under a node.
+  const widest = Math.max(...halfLabel.values());
+  const room = { left: pad + widest, right: pad + widest, top: pad + CENTER_RADIUS + 4, bottom: pad + Math.max(...nodes.map((n) => labelDown(n.id))) };
+  const spanX = maxX - minX;
+  const spanY = maxY - minY;
+  const availX = Math.max(1, width - room.left - room.right);
+  const availY = Math.max(1, height - room.top - room.bottom);
+  let sx = spanX > 1 ? availX / spanX : 1;
+  let sy = spanY > 1 ? availY / spanY : 1;
+  // Stretch to fill, but not into a distorted picture: neither axis more than 2.5× the other.
+  if (spanX <= 1) sx = sy;
+  if (spanY <= 1) sy = sx;
+  sx = Math.min(sx, sy * 2.5);
+  sy = Math.min(sy, sx * 2.5);
+  const cx = (minX + maxX) / 2;
+  const cy = (minY + maxY) / 2;
   const position = new Map<string, { x: number; y: number }>();
-  for (const n of sim) position.set(n.id, { x: round(width / 2 + (n.x ?? 0) * scale), y: round(height / 2 + (n.y ?? 0) * scale) });
+  for (const n of sim) {
+    position.set(n.id, {
+      x: round(room.left + availX / 2 + (n.x! - cx) * sx),
+      y: round(room.top + availY / 2 + (n.y! - cy) * sy),
+    });
+  }
 
-  // Labels go on the side away from the centre, where the edges are not; the centre's label
-  // goes on the side with fewer neighbours.
-  const cy = height / 2;
-  const above = [...position.entries()].filter(([id, p]) => id !== centerId && p.y < cy - 4).length;
-  const below = [...position.entries()].filter(([id, p]) => id !== centerId && p.y > cy + 4).length;
+  // Labels under their node; one that would hit another label, or leave the box, goes above it.
+  const placedBoxes: Box[] = [];
   const placed: PlacedNode[] = nodes.map((n) => {
-    const label = truncateLabel(n.text, options.labelLength ?? 22);
     const { x, y } = position.get(n.id)!;
     const center = n.id === centerId;
     const r = center ? CENTER_RADIUS : NODE_RADIUS;
-    const labelAbove = center ? above < below : y < cy - 4;
-    const half = Math.min(width / 2 - 2, (label.length * CHAR_WIDTH * (center ? 1.08 : 1)) / 2);
-    return {
-      id: n.id,
-      text: n.text,
-      label,
-      x,
-      y,
-      lx: round(Math.min(width - 2 - half, Math.max(2 + half, x))),
-      ly: round(labelAbove ? y - r - 7 : y + r + 14),
-      center,
+    const nodeLines = lines.get(n.id)!;
+    const half = halfLabel.get(n.id)!;
+    const lx = round(Math.min(width - 2 - half, Math.max(2 + half, x)));
+    const below = round(y + r + 14);
+    const above = round(y - r - 7 - (nodeLines.length - 1) * LINE_HEIGHT);
+    const fits = (ly: number): boolean => {
+      const box = labelBox(nodeLines, lx, ly);
+      return box.y0 >= 0 && box.y1 <= height && !placedBoxes.some((b) => overlaps(b, box));
     };
+    const ly = fits(below) || !fits(above) ? below : above;
+    placedBoxes.push(labelBox(nodeLines, lx, ly));
+    return { id: n.id, text: n.text, label: nodeLines.join(' '), lines: nodeLines, x, y, lx, ly, center };
   });
 
-  // Edge labels sit nearer the far end of an edge from the centre (the middle is crowded), and
-  // parallel edges (several relations between one pair) get theirs stacked apart.
-  const seen = new Map<string, number>();
+  // Edge labels: the first free spot along the edge, or none.
+  const obstacles: Box[] = [
+    ...placedBoxes,
+    ...placed.map((n) => {
+      const r = (n.center ? CENTER_RADIUS : NODE_RADIUS) + 2;
+      return { x0: n.x - r, x1: n.x + r, y0: n.y - r, y1: n.y + r };
+    }),
+  ];
   const placedEdges: PlacedEdge[] = kept.map((e) => {
     const a = position.get(e.from)!;
     const b = position.get(e.to)!;
-    const key = [e.from, e.to].sort().join('\u0000');
-    const k = seen.get(key) ?? 0;
-    seen.set(key, k + 1);
     // Stop the line at the target's rim so the arrowhead shows.
     const r = (e.to === centerId ? CENTER_RADIUS : NODE_RADIUS) + 3;
     const dx = b.x - a.x;
     const dy = b.y - a.y;
     const len = Math.hypot(dx, dy) || 1;
-    const t = e.from === centerId ? 0.6 : e.to === centerId ? 0.4 : 0.5;
+    const half = (e.rel.length * EDGE_CHAR_WIDTH) / 2 + 3;
+    let spot: { lx: number; ly: number } | null = null;
+    for (const t of [0.5, 0.38, 0.62, 0.28, 0.72]) {
+      const lx = round(a.x + dx * t);
+      const ly = round(a.y + dy * t - 3);
+      const box = { x0: lx - half, x1: lx + half, y0: ly - 10, y1: ly + 3 };
+      if (box.x0 < 0 || box.x1 > width || box.y0 < 0 || box.y1 > height) continue;
+      if (obstacles.some((o) => overlaps(o, box))) continue;
+      obstacles.push(box);
+      spot = { lx, ly };
+      break;
+    }
     return {
       ...e,
       x1: a.x,
       y1: a.y,
       x2: round(b.x - (dx / len) * r),
       y2: round(b.y - (dy / len) * r),
-      lx: round(a.x + dx * t),
-      ly: round(a.y + dy * t + k * 12),
+      lx: spot?.lx ?? round(a.x + dx / 2),
+      ly: spot?.ly ?? round(a.y + dy / 2),
+      labelled: spot !== null,
     };
   });
   return { width, height, nodes: placed, edges: placedEdges };

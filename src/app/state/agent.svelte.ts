@@ -8,6 +8,7 @@ import { connectMemory, type MemoryClient } from '../../index.ts';
 import { dispatchTool, memoryTools } from '../../agents/index.ts';
 import type { MemoryToolset } from '../../agents/tools.ts';
 import { describe } from '../lib/errors.ts';
+import { memory } from './memory.svelte.ts';
 
 export const SANDBOX_STORE = 'agent-demo';
 
@@ -205,6 +206,22 @@ export class AgentDemoState {
     }
   }
 
+  /** The script is done: start it over from an empty sandbox and run it whole. */
+  async runAgain(): Promise<void> {
+    if (this.busy) return;
+    await this.reset();
+    await this.run();
+  }
+
+  /** Closes the sandbox connection (before the sandbox store is deleted or renamed). */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    this.toolset = null;
+    this.phase = 'idle';
+    await client?.close().catch(() => undefined);
+  }
+
   /** Stops a Run after the call in flight. */
   stop(): void {
     this.stopRequested = true;
@@ -265,3 +282,8 @@ export class AgentDemoState {
 }
 
 export const agentDemo = new AgentDemoState();
+
+// Deleting or renaming the sandbox from the store list: this page's own connection to it lets go first.
+memory.beforeManage(async (name) => {
+  if (name === SANDBOX_STORE) await agentDemo.close();
+});

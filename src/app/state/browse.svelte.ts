@@ -10,16 +10,30 @@
  * hair" and drops the rows it has already seen at that timestamp: no row is skipped at a tie.
  */
 import type { ChangeEvent, Memory, MemoryType } from '../../index.ts';
-import { describe } from '../lib/errors.ts';
+import { describe, type Problem } from '../lib/errors.ts';
 import { memory, type MemoryChanges } from './memory.svelte.ts';
 
 const PAGE = 400;
+/** Memories read at once in a list of given ids (Health's lists). */
+const ID_PAGE = 100;
+
+/** A fixed list of memories to browse (what a Health count counts), instead of the whole store. */
+export interface IdList {
+  /** What the list is, in words: "Fading: decay would move them to the trash". */
+  label: string;
+  ids: string[];
+}
 
 export class BrowseState {
   items = $state.raw<Memory[]>([]);
   type = $state<MemoryType | ''>('');
   tag = $state('');
   includeSuperseded = $state(false);
+  includeExpired = $state(false);
+  /** When set, the list shows these memories (and the filters above do not apply). */
+  idList = $state.raw<IdList | null>(null);
+  /** Expired memories not yet purged (hidden unless `includeExpired`); null until counted. */
+  expiredCount = $state<number | null>(null);
   exhausted = $state(false);
   loading = $state(false);
   /** The first page has arrived (so an empty list means "nothing here"). */
@@ -42,22 +56,43 @@ export class BrowseState {
     memory.onChange((event) => void this.changed(event));
     memory.onOpen(() => {
       this.wanted = 0;
+      this.idList = null;
+      this.expiredCount = null;
+      void this.countExpired();
       this.reset();
       void this.select(this.selectedId);
     });
   }
 
   get filtered(): boolean {
-    return this.type !== '' || this.tag.trim() !== '';
+    return this.idList === null && (this.type !== '' || this.tag.trim() !== '');
   }
 
   /** Rows the scrollbar should account for: the store's count while unfiltered and still loading. */
   get total(): number {
+    if (this.idList) return this.idList.ids.length;
     if (this.exhausted || !this.loadedOnce) return this.items.length;
     if (this.filtered) return this.items.length + 1;
+    return Math.max(this.items.length + 1, this.expectedTotal ?? 0);
+  }
+
+  /** How many rows the unfiltered list holds, from the store's counts (null until known). */
+  get expectedTotal(): number | null {
     const stats = memory.stats;
-    const hint = stats ? (this.includeSuperseded ? stats.count : stats.active) : 0;
-    return Math.max(this.items.length + 1, hint);
+    if (!stats) return null;
+    const expired = this.includeExpired ? 0 : (this.expiredCount ?? 0);
+    return (this.includeSuperseded ? stats.count : stats.active) - expired;
+  }
+
+  /** Counts the expired memories (hidden by default), for the count line. */
+  async countExpired(): Promise<void> {
+    const client = memory.api;
+    if (!client) return;
+    try {
+      this.expiredCount = (await client.aggregate({ topTags: 0, countExpired: true })).expired ?? 0;
+    } catch {
+      this.expiredCount = null;
+    }
   }
 
   private matches(m: Memory): boolean {
@@ -106,9 +141,21 @@ export class BrowseState {
   private async loadPage(generation: number): Promise<void> {
     const client = memory.api;
     if (!client) throw new Error('The store is not open');
+    if (this.idList) {
+      const slice = this.idList.ids.slice(this.items.length, this.items.length + ID_PAGE);
+      const rows = await Promise.all(slice.map((id) => client.get(id)));
+      if (generation !== this.generation) return;
+      // A memory forgotten since the list was made is dropped from it.
+      const gone = slice.filter((_, i) => !rows[i]);
+      if (gone.length) this.idList = { ...this.idList, ids: this.idList.ids.filter((id) => !gone.includes(id)) };
+      this.items = this.items.concat(rows.filter((m): m is Memory => m !== null));
+      if (this.items.length >= this.idList.ids.length) this.exhausted = true;
+      this.loadedOnce = true;
+      return;
+    }
     const limit = PAGE + this.tieIds.size;
     const before = this.cursor === undefined ? undefined : this.cursor + Math.max(1e-6, Math.abs(this.cursor) * 1e-15);
-    const rows = await client.listRecent({ limit, ...(before !== undefined ? { before } : {}), ...(this.includeSuperseded ? { includeSuperseded: true } : {}) });
+    const rows = await client.listRecent({ limit, ...(before !== undefined ? { before } : {}), ...this.listOptions() });
     if (generation !== this.generation) return;
     const fresh: Memory[] = [];
     for (const row of rows) {
@@ -125,12 +172,29 @@ export class BrowseState {
     this.loadedOnce = true;
   }
 
-  setFilters(filters: { type?: MemoryType | ''; tag?: string; includeSuperseded?: boolean }): void {
+  private listOptions(): { includeSuperseded?: true; includeExpired?: true } {
+    return { ...(this.includeSuperseded ? { includeSuperseded: true as const } : {}), ...(this.includeExpired ? { includeExpired: true as const } : {}) };
+  }
+
+  setFilters(filters: { type?: MemoryType | ''; tag?: string; includeSuperseded?: boolean; includeExpired?: boolean }): void {
     if (filters.type !== undefined) this.type = filters.type;
     if (filters.tag !== undefined) this.tag = filters.tag;
     if (filters.includeSuperseded !== undefined) this.includeSuperseded = filters.includeSuperseded;
+    if (filters.includeExpired !== undefined) this.includeExpired = filters.includeExpired;
+    this.idList = null;
     this.wanted = 0;
     this.reset();
+  }
+
+  /** Shows exactly these memories (a Health count's list); `clearList` goes back to the whole store. */
+  showList(list: IdList): void {
+    this.idList = list;
+    this.wanted = 0;
+    this.reset();
+  }
+
+  clearList(): void {
+    this.setFilters({});
   }
 
   private async changed(event: ChangeEvent): Promise<void> {
@@ -148,11 +212,12 @@ export class BrowseState {
       for (const id of event.ids) await this.patch(id);
       return;
     }
-    if ((event.op === 'remember' || event.op === 'rememberMany') && this.items.length) {
+    if ((event.op === 'remember' || event.op === 'rememberMany') && this.items.length && !this.idList) {
       await this.prependNewest();
       return;
     }
     this.reset();
+    void this.countExpired();
     if (this.selectedId) void this.select(this.selectedId);
   }
 
@@ -162,7 +227,7 @@ export class BrowseState {
     const newest = this.items[0];
     if (!client || !newest) return;
     const generation = this.generation;
-    const head = await client.listRecent({ limit: 200, ...(this.includeSuperseded ? { includeSuperseded: true } : {}) });
+    const head = await client.listRecent({ limit: 200, ...this.listOptions() });
     if (generation !== this.generation) return;
     const known = new Set(this.items.map((m) => m.id));
     const added = head.filter((m) => m.createdAt >= newest.createdAt && !known.has(m.id) && this.matches(m));
@@ -213,17 +278,19 @@ export class BrowseState {
     }
   }
 
-  async save(changes: MemoryChanges): Promise<boolean> {
+  /** Saves the open memory's edits; null when saved, else the problem to show by the form. */
+  async save(changes: MemoryChanges): Promise<Problem | null> {
     const id = this.selectedId;
-    if (!id) return false;
-    const updated = await memory.edit(id, changes);
-    if (!updated) return false;
+    if (!id) return { title: 'Nothing open', message: 'Open a memory first.' };
+    const result = await memory.edit(id, changes);
+    if ('problem' in result) return result.problem;
+    const updated = result.memory;
     if (this.selectedId === id) {
       this.selected = updated;
       this.selectedStatus = 'ready';
     }
     this.items = this.items.map((m) => (m.id === id ? updated : m));
-    return true;
+    return null;
   }
 
   /** Forgets the open memory; Undo (in the toast) brings it back from the journal, same id. */

@@ -1,6 +1,6 @@
 /**
- * Export: the memories matching the search filters (type, tag, since, superseded) as an
- * `.ahkai` archive, downloaded as `<store>-<YYYY-MM-DD>.ahkai`.
+ * Export as an `.ahkai` archive, downloaded as `<store>-<YYYY-MM-DD>.ahkai`: by default the whole
+ * store for a backup (superseded versions included), or what the search filters select.
  */
 import type { ProgressEvent } from '../../index.ts';
 import { describe } from '../lib/errors.ts';
@@ -10,7 +10,14 @@ import { memory } from './memory.svelte.ts';
 import type { SearchFilters } from './search.svelte.ts';
 import { toasts } from './toasts.svelte.ts';
 
+/** What an export holds: everything (a backup), or what the search filters select. */
+export type ExportScope = 'all' | 'filters';
+
 export class ExporterState {
+  /** The export dialog is open. */
+  open = $state(false);
+  scope = $state<ExportScope>('all');
+  includeVectors = $state(true);
   running = $state(false);
   rowsWritten = $state(0);
   error = $state<string | null>(null);
@@ -20,6 +27,24 @@ export class ExporterState {
     return archiveFileName(memory.storeName);
   }
 
+  /** Opens the dialog, set for a backup of everything. */
+  show(): void {
+    this.scope = 'all';
+    this.includeVectors = true;
+    this.error = null;
+    this.open = true;
+  }
+
+  close(): void {
+    if (this.running) return;
+    this.open = false;
+  }
+
+  /**
+   * Exports and downloads. A backup ('all') holds every memory — superseded versions included,
+   * whatever the search filters say — so that importing it restores the store's history too;
+   * 'filters' holds what the search filters select (superseded ones only when they ask for them).
+   */
   async run(filters: SearchFilters): Promise<void> {
     const client = memory.api;
     if (!client || this.running) return;
@@ -31,11 +56,18 @@ export class ExporterState {
     this.rowsWritten = 0;
     this.error = null;
     try {
+      const selection =
+        this.scope === 'all'
+          ? { includeSuperseded: true }
+          : {
+              ...(filters.type ? { types: [filters.type] } : {}),
+              ...(tag ? { tags: [tag] } : {}),
+              ...(since !== undefined ? { since } : {}),
+              includeSuperseded: filters.includeSuperseded,
+            };
       const blob = await client.exportArchive({
-        ...(filters.type ? { types: [filters.type] } : {}),
-        ...(tag ? { tags: [tag] } : {}),
-        ...(since !== undefined ? { since } : {}),
-        includeSuperseded: filters.includeSuperseded,
+        ...selection,
+        includeVectors: this.includeVectors,
         signal: controller.signal,
         onProgress: (e: ProgressEvent) => {
           if (e.kind === 'export') this.rowsWritten = e.rowsWritten;
@@ -43,7 +75,8 @@ export class ExporterState {
       });
       const name = this.fileName();
       downloadBlob(blob, name);
-      toasts.push(`Downloaded ${name} (${bytes(blob.size)}).`);
+      this.open = false;
+      toasts.push(`Downloaded ${name}: ${this.rowsWritten.toLocaleString()} ${this.rowsWritten === 1 ? 'memory' : 'memories'}, ${bytes(blob.size)}.`);
     } catch (error) {
       this.error = describe(error);
     } finally {

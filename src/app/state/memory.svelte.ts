@@ -9,15 +9,25 @@ import {
   type MemoryClient,
   type MemoryType,
   type ProgressEvent,
+  type StoreInfo,
   type StoreStats,
 } from '../../index.ts';
-import { describe } from '../lib/errors.ts';
+import { describe, problemOf, quote, type Problem } from '../lib/errors.ts';
 import { toasts } from './toasts.svelte.ts';
 
 export type Phase = 'connecting' | 'ready' | 'failed';
 
 const LAST_STORE_KEY = 'houkai-web:last-store';
-const DB_PREFIX = 'houkai-web:';
+/** Set once a store has opened in this browser: later starts come from the cache. */
+const VISITED_KEY = 'houkai-web:visited';
+
+function readFlag(key: string): boolean {
+  try {
+    return localStorage.getItem(key) !== null;
+  } catch {
+    return false;
+  }
+}
 
 function lastStore(): string {
   try {
@@ -44,9 +54,15 @@ export class MemoryState {
   progress = $state<ProgressEvent | null>(null);
   stats = $state<StoreStats | null>(null);
   backend = $state<string | undefined>(undefined);
-  /** Names of the stores in this browser (from IndexedDB's database list, when available). */
-  knownStores = $state<string[]>([]);
+  /** The stores of this browser, with their size and model (the worker's catalog). */
+  stores = $state.raw<StoreInfo[]>([]);
   error = $state<string | null>(null);
+  /** No store has opened in this browser before: the first start sets things up. */
+  firstVisit = $state(!readFlag(VISITED_KEY));
+  /** When the current open started (ms), for the opening screen's clock. */
+  openingSince = $state(0);
+  /** Progress kinds seen while the current store opened, in order (the opening screen's steps). */
+  openingSeen = $state<string[]>([]);
   /** Bumps on every change to the open store (from any tab). */
   version = $state(0);
 
@@ -54,6 +70,7 @@ export class MemoryState {
   private unsubscribe: (() => void) | null = null;
   private listeners = new Set<ChangeListener>();
   private openListeners = new Set<() => void>();
+  private manageListeners = new Set<(name: string) => Promise<void>>();
   private statsTimer: ReturnType<typeof setTimeout> | undefined;
   private connectToken = 0;
 
@@ -68,13 +85,34 @@ export class MemoryState {
     return () => this.openListeners.delete(listener);
   }
 
+  /** Called before a store is deleted or renamed, so other connections to it can close. */
+  beforeManage(listener: (name: string) => Promise<void>): () => void {
+    this.manageListeners.add(listener);
+    return () => this.manageListeners.delete(listener);
+  }
+
+  private async releaseOthers(name: string): Promise<void> {
+    for (const listener of this.manageListeners) await listener(name).catch(() => undefined);
+  }
+
   /** Called on every change to the open store; returns an unsubscribe function. */
   onChange(listener: ChangeListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  async connect(name = this.storeName): Promise<void> {
+  /** Names in the store picker's list: every store of this browser, and the open one. */
+  get knownStores(): string[] {
+    const names = new Set(this.stores.map((s) => s.name));
+    names.add(this.storeName);
+    return [...names].sort((a, b) => a.localeCompare(b, undefined, { sensitivity: 'base', numeric: true }));
+  }
+
+  /**
+   * Opens `name` (closing the store open before). `remember: false` opens it without making it
+   * the store the app starts with next time (the Agent demo's sandbox).
+   */
+  async connect(name = this.storeName, options: { remember?: boolean } = {}): Promise<void> {
     const store = name.trim() || 'default';
     const token = ++this.connectToken;
     this.phase = 'connecting';
@@ -82,6 +120,8 @@ export class MemoryState {
     this.error = null;
     this.stats = null;
     this.progress = null;
+    this.openingSince = Date.now();
+    this.openingSeen = [];
     try {
       this.unsubscribe?.();
       this.unsubscribe = null;
@@ -89,7 +129,16 @@ export class MemoryState {
       this.client = null;
       await previous?.close().catch(() => undefined);
       // 'review': a conflicting memory is stored and the pair waits for the person to decide.
-      const client = await connectMemory({ name: store, actor: 'ui', conflictPolicy: 'review', onProgress: (e) => token === this.connectToken && (this.progress = e) });
+      const client = await connectMemory({
+        name: store,
+        actor: 'ui',
+        conflictPolicy: 'review',
+        onProgress: (e) => {
+          if (token !== this.connectToken) return;
+          this.progress = e;
+          if (!this.openingSeen.includes(e.kind)) this.openingSeen = [...this.openingSeen, e.kind];
+        },
+      });
       if (token !== this.connectToken) {
         await client.close();
         return;
@@ -99,7 +148,8 @@ export class MemoryState {
       this.unsubscribe = client.subscribe((event) => this.changed(event));
       this.stats = await client.stats();
       try {
-        localStorage.setItem(LAST_STORE_KEY, store);
+        if (options.remember !== false) localStorage.setItem(LAST_STORE_KEY, store);
+        localStorage.setItem(VISITED_KEY, String(Date.now()));
       } catch {
         /* private mode: the store still opens, it just is not remembered */
       }
@@ -115,19 +165,68 @@ export class MemoryState {
     }
   }
 
-  /** Stores in this browser: IndexedDB databases named `houkai-web:<name>`. */
+  /** The store most recently opened as the app's own (not the sandbox). */
+  lastStore(): string {
+    return lastStore();
+  }
+
+  /** Every store of this browser, with its size and model, from the worker. */
   async listStores(): Promise<void> {
+    const client = this.api;
+    if (!client) return;
     try {
-      if (!('databases' in indexedDB)) return;
-      const dbs = await indexedDB.databases();
-      const names = dbs
-        .map((d) => d.name ?? '')
-        .filter((n) => n.startsWith(DB_PREFIX))
-        .map((n) => n.slice(DB_PREFIX.length))
-        .filter((n) => n && !n.includes(':'));
-      this.knownStores = [...new Set([...names, this.storeName])].sort((a, b) => a.localeCompare(b));
+      this.stores = await client.stores();
     } catch {
-      this.knownStores = [this.storeName];
+      /* the list is a convenience: the open store still works */
+    }
+  }
+
+  /**
+   * Deletes a store. The open one is closed first: the app moves to another store (the last
+   * one of the list, else a fresh "default"). Returns a problem to show, or null.
+   */
+  async deleteStore(name: string): Promise<Problem | null> {
+    const client = this.api;
+    if (!client) return { title: 'Not open', message: 'Open a store first.' };
+    try {
+      await this.releaseOthers(name);
+      if (name === this.storeName) {
+        const next = this.stores.find((s) => s.name !== name)?.name ?? 'default';
+        await client.deleteStore(name);
+        if (lastStore() === name) this.forgetLastStore();
+        await this.connect(next === name ? 'default' : next);
+      } else {
+        await client.deleteStore(name);
+        await this.listStores();
+      }
+      toasts.push(`Deleted the store “${name}”.`);
+      return null;
+    } catch (error) {
+      return problemOf(error, 'The store was not deleted');
+    }
+  }
+
+  /** Renames a store; renaming the open one reopens it under the new name. */
+  async renameStore(from: string, to: string): Promise<Problem | null> {
+    const client = this.api;
+    if (!client) return { title: 'Not open', message: 'Open a store first.' };
+    try {
+      await this.releaseOthers(from);
+      await client.renameStore(from, to);
+      if (from === this.storeName) await this.connect(to);
+      else await this.listStores();
+      toasts.push(`Renamed “${from}” to “${to}”.`);
+      return null;
+    } catch (error) {
+      return problemOf(error, 'The store was not renamed');
+    }
+  }
+
+  private forgetLastStore(): void {
+    try {
+      localStorage.removeItem(LAST_STORE_KEY);
+    } catch {
+      /* nothing remembered */
     }
   }
 
@@ -149,10 +248,10 @@ export class MemoryState {
     }
   }
 
-  async add(text: string, type: MemoryType, tags: string[], importance: number): Promise<Memory | null> {
+  /** Remembers a memory; returns it, or the problem to show beside the form. */
+  async add(text: string, type: MemoryType, tags: string[], importance: number): Promise<{ memory: Memory } | { problem: Problem }> {
     const client = this.api;
-    if (!client) return null;
-    this.error = null;
+    if (!client) return { problem: { title: 'Not open', message: 'The store is not open yet.' } };
     try {
       const { memory, conflicts, action } = await client.remember(text, { type, tags, importance });
       if (action === 'queued' && conflicts.length > 0) {
@@ -161,14 +260,15 @@ export class MemoryState {
         toasts.push(`Remembered — it ${kind} ${conflicts.length === 1 ? 'a memory you already have' : `${conflicts.length} memories you have`}.`, {
           tone: 'error',
           action: { label: 'Review', run: () => void (location.hash = '#/review') },
+          // Going to Review (by this button or the tab) is what it asks for: it leaves then.
+          route: 'review',
         });
       } else {
         toasts.push('Remembered.');
       }
-      return memory;
+      return { memory };
     } catch (error) {
-      this.error = describe(error);
-      return null;
+      return { problem: problemOf(error, 'Not remembered') };
     }
   }
 
@@ -178,18 +278,16 @@ export class MemoryState {
     return client.get(id);
   }
 
-  /** Saves the detail pane's edits; returns the updated memory, or null (with `error` set). */
-  async edit(id: string, changes: MemoryChanges): Promise<Memory | null> {
+  /** Saves the detail pane's edits; returns the updated memory, or the problem to show beside the form. */
+  async edit(id: string, changes: MemoryChanges): Promise<{ memory: Memory } | { problem: Problem }> {
     const client = this.api;
-    if (!client) return null;
-    this.error = null;
+    if (!client) return { problem: { title: 'Not open', message: 'The store is not open.' } };
     try {
       const updated = await client.edit(id, changes);
       toasts.push('Saved.');
-      return updated;
+      return { memory: updated };
     } catch (error) {
-      this.error = describe(error);
-      return null;
+      return { problem: problemOf(error, 'Not saved') };
     }
   }
 
@@ -238,7 +336,7 @@ export class MemoryState {
     try {
       const result = await client.undo(seq);
       if (!result.ok) {
-        toasts.push(`Not restored: ${result.reason ?? 'the store refused'}.`, { tone: 'error' });
+        toasts.push(`Not restored: ${quote(result.changed?.text)} was changed after it was forgotten.`, { tone: 'error' });
         return false;
       }
       toasts.push('Restored.');

@@ -29,12 +29,15 @@ export class StatsState {
       this.tags = [];
       this.days = [];
       this.distinctTags = 0;
+      this.expired = null;
     });
   }
 
   tags = $state.raw<{ tag: string; count: number }[]>([]);
   /** How many different tags the active memories carry. */
   distinctTags = $state(0);
+  /** Expired memories not purged yet (part of `active`, hidden from recall and lists). */
+  expired = $state<number | null>(null);
   days = $state.raw<DayCount[]>([]);
   loading = $state(false);
   loadedVersion = $state(-1);
@@ -48,9 +51,10 @@ export class StatsState {
     this.error = null;
     try {
       const edges = dayEdges();
-      const [, counts] = await Promise.all([memory.refreshStats(), client.aggregate({ topTags: TOP_TAGS, createdEdges: edges })]);
+      const [, counts] = await Promise.all([memory.refreshStats(), client.aggregate({ topTags: TOP_TAGS, createdEdges: edges, countExpired: true })]);
       this.tags = counts.tags;
       this.distinctTags = counts.distinctTags;
+      this.expired = counts.expired ?? null;
       this.days = counts.created.map((count, i) => ({ start: edges[i]!, count }));
       this.loadedVersion = version;
     } catch (error) {

@@ -10,6 +10,8 @@ export interface Toast {
   message: string;
   action?: ToastAction;
   tone: 'info' | 'error';
+  /** The tab the toast points at: it leaves once the person is there. */
+  route?: string;
 }
 
 export interface ToastOptions {
@@ -17,6 +19,7 @@ export interface ToastOptions {
   /** Milliseconds before it goes away; default 3500 (8000 with an action). */
   timeout?: number;
   tone?: Toast['tone'];
+  route?: string;
 }
 
 class ToastState {
@@ -28,8 +31,10 @@ class ToastState {
     // The same message again replaces the earlier one instead of stacking up.
     for (const t of this.items) if (t.message === message && !t.action) this.dismiss(t.id);
     const id = this.nextId++;
-    const toast: Toast = { id, message, tone: options.tone ?? 'info', ...(options.action ? { action: options.action } : {}) };
-    this.items = [...this.items.slice(-2), toast];
+    const toast: Toast = { id, message, tone: options.tone ?? 'info', ...(options.action ? { action: options.action } : {}), ...(options.route ? { route: options.route } : {}) };
+    // Two at most: a stack of toasts covers what the person is working on.
+    for (const old of this.items.slice(0, -1)) this.dismiss(old.id);
+    this.items = [...this.items, toast];
     const timeout = options.timeout ?? (options.action ? 8000 : 3500);
     this.timers.set(id, setTimeout(() => this.dismiss(id), timeout));
     return id;
@@ -39,6 +44,11 @@ class ToastState {
     clearTimeout(this.timers.get(id));
     this.timers.delete(id);
     this.items = this.items.filter((t) => t.id !== id);
+  }
+
+  /** The person is on `tab`: toasts that pointed there have done their job. */
+  arrived(tab: string): void {
+    for (const t of this.items) if (t.route === tab) this.dismiss(t.id);
   }
 
   async act(id: number): Promise<void> {
