@@ -109,7 +109,8 @@ test('the agent demo runs the tool script and shows every call and result, error
   await page.getByRole('button', { name: 'Open the sandbox in Browse' }).click();
   await expect(page.locator('main')).toHaveAttribute('data-store', 'agent-demo');
   await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 60_000 });
-  await expect(page.locator('.list-count')).toHaveText('3 memories · 1 superseded hidden');
+  await expect(page.locator('.list-count')).toHaveText('3 memories shown');
+  await expect(page.getByTestId('browse-hidden')).toHaveText('1 superseded hidden · 4 memories stored in all');
 });
 
 test('the agent page at 360 px: the timeline fits the screen', async ({ page }) => {

@@ -82,3 +82,23 @@ export async function expectNoHorizontalScroll(page: Page): Promise<void> {
   const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
   expect(scroll).toBeLessThanOrEqual(width);
 }
+
+/** Dispatches a real DragEvent pair (dragenter, then drop) carrying `bytes` as a File. */
+export async function dropFile(page: Page, name: string, bytes: Uint8Array, type = 'application/gzip', screenshot?: string): Promise<void> {
+  const dataTransfer = await page.evaluateHandle(
+    ({ b64, name, type }) => {
+      const bin = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bin], name, { type }));
+      return dt;
+    },
+    { b64: Buffer.from(bytes).toString('base64'), name, type },
+  );
+  await page.dispatchEvent('main', 'dragenter', { dataTransfer });
+  await expect(page.locator('.drop-overlay')).toBeVisible();
+  await expect(page.locator('.drop-overlay')).toContainText('Drop to import');
+  if (screenshot) await page.screenshot({ path: join(SHOTS, `${screenshot}.png`) });
+  await page.dispatchEvent('main', 'drop', { dataTransfer });
+  await expect(page.locator('.drop-overlay')).toHaveCount(0);
+}
+

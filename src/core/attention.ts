@@ -9,8 +9,9 @@
  *
  * - `review`: in a conflict waiting in the review queue (stored under the 'review' policy);
  * - `possible_conflicts`: soft flags (same domain, high concept overlap), worth a look;
- * - `fading`: decay would move it to the trash (score below `minScore`, not pinned, not a
- *   protected type), should pruning run;
+ * - `fading`: decay pruning will move it to the trash (score below `minScore`, not pinned, not a
+ *   protected type) — attention only while decay pruning is on; with it off (the default) this
+ *   is information;
  * - `expired`: past its `expiresAt`, hidden from recall, waiting for the TTL purge;
  * - `broken_links`: links to a memory that is not in the store.
  *
@@ -27,6 +28,8 @@ export type HealthListKey = (typeof ATTENTION_LISTS)[number] | (typeof INFO_LIST
 export interface HealthLists {
   /** Memory ids per list, newest first. */
   lists: Record<HealthListKey, string[]>;
+  /** The lists that need attention here (`fading` only while decay pruning is on). */
+  attention: HealthListKey[];
   /** Distinct memories in the attention lists. */
   needsAttention: number;
 }
@@ -39,6 +42,8 @@ export interface HealthListOptions {
   /** Ids with a potential (soft) conflict. */
   potential: ReadonlySet<string> | ReadonlyMap<string, unknown>;
   decay?: DecayOptions;
+  /** Decay pruning runs (maintenance): fading memories will go to the trash. Default true. */
+  pruning?: boolean;
 }
 
 export function healthLists(memories: readonly Memory[], options: HealthListOptions): HealthLists {
@@ -62,7 +67,8 @@ export function healthLists(memories: readonly Memory[], options: HealthListOpti
     unlinked: active.filter((m) => m.links.length === 0 && !incoming.has(m.id)).map((m) => m.id),
     superseded: byNewest.filter((m) => m.supersededBy).map((m) => m.id),
   };
+  const attention = ATTENTION_LISTS.filter((key) => key !== 'fading' || options.pruning !== false);
   const flagged = new Set<string>();
-  for (const key of ATTENTION_LISTS) for (const id of lists[key]) flagged.add(id);
-  return { lists, needsAttention: flagged.size };
+  for (const key of attention) for (const id of lists[key]) flagged.add(id);
+  return { lists, attention, needsAttention: flagged.size };
 }

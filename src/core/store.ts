@@ -170,6 +170,8 @@ export interface MemoryApi {
     report: HealthStatsReport;
     /** What needs attention (review, possible conflicts, fading, expired, broken links) and what is worth knowing, as id lists (newest first). */
     lists: Record<HealthListKey, string[]>;
+    /** The lists that need attention in this store (`fading` only while decay pruning is on). */
+    attention: HealthListKey[];
     /** Distinct memories in the attention lists. */
     needsAttention: number;
   }>;
@@ -669,13 +671,20 @@ export async function openStore(
           pendingConflictIds: pending,
           ...(o.staleDays === undefined ? {} : { staleDays: o.staleDays }),
         });
-        const attention = healthLists(all, { now, staleDays: analysis.report.staleDays ?? DEFAULT_STALE_DAYS, pending, potential: analysis.potentialConflictIds });
+        const attention = healthLists(all, {
+          now,
+          staleDays: analysis.report.staleDays ?? DEFAULT_STALE_DAYS,
+          pending,
+          potential: analysis.potentialConflictIds,
+          pruning: scheduler.status().config.decay,
+        });
         return {
           statuses: Object.fromEntries(analysis.statuses),
           counts: analysis.counts,
           potentialConflicts: analysis.potentialConflicts,
           report: analysis.report,
           lists: attention.lists,
+          attention: attention.attention,
           needsAttention: attention.needsAttention,
         };
       },

@@ -5,7 +5,7 @@
  * change events after writes.
  */
 import * as Comlink from 'comlink';
-import { checkStoreName, storeInUse, type StoreCatalog, type StoreInfo } from '../core/catalog.ts';
+import { checkStoreName, storeExists, storeInUse, type StoreCatalog, type StoreInfo } from '../core/catalog.ts';
 import { MemoryError, invalid } from '../core/errors.ts';
 import { namespaceTag, namespacedCall } from './namespace.ts';
 import type { MemoryApi } from '../core/store.ts';
@@ -148,6 +148,12 @@ export class StoreRegistry {
     // A store still opening has no database listed yet: it is there all the same.
     for (const name of this.entries.keys()) if (!names.has(name)) out.push({ name, memories: null, embedder: null, createdAt: null, schemaVersion: null, open: true });
     return out;
+  }
+
+  /** Whether a store holds the name (open here, or a complete store on disk). */
+  async isTaken(name: string): Promise<boolean> {
+    if (this.entries.has(name)) return true;
+    return (await this.catalog().list()).some((s) => s.name === name && s.embedder !== null);
   }
 
   /**
@@ -400,6 +406,8 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       checkStoreName(from, 'from');
       checkStoreName(to, 'to');
       if (from === to) throw invalid('The new name is the same as the old one', { field: 'to' });
+      // A name in use says so first: it is taken, whether or not that store is open somewhere.
+      if (await registry.isTaken(to)) throw storeExists(to);
       const own = ownHandles(from);
       await registry.manage(from, own.length, 'rename', (catalog) => catalog.rename(from, to), [to]);
       forgetHandles(own);

@@ -110,6 +110,17 @@ interface Box {
 
 const overlaps = (a: Box, b: Box): boolean => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
 
+/** Whether the segment a–b passes through `box` (sampled finely enough for label-sized boxes). */
+function segmentHitsBox(a: { x: number; y: number }, b: { x: number; y: number }, box: Box): boolean {
+  const steps = Math.max(2, Math.ceil(Math.hypot(b.x - a.x, b.y - a.y) / 4));
+  for (let i = 1; i < steps; i++) {
+    const x = a.x + ((b.x - a.x) * i) / steps;
+    const y = a.y + ((b.y - a.y) * i) / steps;
+    if (x > box.x0 && x < box.x1 && y > box.y0 && y < box.y1) return true;
+  }
+  return false;
+}
+
 function labelBox(lines: string[], lx: number, ly: number): Box {
   const half = (Math.max(...lines.map((l) => l.length)) * CHAR_WIDTH) / 2;
   return { x0: lx - half, x1: lx + half, y0: ly - 11, y1: ly + 3 + (lines.length - 1) * LINE_HEIGHT };
@@ -194,25 +205,50 @@ export function layoutGraph(
     });
   }
 
-  // Labels under their node; one that would hit another label, or leave the box, goes above it.
+  // Each label goes where it crosses least: under its node by default, else above it, or (the
+  // centre, whose edges leave in every direction) beside it — never outside the box, and away
+  // from the labels already placed and from the edges.
+  const segments = kept.map((e) => [position.get(e.from)!, position.get(e.to)!] as const);
+  const crossings = (box: Box): number => segments.filter(([a, b]) => segmentHitsBox(a, b, box)).length;
   const placedBoxes: Box[] = [];
-  const placed: PlacedNode[] = nodes.map((n) => {
+  // The centre first (it has the most edges around it), then the others in order.
+  const order = [...nodes].sort((a, b) => (a.id === centerId ? -1 : b.id === centerId ? 1 : 0));
+  const placedById = new Map<string, PlacedNode>();
+  for (const n of order) {
     const { x, y } = position.get(n.id)!;
     const center = n.id === centerId;
     const r = center ? CENTER_RADIUS : NODE_RADIUS;
     const nodeLines = lines.get(n.id)!;
     const half = halfLabel.get(n.id)!;
-    const lx = round(Math.min(width - 2 - half, Math.max(2 + half, x)));
-    const below = round(y + r + 14);
-    const above = round(y - r - 7 - (nodeLines.length - 1) * LINE_HEIGHT);
-    const fits = (ly: number): boolean => {
-      const box = labelBox(nodeLines, lx, ly);
-      return box.y0 >= 0 && box.y1 <= height && !placedBoxes.some((b) => overlaps(b, box));
-    };
-    const ly = fits(below) || !fits(above) ? below : above;
-    placedBoxes.push(labelBox(nodeLines, lx, ly));
-    return { id: n.id, text: n.text, label: nodeLines.join(' '), lines: nodeLines, x, y, lx, ly, center };
-  });
+    const clampX = (lx: number): number => round(Math.min(width - 2 - half, Math.max(2 + half, lx)));
+    const extra = (nodeLines.length - 1) * LINE_HEIGHT;
+    const candidates = [
+      { lx: clampX(x), ly: round(y + r + 14) },
+      { lx: clampX(x), ly: round(y - r - 7 - extra) },
+      { lx: clampX(x + r + 8 + half), ly: round(y + 4 - extra / 2) },
+      { lx: clampX(x - r - 8 - half), ly: round(y + 4 - extra / 2) },
+      // Diagonals: beside an edge that leaves straight down or up.
+      { lx: clampX(x + r + half - 4), ly: round(y + r + 12) },
+      { lx: clampX(x - r - half + 4), ly: round(y + r + 12) },
+      { lx: clampX(x + r + half - 4), ly: round(y - r - 6 - extra) },
+      { lx: clampX(x - r - half + 4), ly: round(y - r - 6 - extra) },
+      { lx: clampX(x), ly: round(y + r + 14 + LINE_HEIGHT) },
+    ];
+    let best = candidates[0]!;
+    let bestScore = Infinity;
+    for (const [i, c] of candidates.entries()) {
+      const box = labelBox(nodeLines, c.lx, c.ly);
+      if (box.y0 < 0 || box.y1 > height) continue;
+      const score = placedBoxes.filter((b) => overlaps(b, box)).length * 10 + crossings(box) + i * 0.1;
+      if (score < bestScore) {
+        bestScore = score;
+        best = c;
+      }
+    }
+    placedBoxes.push(labelBox(nodeLines, best.lx, best.ly));
+    placedById.set(n.id, { id: n.id, text: n.text, label: nodeLines.join(' '), lines: nodeLines, x, y, lx: best.lx, ly: best.ly, center });
+  }
+  const placed = nodes.map((n) => placedById.get(n.id)!);
 
   // Edge labels: the first free spot along the edge, or none.
   const obstacles: Box[] = [

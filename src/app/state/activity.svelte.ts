@@ -65,7 +65,8 @@ export function describeCall(call: JournalCall, all: readonly JournalCall[]): { 
   if (call.op === 'export') return { what: 'Exported', subject: 'the store to an archive' };
   if (call.op === 'compact') return { what: 'Compacted the journal', subject: '' };
   const label = OP_LABELS[call.op] ?? call.op;
-  if (many) return { what: label, subject: `${plural(call.memories, 'memory', 'memories')}, such as ${quote(call.subject?.text)}` };
+  if (many && call.memories > 2) return { what: label, subject: `${plural(call.memories, 'memory', 'memories')}, such as ${quote(call.subject?.text)}` };
+  // A supersede, link or merge changes two: the first one names it, the row's count says two.
   return { what: label, subject: call.subject ? quote(call.subject.text, 120) : 'the whole store' };
 }
 
@@ -156,10 +157,17 @@ export class ActivityState {
     this.clearRefusal(call.seq);
     try {
       if (call.memories > 1) {
+        // Count first: an undo that removes memories, or changes many, waits for a yes.
         const preview = await client.undo(call.seq, { dryRun: true });
-        if (!preview.ok) this.refuse(call.seq, preview);
-        else this.confirming = { call, redo: call.op === 'undo', preview };
-        return;
+        if (!preview.ok) {
+          this.refuse(call.seq, preview);
+          return;
+        }
+        const e = preview.effect;
+        if (e.removed > 1 || e.removed + e.restored + e.reverted > 5) {
+          this.confirming = { call, redo: call.op === 'undo', preview };
+          return;
+        }
       }
       await this.apply(client, call);
     } catch (error) {

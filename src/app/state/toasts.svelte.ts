@@ -32,8 +32,8 @@ class ToastState {
     for (const t of this.items) if (t.message === message && !t.action) this.dismiss(t.id);
     const id = this.nextId++;
     const toast: Toast = { id, message, tone: options.tone ?? 'info', ...(options.action ? { action: options.action } : {}), ...(options.route ? { route: options.route } : {}) };
-    // Two at most: a stack of toasts covers what the person is working on.
-    for (const old of this.items.slice(0, -1)) this.dismiss(old.id);
+    // One at a time: a stack of toasts covers what the person is working on.
+    for (const old of this.items) this.dismiss(old.id);
     this.items = [...this.items, toast];
     const timeout = options.timeout ?? (options.action ? 8000 : 3500);
     this.timers.set(id, setTimeout(() => this.dismiss(id), timeout));
