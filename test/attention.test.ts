@@ -32,6 +32,10 @@ describe('what needs attention', () => {
     expect(lists.superseded).toEqual(['old']);
     expect(lists.unlinked).toEqual(['queued', 'faded', 'pinned-faded']);
     expect(needsAttention).toBe(5);
+    // With decay pruning off, fading is information, not a flag.
+    const off = healthLists(memories, { now: NOW, staleDays: 90, pending: new Map([['queued', 1]]), potential: new Set(['new']), pruning: false });
+    expect(off.attention).not.toContain('fading');
+    expect(off.needsAttention).toBe(4);
   });
 
   it('the store reports the lists, and aggregate counts expired memories on request', async () => {

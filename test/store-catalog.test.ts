@@ -145,7 +145,9 @@ describe('the store catalog through the worker', () => {
 
     // Open in another connection: refused, with a code that says why; nothing is touched.
     await expect(me.deleteStore(theirs)).rejects.toMatchObject({ code: 'STORE_IN_USE', details: { name: theirs, action: 'delete' } });
-    await expect(me.renameStore(closed, theirs)).rejects.toMatchObject({ code: 'STORE_IN_USE' });
+    // Renaming onto a name in use: taken, whether or not it is open.
+    await expect(me.renameStore(closed, theirs)).rejects.toMatchObject({ code: 'STORE_EXISTS' });
+    await expect(me.renameStore(theirs, `${theirs}-2`)).rejects.toMatchObject({ code: 'STORE_IN_USE' });
     expect(await other.count()).toBe(1);
 
     await me.renameStore(closed, `${closed}:b`);

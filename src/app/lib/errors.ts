@@ -39,7 +39,7 @@ function invalidArgument(error: MemoryError): string {
   const limit = typeof error.details['limit'] === 'number' ? (error.details['limit'] as number) : null;
   if (field === 'text' || field.endsWith('.text')) {
     if (limit !== null || /larger than|too long|bytes/i.test(error.message)) {
-      return `This memory is too long to keep: a memory can hold at most ${bytes(limit ?? 1_048_576)} of text. Shorten it, or split it into several memories.`;
+      return `This memory is too long to keep: a memory can hold at most ${bytes(limit ?? 1_048_576).replace(/\.0 /, ' ')} of text. Shorten it, or split it into several memories.`;
     }
     if (/empty|whitespace/i.test(error.message)) return 'Write something to remember first: the text is empty.';
     return 'This text cannot be stored as it is.';
