@@ -90,6 +90,30 @@ interface SettingRow {
   value: unknown;
 }
 
+/** An upgrade that derives every row's lexical fields and the corpus statistics again. */
+function reindexLexicalTerms(version: number): (tx: Transaction) => Promise<void> {
+  return async (tx) => {
+    let docs = 0;
+    let length = 0;
+    await tx
+      .table('memories')
+      .toCollection()
+      .modify((row: MemoryRow) => {
+        Object.assign(row, lexicalFields(row.text));
+        docs += 1;
+        length += row.termLength;
+      });
+    await tx
+      .table('meta')
+      .toCollection()
+      .modify((row: MetaRow) => {
+        row.value.lexicalDocs = docs;
+        row.value.lexicalLength = length;
+        row.value.schemaVersion = version;
+      });
+  };
+}
+
 /**
  * Dexie schema history. Append-only: a released version is never edited, a change adds a new
  * entry with its upgrade function (and a migration test in test/storage-dexie.test.ts).
@@ -225,6 +249,14 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
           row.value.schemaVersion = 8;
         });
     },
+  },
+  {
+    // v9: lexical terms without stop words, lightly stemmed, numbers whole (issue #14): every
+    // row's `terms`/`termCounts`/`termLength` and the corpus statistics are derived again, so a
+    // store written before keeps matching queries tokenised the new way.
+    version: 9,
+    stores: {},
+    upgrade: reindexLexicalTerms(9),
   },
 ];
 export const SCHEMA_VERSION = SCHEMA_VERSIONS[SCHEMA_VERSIONS.length - 1]!.version;

@@ -15,7 +15,7 @@
  *   occurs in the lower-cased, whitespace-folded `filePath`, `errorMessage` or
  *   `conversationSnippet` with no letter, digit or `_` glued to either end (so `deploy` does not
  *   fire on "deployment"; edges that are CJK characters need no boundary).
- * - **concept overlap > `minOverlap`** (default 0.3): concepts are the `lexicalTerms` (word
+ * - **concept overlap > `minOverlap`** (default 0.3): concepts are the `rawLexicalTerms` (word
  *   tokens plus identifiers) of a text, minus the stop words and minus tokens of ≤ 2 characters
  *   (CJK bigrams are kept); a memory's concepts also include its tags. With C the context's
  *   concepts and M the memory's,
@@ -38,7 +38,7 @@ import { invalid } from './errors.ts';
 import { STOP_WORDS } from './recall-pack.ts';
 import { checkNumberInRange } from './scoring.ts';
 import { foldWhitespaceLower, pyStrip } from './text.ts';
-import { hasCjk, lexicalTerms } from './tokenize.ts';
+import { hasCjk, rawLexicalTerms } from './tokenize.ts';
 import type { Memory } from './types.ts';
 import { checkInteger, checkKnownKeys, checkObject } from './validate.ts';
 
@@ -93,7 +93,7 @@ const CONTEXT_FIELDS: readonly ContextField[] = ['filePath', 'errorMessage', 'co
 /** The concept set of a text: lexical terms without stop words or ≤ 2-character tokens (CJK bigrams kept). */
 export function conceptTerms(text: string): Set<string> {
   const out = new Set<string>();
-  for (const term of lexicalTerms(text)) {
+  for (const term of rawLexicalTerms(text)) {
     if (STOP_WORDS.has(term)) continue;
     if (term.length > 2 || (term.length === 2 && hasCjk(term))) out.add(term);
   }
