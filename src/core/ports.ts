@@ -3,6 +3,7 @@
  * embedders) implement them; the core never imports a vendor.
  */
 import type { PendingConflict } from './review.ts';
+import type { RelevanceCalibration } from './relevance.ts';
 import type { Memory, ProgressEvent } from './types.ts';
 
 export interface EmbedOptions {
@@ -18,6 +19,8 @@ export interface Embedder {
   readonly id: string;
   readonly dim: number;
   embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
+  /** How this model's cosines map to relevance (see core/relevance.ts); known models have one shipped in core/calibrations.ts. */
+  readonly calibration?: RelevanceCalibration;
   /** Release model resources. Optional. */
   dispose?(): Promise<void> | void;
 }

@@ -18,7 +18,8 @@ import {
   type ImportArchiveOptions,
   type ImportResult,
 } from './archive/store-ops.ts';
-import { ConfidenceCalibrator } from './confidence.ts';
+import { calibrationFor } from './calibrations.ts';
+import { RelevanceBackground } from './relevance-background.ts';
 import { checkPolicy, type Classifier, type ConflictPolicy, type ContradictionFn } from './conflicts.ts';
 import {
   applyWritePolicy,
@@ -66,7 +67,7 @@ import {
 } from './maintenance.ts';
 import type { PendingConflict } from './review.ts';
 import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from './evaluate.ts';
-import { checkRecallOptions, recallFilter, runRecall, sampleBackground, type RecallContext } from './recall.ts';
+import { checkRecallOptions, recallFilter, runRecall, sampleVectors, type RecallContext } from './recall.ts';
 import { checkPackOptions, fanoutQueries, packMemories, type PackOptions, type PackResult } from './recall-pack.ts';
 import { suggestMemories, type SuggestOptions, type Suggestion } from './suggest.ts';
 import { contentHash } from './text.ts';
@@ -418,23 +419,23 @@ export async function openStore(
     return { text: checkText(text, `${where}.text`), input: checkMemoryInput(rest, where) };
   }
 
-  const calibrator = new ConfidenceCalibrator(embedder.id);
+  const relevance = new RelevanceBackground(calibrationFor(embedder));
   let calibratedAt = 0;
   const recallContext: RecallContext = {
     storage,
     index,
     clock,
-    calibrator,
     embedQuery: async (text, signal) => (await embed([text], signal ? { signal } : {}))[0]!,
-    // Background similarities of random stored pairs, refreshed whenever the store doubles.
+    // A random sample of stored vectors (the store's background), refreshed whenever the store doubles.
     async calibrate() {
       const size = index.size();
       if (size < 2 || (calibratedAt > 0 && size < calibratedAt * 2)) return;
       calibratedAt = size;
       // The label counter as it is now: `meta` was read at open and a fresh store starts at 0.
       meta = (await storage.readMeta()) ?? meta;
-      calibrator.observePairwise(await sampleBackground(storage, meta.nextLabel));
+      relevance.setSample(await sampleVectors(storage, meta.nextLabel));
     },
+    judge: (vector) => relevance.judgeFor(vector),
   };
 
   const conflictDefaults = {
@@ -1000,7 +1001,7 @@ export async function openStore(
           embedder: { id: embedder.id, dim: embedder.dim },
           index: { kind: index.kind, size: index.size(), pending: index.pendingCount, snapshotGeneration: sync.snapshotGeneration, generation: meta.generation },
           schemaVersion: meta.schemaVersion,
-          confidence: { ...calibrator.thresholds() },
+          confidence: relevance.describe(),
           ...(deps.storageInfo ? { storage: await deps.storageInfo() } : {}),
         };
       },
