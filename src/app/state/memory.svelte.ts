@@ -157,7 +157,7 @@ export class MemoryState {
       const { memory, conflicts, action } = await client.remember(text, { type, tags, importance });
       if (action === 'queued' && conflicts.length > 0) {
         // Said on the spot: the memory is kept, and the pair waits in Review for a decision.
-        const kind = conflicts.some((c) => c.kind === 'contradiction') ? 'contradicts' : 'repeats';
+        const kind = conflicts.some((c) => c.kind === 'contradiction') ? 'contradicts' : conflicts.some((c) => c.kind === 'update') ? 'updates' : 'repeats';
         toasts.push(`Remembered — it ${kind} ${conflicts.length === 1 ? 'a memory you already have' : `${conflicts.length} memories you have`}.`, {
           tone: 'error',
           action: { label: 'Review', run: () => void (location.hash = '#/review') },
