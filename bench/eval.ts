@@ -11,6 +11,12 @@
  *   the whole corpus and plain BM25 over the whole corpus (same tokenizer and formula as the
  *   store), so a gap caused by the store's candidate pool shows up as a difference.
  * - STS Benchmark: Spearman of cosine(embed(s1), embed(s2)) against the gold score, test and dev.
+ * - Issue #14 (relevance-first ranking, verdicts, conflict patterns): the pre-#14 hybrid on the
+ *   same SciFact claims (bench/scifact-relevance.ts, old terms and formula on a replica pool) and
+ *   the relevance verdicts on the claims; the hand-written agent-memory set with every embedder
+ *   available, before/after (bench/relevance-eval.ts); the store's conflict patterns on the
+ *   hand-written pairs and SICK (bench/contradiction.ts). `--calibrate` instead fits the
+ *   embedders' reference relevance calibrations (bench/calibrate.ts) and writes them.
  *
  * Embeddings are computed once per text set (in parallel child processes when there are many)
  * and cached in bench/.cache/ (gitignored), keyed by the model id, the embedder's source and
@@ -40,6 +46,7 @@
  * Exits non-zero only on errors (missing data, a crash), never on a missed target.
  *
  * Usage: npm run eval [-- --no-cache] [-- --jobs N] [-- --queries N (a subset, for quick checks)]
+ *        npm run eval -- --calibrate [--embedder use-lite|minilm|bge-small] [--dry-run]
  *        npm run eval -- --experiments [--sentences] [--queries N]
  * Data: ../shared/data beside the repository, or $HOUKAI_DATA.
  */
@@ -53,7 +60,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { USE_LITE_DIM, USE_LITE_ID, createUseLiteEmbedder, type UseLiteEmbedder } from '../src/adapters/embedder-use-lite.ts';
 import { scoreWithCorpus } from '../src/core/bm25.ts';
-import { runContradictionEval } from './contradiction.ts';
+import { loadHandWritten, runContradictionEval, runPatternsEval } from './contradiction.ts';
+import { agentMemoryEval, agentTable, type EmbedderReport } from './relevance-eval.ts';
+import { claimConfidence, legacyRankings } from './scifact-relevance.ts';
+import { benchEmbedders, cachedEmbed } from './embedders.ts';
 import {
   experimentTable,
   LexicalCorpus,
@@ -144,6 +154,12 @@ const EXPERIMENTS = args.includes('--experiments');
 /** --sentences (with --experiments): also the sentence-level probe (embeds ~40k sentences once, then cached). */
 const SENTENCES = EXPERIMENTS && args.includes('--sentences');
 const JOBS = Math.max(1, Math.min(8, Number(flag('jobs') ?? process.env.HOUKAI_EVAL_JOBS ?? os.cpus().length) || 1));
+
+// --calibrate: fit every available embedder's relevance calibration (bench/calibrate.ts) and stop.
+if (args.includes('--calibrate') && recallShardAt < 0) {
+  const run = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'bench', 'calibrate.ts'), ...args.filter((a) => a !== '--calibrate')], { cwd: REPO, stdio: 'inherit' });
+  process.exit(await new Promise<number>((resolve) => run.on('exit', (code) => resolve(code ?? 1))));
+}
 
 function machine(): string {
   const cpu = os.cpus()[0]?.model ?? 'unknown cpu';
@@ -760,6 +776,10 @@ const WHAT_IFS: Record<string, { label: string; config: Config }> = {
     label: 'RRF, cos 1 / lex 1, recency = importance = 0',
     config: { mode: 'hybrid', lexicalIndex: 'corpus', fusion: 'rrf', weights: { cosine: 1, lexical: 1, recency: 0, importance: 0 } },
   },
+  linear_reference_formula: {
+    label: "linear (AI-Houkai's sum, default weights), new terms",
+    config: { mode: 'hybrid', lexicalIndex: 'corpus', fusion: 'linear' },
+  },
   weighted_cosine_lexical_only: {
     label: 'weighted, default cos/lex weights, recency = importance = 0',
     config: { mode: 'hybrid', lexicalIndex: 'corpus', fusion: 'weighted', weights: { cosine: 0.55, lexical: 0.2, recency: 0, importance: 0 } },
@@ -790,8 +810,31 @@ for (const r of testReplicas.values()) {
   capStats.reference_top100_outside_pool_and_candidates += r.bm25Top.filter((d) => r.outsideCandidates.has(d)).length;
 }
 
+// Issue #14: the hybrid before it (old terms, AI-Houkai's sum) on the same claims, and the
+// relevance verdicts on the claims (answered, and with the cited abstracts taken out).
+const legacyRanking = legacyRankings({
+  docTexts,
+  docIds: docs.map((d) => d.id),
+  memories,
+  queries: [...testQueries],
+  cosinesOf: (text) => cosineAll(known.get(text)!),
+  k: K,
+  overfetch: OVERFETCH,
+  now: Date.now() / 1000,
+});
+const claimsConfidence = claimConfidence({
+  embedderId: USE_LITE_ID,
+  replicas: testReplicas,
+  qrels: qrelsTest,
+  docIdOf: (id) => docs[docIndexOf.get(id)!]!.id,
+  queryVector: (text) => known.get(text)!,
+  corpusVectors,
+  now: Date.now() / 1000,
+});
+
 // 7. Results.
 const scifact = {
+  hybrid_weighted_before_14: score(legacyRanking, qrelsTest),
   semantic: score(rankings.semantic!, qrelsTest),
   lexical: score(rankings.lexical!, qrelsTest),
   bm25_reference: score(bm25Reference, qrelsTest),
@@ -828,6 +871,7 @@ const name = (key: string): string =>
     lexical: 'lexical-only (store, corpus BM25)',
     bm25_reference: 'BM25 reference (whole corpus)',
     hybrid_weighted: 'hybrid weighted (default weights)',
+    hybrid_weighted_before_14: 'hybrid weighted before #14 (old terms and formula, replica)',
     hybrid_rrf: 'hybrid RRF',
     hybrid_tuned: `hybrid weighted (tuned: cos ${tunedWeights.cosine}, lex ${tunedWeights.lexical})`,
     semantic_reference: 'exact cosine reference (whole corpus)',
@@ -895,13 +939,44 @@ console.log(`\nTiming: ${JSON.stringify(timing)}; embeddings: ${JSON.stringify(e
 await store.close();
 (await realEmbedder)?.dispose();
 
+console.log(
+  `Relevance verdicts on the ${claimsConfidence.claims} test claims (${USE_LITE_ID}): correct top-1 ${claimsConfidence.correct_top1}, of which strong or weak ${claimsConfidence.correct_top1_weak_or_strong} (strong ${claimsConfidence.correct_top1_strong}); ` +
+    `with the cited abstracts taken out, top 10 all none ${claimsConfidence.unanswerable_all_none}, top-1 none ${claimsConfidence.unanswerable_top1_none}.\n`,
+);
+
+// Issue #14: ranking and verdicts on the agent-memory set, and the contradiction patterns, with
+// every embedder available (cheap: a few hundred sentences each).
+const agentReports: EmbedderReport[] = [];
+const pairCosines: Record<string, (older: string, newer: string) => number> = {};
+const handPairs = loadHandWritten();
+for (const embedder of benchEmbedders()) {
+  if (!embedder.available()) {
+    log(`  agent-memory eval: ${embedder.key} not provisioned (npm run models), skipped`);
+    continue;
+  }
+  agentReports.push(await agentMemoryEval(embedder));
+  const texts = [...new Set(handPairs.flatMap((p) => [p.older, p.newer]))];
+  const vectors = new Map((await cachedEmbed(embedder, 'conflict-pairs', texts, 'passage')).map((v, i) => [texts[i]!, v]));
+  pairCosines[embedder.key] = (a, b) => cosine(vectors.get(a)!, vectors.get(b)!);
+  await embedder.dispose();
+}
+console.log('Agent-memory set (bench/data/agent-memory.json), recall k = 10 (dev / test / all):\n');
+console.log(agentTable(agentReports));
+for (const r of agentReports) console.log(`  ${r.embedder}: unanswerable with a weak/strong hit ${JSON.stringify(r.misses.false_matches)}; correct top-1 judged none ${JSON.stringify(r.misses.unflagged_answers)}`);
+const patterns = runPatternsEval(DATA, pairCosines);
+
 // The contradiction detector (no model involved): SICK TEST and SciFact dev, tuned on train only.
 const contradiction = runContradictionEval(DATA);
 const prf = (p: { precision: number; recall: number; f1: number }) => `P ${p.precision.toFixed(3)}  R ${p.recall.toFixed(3)}  F1 ${p.f1.toFixed(3)}`;
 console.log('Contradiction detector (positive class CONTRADICTION):');
 console.log(`  SICK TEST        ${prf(contradiction.sick.test)}   (target precision ≥ 0.80: ${contradiction.sick.test.precision >= 0.8 ? 'MET' : 'missed'})`);
 console.log(`  SciFact dev      ${prf(contradiction.scifact.dev)}`);
-console.log(`  plain negation parity, SICK TEST ${prf(contradiction.baselineParity.sickTest)}\n`);
+console.log(`  plain negation parity, SICK TEST ${prf(contradiction.baselineParity.sickTest)}`);
+console.log('Conflict patterns of the store (negation with a content check, swapped alternatives, changed values; positive class contradiction or update):');
+console.log(`  hand-written agent pairs (${patterns.handWritten.n}): ${prf(patterns.handWritten)}, kind right ${patterns.handWritten.kind_accuracy}   (targets P ≥ 0.85, R ≥ 0.60: ${patterns.handWritten.precision >= 0.85 && patterns.handWritten.recall >= 0.6 ? 'MET' : 'missed'})`);
+console.log(`    before: reference negation parity ${prf(patterns.handWrittenBefore.parity)}; previous detector ${prf(patterns.handWrittenBefore.detector)}`);
+for (const [key, m] of Object.entries(patterns.gated ?? {})) console.log(`    as the store sees them with ${key} (cosine ≥ 0.5): ${prf(m)}`);
+console.log(`  SICK TEST ${prf(patterns.sick.test)} (target P ≥ 0.80: ${patterns.sick.test.precision >= 0.8 ? 'MET' : 'missed'}); SICK TRAIN ${prf(patterns.sick.train)}\n`);
 console.log(
   JSON.stringify({
     machine: machine(),
@@ -916,6 +991,9 @@ console.log(
       baseline_parity_sick_test: contradiction.baselineParity.sickTest,
       config: contradiction.tuning.chosen,
     },
+    scifact_claims_confidence: claimsConfidence,
+    agent_memory: agentReports,
+    conflict_patterns: patterns,
     targets,
     diagnostics,
     replica_what_if: whatIf,
