@@ -42,7 +42,7 @@ test('a real question lists its matches and folds the rest; a nonsense query sho
   await expect(page.getByTestId('nothing-matches')).toContainText('Nothing in memory matches “zebra migration patterns in antarctica”.');
   await expect(matches).toHaveCount(0);
   await expect(weaker.locator('summary')).toHaveText(`Weaker matches (${MEMORIES.length})`);
-  await expect(page.getByRole('status')).toHaveText('Nothing in memory matches.');
+  await expect(page.locator('.search p[role="status"]')).toHaveText('Nothing in memory matches.');
   await shot(page, 'search-floor-nothing', false);
   // Opening the fold shows them, each marked as no real match.
   await weaker.locator('summary').click();
