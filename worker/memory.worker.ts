@@ -34,7 +34,11 @@ export function openWithOriginAssets(request: OpenRequest, onProgress?: CreateMe
     maintenance: { enabled: true },
     ...(onProgress ? { onProgress } : {}),
     useLite: { modelUrl: asset('../models/use-lite/'), wasmPaths: asset('../wasm/tfjs/'), ...request.useLite },
-    minilm: { localModelPath: asset('../models/'), ...request.minilm },
+    // transformers.js models come only from this origin (npm run models puts them in public/models/):
+    // never the hub, unless a caller explicitly asks for a download through request options.
+    transformers: { localModelPath: asset('../models/'), allowRemoteModels: false, ...request.transformers },
+    ...(request.minilm ? { minilm: request.minilm } : {}),
+    ...(request.bgeSmall ? { bgeSmall: request.bgeSmall } : {}),
   }) as Promise<OpenedStore>;
 }
 
