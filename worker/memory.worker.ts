@@ -6,7 +6,8 @@
  *
  * Model files are served from the app's own origin, beside this script's folder:
  * `../models/use-lite/` (Universal Sentence Encoder lite), `../wasm/tfjs/` (TF.js WASM
- * binaries) and `../models/` for MiniLM files a site chooses to host itself.
+ * binaries), `../models/Xenova/…` (MiniLM and bge-small, put there by `npm run models`) and
+ * onnxruntime-web's runtime (./ort-assets.ts). Nothing is loaded from another origin.
  */
 import * as Comlink from 'comlink';
 import { createMemory, type CreateMemoryOptions } from '../src/local.ts';
@@ -14,6 +15,7 @@ import { StoreRegistry, createHost, type OpenedStore } from '../src/rpc/host.ts'
 import { acceptConnections } from '../src/rpc/port-host.ts';
 import type { OpenRequest } from '../src/rpc/protocol.ts';
 import { installErrorTransfer } from '../src/rpc/transfer.ts';
+import { ORT_WASM_PATHS } from './ort-assets.ts';
 
 installErrorTransfer();
 
@@ -36,7 +38,13 @@ export function openWithOriginAssets(request: OpenRequest, onProgress?: CreateMe
     useLite: { modelUrl: asset('../models/use-lite/'), wasmPaths: asset('../wasm/tfjs/'), ...request.useLite },
     // transformers.js models come only from this origin (npm run models puts them in public/models/):
     // never the hub, unless a caller explicitly asks for a download through request options.
-    transformers: { localModelPath: asset('../models/'), allowRemoteModels: false, ...request.transformers },
+    transformers: {
+      // A path, not a URL: transformers.js treats an http(s) URL here as remote and skips it.
+      localModelPath: new URL('../models/', import.meta.url).pathname,
+      allowRemoteModels: false,
+      ...(ORT_WASM_PATHS ? { wasmPaths: { mjs: asset(ORT_WASM_PATHS.mjs), wasm: asset(ORT_WASM_PATHS.wasm) } } : {}),
+      ...request.transformers,
+    },
     ...(request.minilm ? { minilm: request.minilm } : {}),
     ...(request.bgeSmall ? { bgeSmall: request.bgeSmall } : {}),
   }) as Promise<OpenedStore>;

@@ -58,10 +58,16 @@ export interface TransformersEmbedderOptions {
   /** Node only: where downloaded files are cached on disk. */
   cacheDir?: string;
   /**
-   * Browser only: where onnxruntime-web's .wasm/.mjs files are served from. By default
-   * transformers.js fetches them from jsDelivr (then caches them), so set this for offline-first apps.
+   * Browser only: where onnxruntime-web's .wasm/.mjs files are served from (a folder URL, or
+   * each file's URL). Unset, transformers.js fetches them from jsDelivr: the app's worker always
+   * sets them to files on its own origin.
    */
-  wasmPaths?: string;
+  wasmPaths?: string | { mjs?: string; wasm?: string };
+  /**
+   * Browser only: WASM threads. Default: every core (up to 4) where the realm is cross-origin
+   * isolated (SharedArrayBuffer), else 1.
+   */
+  threads?: number;
   /** Model loading progress, mirrored from transformers' `progress_callback`. */
   onProgress?: (event: ProgressEvent) => void;
   /**
@@ -81,6 +87,8 @@ export interface TransformersEmbedderOptions {
 /** An embedder backed by transformers.js; `device` tells where it actually runs. */
 export interface TransformersEmbedder extends Embedder {
   readonly device: ResolvedTransformersDevice;
+  /** Where it runs, for people: 'webgpu', 'wasm · SIMD · 2 threads', 'cpu'. */
+  readonly backend: string;
   dispose(): Promise<void>;
 }
 
@@ -148,10 +156,22 @@ function configureEnv(tf: TransformersModule, options: TransformersEmbedderOptio
   if (options.remoteHost !== undefined) env.remoteHost = absoluteHost(options.remoteHost);
   if (options.remotePathTemplate !== undefined) env.remotePathTemplate = options.remotePathTemplate;
   if (options.cacheDir !== undefined) env.cacheDir = options.cacheDir;
-  // Browsers: keep downloaded model files in the Cache API so the model works offline later.
-  if (!isNodeRuntime() && typeof caches !== 'undefined') env.useBrowserCache = true;
+  // Browsers: keep files downloaded from another host in the Cache API so the model works offline
+  // later. Files from the app's own origin are the service worker's to cache (no second copy).
+  if (!isNodeRuntime() && typeof caches !== 'undefined') env.useBrowserCache = env.allowRemoteModels;
   const wasm = env.backends.onnx.wasm;
-  if (options.wasmPaths !== undefined && wasm) wasm.wasmPaths = options.wasmPaths;
+  if (wasm) {
+    if (options.wasmPaths !== undefined) wasm.wasmPaths = options.wasmPaths;
+    if (!isNodeRuntime()) wasm.numThreads = wasmThreads(options.threads);
+  }
+}
+
+/** WASM threads for this realm: multi-threaded only where SharedArrayBuffer is allowed. */
+export function wasmThreads(requested?: number): number {
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
+  if (!isolated) return 1;
+  const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ?? 1;
+  return Math.max(1, Math.floor(requested ?? Math.min(4, cores)));
 }
 
 function absoluteHost(host: string): string {
@@ -192,11 +212,6 @@ async function forward(
   }
 }
 
-interface Encoded {
-  input_ids: number[];
-  token_type_ids?: number[];
-}
-
 /**
  * One padded batch of model inputs. Each text is tokenized on its own (with its special tokens),
  * then a text longer than `limit` keeps its first `limit - 1` tokens and its last one ([SEP]).
@@ -206,12 +221,10 @@ function batchInputs(tf: TransformersModule, extractor: FeatureExtractionPipelin
     // A token never covers more than ~100 characters ([UNK] for longer words), so this prefix holds
     // every token that can be kept, and a megabyte of text is not tokenized for nothing.
     const head = Number.isFinite(limit) && text.length > limit * 128 ? text.slice(0, limit * 128) : text;
-    const encoded = extractor.tokenizer(head, { padding: false, truncation: false, return_tensor: false }) as unknown as Encoded;
-    const ids = encoded.input_ids;
-    const types = encoded.token_type_ids ?? ids.map(() => 0);
-    if (ids.length <= limit) return { ids, types };
-    const cut = (values: number[]): number[] => [...values.slice(0, limit - 1), values[values.length - 1]!];
-    return { ids: cut(ids), types: cut(types) };
+    // encode(): ids with the special tokens; a single text is all token type 0.
+    const ids = extractor.tokenizer.encode(head);
+    const kept = ids.length <= limit ? ids : [...ids.slice(0, limit - 1), ids[ids.length - 1]!];
+    return { ids: kept, types: kept.map(() => 0) };
   });
   const width = Math.max(1, ...rows.map((r) => r.ids.length));
   const ids = new BigInt64Array(rows.length * width);
@@ -334,13 +347,16 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     loaded = await load(device);
   }
   const { extractor, dim } = loaded;
-  console.info(`[houkai] embedder ${model} (${dtype}, ${dim}-d) running on ${device}`);
+  const threads = device === 'wasm' ? tf.env.backends.onnx.wasm?.numThreads ?? 1 : 0;
+  const backend = device === 'wasm' ? `wasm · SIMD · ${threads} thread${threads === 1 ? '' : 's'}` : device;
+  console.info(`[houkai] embedder ${model} (${dtype}, ${dim}-d) running on ${backend}`);
 
   let disposed = false;
   return {
     id: model,
     dim,
     device,
+    backend,
     ...(queryInstruction ? { queryInstruction } : {}),
     async embed(texts: string[], embedOptions: EmbedOptions = {}): Promise<Float32Array[]> {
       const { signal, onProgress } = embedOptions;
