@@ -116,7 +116,7 @@ function withoutMiniLM(): Plugin {
     name: 'houkai-extension-no-minilm',
     enforce: 'pre',
     resolveId(source, importer) {
-      if (source.endsWith('/ort-assets.ts') && importer?.endsWith('/worker/memory.worker.ts')) return noOrt;
+      if (source.endsWith('/ort-assets.ts') && importer?.endsWith('/worker/origin-assets.ts')) return noOrt;
       return source.endsWith('/embedder-transformers.ts') && importer?.endsWith('/src/local.ts') ? id : null;
     },
     load(loading) {

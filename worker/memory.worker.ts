@@ -4,10 +4,7 @@
  * tabs of the origin (one writer, one HNSW index in memory); as a dedicated Worker it serves
  * the page (or extension document) that started it, and any connection that document hands it.
  *
- * Model files are served from the app's own origin, beside this script's folder:
- * `../models/use-lite/` (Universal Sentence Encoder lite), `../wasm/tfjs/` (TF.js WASM
- * binaries), `../models/Xenova/…` (MiniLM and bge-small, put there by `npm run models`) and
- * onnxruntime-web's runtime (./ort-assets.ts). Nothing is loaded from another origin.
+ * Models and runtimes come from the app's own origin only (./origin-assets.ts).
  */
 import * as Comlink from 'comlink';
 import { createMemory, type CreateMemoryOptions } from '../src/local.ts';
@@ -15,11 +12,10 @@ import { StoreRegistry, createHost, type OpenedStore } from '../src/rpc/host.ts'
 import { acceptConnections } from '../src/rpc/port-host.ts';
 import type { OpenRequest } from '../src/rpc/protocol.ts';
 import { installErrorTransfer } from '../src/rpc/transfer.ts';
-import { ORT_WASM_PATHS } from './ort-assets.ts';
+import { originModelOptions } from './origin-assets.ts';
 
 installErrorTransfer();
 
-const asset = (path: string): string => new URL(path, import.meta.url).href;
 const isShared = typeof (globalThis as { onconnect?: unknown }).onconnect !== 'undefined' || 'SharedWorkerGlobalScope' in globalThis;
 
 /** Opens a store with asset URLs on this origin; request options override them. */
@@ -35,18 +31,7 @@ export function openWithOriginAssets(request: OpenRequest, onProgress?: CreateMe
     // TTL purge, trash retention and journal compaction run in the worker while a tab holds the store.
     maintenance: { enabled: true },
     ...(onProgress ? { onProgress } : {}),
-    useLite: { modelUrl: asset('../models/use-lite/'), wasmPaths: asset('../wasm/tfjs/'), ...request.useLite },
-    // transformers.js models come only from this origin (npm run models puts them in public/models/):
-    // never the hub, unless a caller explicitly asks for a download through request options.
-    transformers: {
-      // A path, not a URL: transformers.js treats an http(s) URL here as remote and skips it.
-      localModelPath: new URL('../models/', import.meta.url).pathname,
-      allowRemoteModels: false,
-      ...(ORT_WASM_PATHS ? { wasmPaths: { mjs: asset(ORT_WASM_PATHS.mjs), wasm: asset(ORT_WASM_PATHS.wasm) } } : {}),
-      ...request.transformers,
-    },
-    ...(request.minilm ? { minilm: request.minilm } : {}),
-    ...(request.bgeSmall ? { bgeSmall: request.bgeSmall } : {}),
+    ...originModelOptions(request),
   }) as Promise<OpenedStore>;
 }
 
