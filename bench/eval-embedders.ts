@@ -72,8 +72,9 @@ export function evalEmbedder(key: EvalEmbedderKey): EvalEmbedder {
     fingerprint() {
       const hash = createHash('sha256').update(spec.id);
       hashFiles(hash, ['src/adapters/embedder-transformers.ts', 'src/adapters/model-catalog.ts', 'scripts/models/manifest.json']);
-      const require = createRequire(import.meta.url);
-      hash.update(String((JSON.parse(readFileSync(require.resolve('@huggingface/transformers/package.json'), 'utf8')) as { version?: string }).version));
+      // The package's exports hide package.json: read it from node_modules.
+      const pkg = path.join(REPO, 'node_modules', '@huggingface', 'transformers', 'package.json');
+      hash.update(existsSync(pkg) ? String((JSON.parse(readFileSync(pkg, 'utf8')) as { version?: string }).version) : 'unknown');
       return hash.digest('hex');
     },
     available: () => existsSync(path.join(MODELS_DIR, spec.id, 'onnx', 'model_quantized.onnx')),
