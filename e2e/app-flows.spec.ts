@@ -425,11 +425,13 @@ test('the production build runs under its Content-Security-Policy (worker, WASM 
   const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
   expect(csp).toContain("script-src 'self' 'wasm-unsafe-eval'");
   expect(csp).toContain("object-src 'none'");
-  // Embedding ran (remember + recall) in the SharedWorker with the WASM backend and the bundled model.
+  // Models load from the origin only: nothing else may be fetched.
+  expect(csp).toContain("connect-src 'self';");
+  // Embedding ran (remember + recall) in the SharedWorker with the WASM backend and the default model (MiniLM, from the origin).
   await remember(page, 'The CSP allows WebAssembly but no eval.');
   await page.getByLabel('Search your memories').fill('webassembly policy');
   await expect(page.locator('.result').first()).toContainText('The CSP allows WebAssembly');
-  await expect(page.locator('.chips')).toContainText('USE-lite · 512-d');
+  await expect(page.locator('.chips')).toContainText('all-MiniLM-L6-v2 · 23 MB · 384-d · wasm · SIMD');
   // Inline script is refused: the policy is really in force.
   const inlineRan = await page.evaluate(async () => {
     const s = document.createElement('script');
