@@ -31,6 +31,7 @@ export type { DurabilityReport, CanaryState } from './core/durability.ts';
 export type { JournalRetention, CompactResult } from './core/journal-ops.ts';
 export type { JournalHorizon, LossRecord } from './core/ports.ts';
 export { contentHash } from './core/text.ts';
+export { scopeMemory, SCOPE_POLICY, type ConnectionScope, type Access, type ApiMethod, type MethodPolicy } from './core/scope/index.ts';
 
 export type EmbedderChoice = 'auto' | 'minilm' | 'use-lite' | Embedder;
 

@@ -535,11 +535,13 @@ export async function openStore(
     return {
       async exportArchive(options) {
         ensureOpen();
-        const blob = await exportArchive(archiveDeps, options);
+        const { record: recordOption, ...rest } = checkObject<ExportArchiveOptions>(options, 'options');
+        const record = recordOption === undefined ? true : checkBoolean(recordOption, 'record');
+        const blob = await exportArchive(archiveDeps, rest);
+        if (!record) return blob; // a read-only or untrusted connection's export leaves no trace
         await storage.journalAppend(jctx('export', { bytes: blob.size }), [{ id: '*', before: null, after: null }]);
         // A whole export (no type, tag or date filter) is a backup: the registry keeps its time.
-        const o = (options ?? {}) as ExportArchiveOptions;
-        if (o.types === undefined && o.tags === undefined && o.since === undefined) {
+        if (rest.types === undefined && rest.tags === undefined && rest.since === undefined) {
           await durability.check({ exportedAt: clock.now() }).catch(() => undefined);
         }
         return blob;
