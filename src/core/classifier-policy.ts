@@ -17,17 +17,17 @@ import type { IncomingPlan } from './conflicts.ts';
 import type { Conflict, Memory } from './types.ts';
 
 /**
- * The classifier's CONTRADICTION/UPDATE verdicts as conflicts (`a` the new memory, `b` the
- * existing one, `kind: 'contradiction'`, `reason` the classifier's label), leaving out pairs the
- * detector already reported.
+ * The conflicts a write reports: the detector's, with the classifier's CONTRADICTION/UPDATE
+ * verdicts as conflicts (`a` the new memory, `b` the existing one, `kind: 'contradiction'`,
+ * `reason` the classifier's label). Where both judged the same pair the classifier's verdict
+ * wins: it is the more specific judge (an UPDATE is not a duplicate).
  */
-export function classifierConflicts(incoming: Memory, plan: IncomingPlan, detected: readonly Conflict[]): Conflict[] {
-  const reported = new Set(detected.map((c) => c.b.id));
-  const out: Conflict[] = [];
+export function withClassifierConflicts(incoming: Memory, plan: IncomingPlan, detected: readonly Conflict[]): Conflict[] {
+  const judged: Conflict[] = [];
   for (const d of plan.decisions) {
-    if (!d.resolution.supersedeOld || reported.has(d.existing.id)) continue;
-    reported.add(d.existing.id);
-    out.push({ a: incoming, b: d.existing, similarity: Math.round(d.similarity * 10_000) / 10_000, kind: 'contradiction', reason: d.classification });
+    if (!d.resolution.supersedeOld || judged.some((c) => c.b.id === d.existing.id)) continue;
+    judged.push({ a: incoming, b: d.existing, similarity: Math.round(d.similarity * 10_000) / 10_000, kind: 'contradiction', reason: d.classification });
   }
-  return out;
+  const overridden = new Set(judged.map((c) => c.b.id));
+  return [...detected.filter((c) => !overridden.has(c.b.id)), ...judged];
 }

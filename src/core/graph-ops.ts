@@ -13,7 +13,7 @@ import {
   type ConflictPolicy,
   type ContradictionFn,
 } from './conflicts.ts';
-import { classifierConflicts } from './classifier-policy.ts';
+import { withClassifierConflicts } from './classifier-policy.ts';
 import { MemoryError, invalid } from './errors.ts';
 import {
   addLink,
@@ -219,7 +219,7 @@ export async function scanForWrite(deps: GraphDeps, memory: Memory, vector: Floa
   // Under every policy but 'supersede' the classifier's verdicts are conflicts like the others
   // (reported, refused or queued: see classifier-policy.ts); 'supersede' applies them itself.
   if (!options.classifier || options.policy === 'supersede') return detected;
-  return [...detected, ...classifierConflicts(memory, await classifyIncoming(memory, candidates, options.classifier), detected)];
+  return withClassifierConflicts(memory, await classifyIncoming(memory, candidates, options.classifier), detected);
 }
 
 /**
