@@ -5,9 +5,11 @@
  */
 import { MemoryError, invalid, throwIfAborted } from './errors.ts';
 import { DeferredIndex, type DeferredIndexOptions } from './deferred-index.ts';
+import { ImportLeases, type ImportLeaseOptions } from './import-lease.ts';
 import { IndexSync, type IndexOpenOutcome } from './index-sync.ts';
 import type { Clock, Embedder, IdSource, MemoryStorage, StoreMeta, VectorIndex } from './ports.ts';
 import {
+  applyIndexDelta,
   archiveInfo,
   exportArchive,
   importArchive,
@@ -291,6 +293,8 @@ export interface StoreOpenOptions extends LongRunOptions {
   journalRetention?: JournalRetention;
   /** Pacing of background index insertion (imports, replay at open); see `DeferredIndex`. */
   indexDrain?: DeferredIndexOptions;
+  /** How imports prove they are alive to other owners of the store (lease length, heartbeat, lock manager); see core/import-lease.ts. */
+  importLease?: Pick<ImportLeaseOptions, 'ttlSeconds' | 'heartbeatSeconds' | 'locks'>;
 }
 
 const systemClock: Clock = { now: () => Date.now() / 1000 };
@@ -337,8 +341,20 @@ export async function openStore(
     );
   }
 
-  // An import interrupted by a crash or a closed tab is undone before the index is opened.
-  for (const pending of await storage.pendingImports()) await storage.rollbackImport(pending);
+  // An import whose owner is gone (a crash, a closed tab) is undone before the index is opened;
+  // one another owner is still writing is left alone and watched (core/import-lease.ts).
+  const leases = new ImportLeases({
+    name,
+    storage,
+    now: () => clock.now(),
+    newId: () => ids.next(),
+    ...(options.importLease ?? {}),
+    rolledBack: (delta) => {
+      applyIndexDelta(index, delta);
+      sync.schedule(delta.generation);
+    },
+  });
+  await leases.recover();
   meta = (await storage.readMeta()) ?? meta;
 
   const sync = new IndexSync(index, storage, options.snapshotDelayMs === undefined ? {} : { snapshotDelayMs: options.snapshotDelayMs });
@@ -535,6 +551,7 @@ export async function openStore(
 
     const archiveDeps: ArchiveDeps = {
       name,
+      leases,
       storage,
       index,
       embedder,
@@ -1153,6 +1170,7 @@ export async function openStore(
     view.close = () =>
       (closing ??= (async () => {
         scheduler.stop();
+        leases.stop();
         await durability.settle();
         try {
           await baseClose!();

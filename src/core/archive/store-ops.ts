@@ -10,6 +10,7 @@
  * HNSW graph in the background (`DeferredIndex`), after the import returns.
  */
 import { DeferredIndex } from '../deferred-index.ts';
+import { ImportLeases } from '../import-lease.ts';
 import { invalid, throwIfAborted } from '../errors.ts';
 import type { IndexDelta, JournalContext, MemoryStorage, VectorIndex } from '../ports.ts';
 import { lowerTrust } from '../trust.ts';
@@ -76,6 +77,8 @@ export interface ArchiveInfo {
 
 export interface ArchiveDeps {
   name: string;
+  /** Import ownership (lease, lock, heartbeat); default: leases over `storage` with the platform's locks. */
+  leases?: Pick<ImportLeases, 'begin' | 'recover'>;
   storage: MemoryStorage;
   index: VectorIndex;
   embedder: { id: string; dim: number };
@@ -259,6 +262,10 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   if (dryRun || validation.writes === 0) return result(validation.summary);
 
   const importId = deps.newId();
+  const leases = deps.leases ?? new ImportLeases({ name: deps.name, storage: deps.storage, now: deps.now, newId: deps.newId });
+  // Abandoned imports of other owners go first (their rows would otherwise stay BUSY).
+  await leases.recover();
+  const hold = await leases.begin(importId);
   let written = 0;
   // The graph insertion waits until the writes are done (it would compete with them for the CPU).
   const release = deps.index instanceof DeferredIndex ? deps.index.hold() : () => undefined;
@@ -294,6 +301,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     deps.changed(delta.generation);
     throw error;
   } finally {
+    hold.end();
     release();
   }
   return result(validation.summary);
