@@ -460,10 +460,10 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     insert: (memories, vectors, ctx) =>
       run('insert', () =>
         db.transaction('rw', [db.meta, db.memories, db.vectors, db.journal, db.importUndo], async () => {
-          await refuseHeld(memories.map((m) => m.id));
           const rows = memories.map((m) => ({ ...m, ...derivedFields(m), label: 0 }));
           const length = rows.reduce((sum, r) => sum + r.termLength, 0);
-          const { meta, firstLabel } = await bumpGeneration(memories.length, { docs: memories.length, length });
+          // Side by side: a refusal aborts the transaction, and everything in it with it.
+          const [{ meta, firstLabel }] = await Promise.all([bumpGeneration(memories.length, { docs: memories.length, length }), refuseHeld(memories.map((m) => m.id))]);
           const labels = memories.map((_, i) => firstLabel + i);
           rows.forEach((row, i) => (row.label = labels[i]!));
           await db.memories.bulkAdd(rows);
@@ -476,8 +476,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     replace: (expected, next, vector, ctx) =>
       run('replace', () =>
         db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.journal, db.importUndo], async () => {
-          await refuseHeld([expected.id]);
-          const current = await db.memories.get(expected.id);
+          const [current] = await Promise.all([db.memories.get(expected.id), refuseHeld([expected.id])]);
           if (!current || !sameContent(strip(current), expected)) return null;
           await journal(ctx, [{ id: next.id, before: strip(current), after: next }]);
           if (!vector) {
@@ -498,9 +497,8 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     remove: (id, ctx) =>
       run('remove', () =>
         db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.journal, db.importUndo], async () => {
-          const current = await db.memories.get(id);
+          const [current] = await Promise.all([db.memories.get(id), refuseHeld([id])]);
           if (!current) return undefined;
-          await refuseHeld([id]);
           await journal(ctx, [{ id, before: strip(current), after: null }]);
           const { meta } = await bumpGeneration(0, { docs: -1, length: -(current.termLength ?? 0) });
           await db.memories.delete(id);
@@ -945,8 +943,10 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     applyGraphChanges: (changes: GraphChanges, ctx) =>
       run('applyGraphChanges', () =>
         db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.conflicts, db.journal, db.importUndo], async () => {
-          await refuseHeld([...(changes.put ?? []).map((m) => m.id), ...(changes.forget ?? [])]);
-          const current = await db.memories.bulkGet((changes.put ?? []).map((m) => m.id));
+          const [current] = await Promise.all([
+            db.memories.bulkGet((changes.put ?? []).map((m) => m.id)),
+            refuseHeld([...(changes.put ?? []).map((m) => m.id), ...(changes.forget ?? [])]),
+          ]);
           const missing = (changes.put ?? []).filter((_, i) => !current[i]).map((m) => m.id);
           if (missing.length) throw new MemoryError('NOT_FOUND', `No memory with id ${JSON.stringify(missing[0])}`, { id: missing[0] });
           for (const [i, memory] of (changes.put ?? []).entries()) {
