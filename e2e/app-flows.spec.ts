@@ -44,8 +44,8 @@ async function dropFile(page: Page, name: string, bytes: Uint8Array, type = 'app
 }
 
 /**
- * An archive of `n` memories with 384-d vectors labelled as the store's own model
- * (MiniLM, the default), so importing it embeds nothing. Rows are the project's own serialisation; only
+ * An archive of `n` memories with 512-d vectors labelled as the store's own model
+ * (use-lite: the harness page opens stores on it), so importing it embeds nothing. Rows are the project's own serialisation; only
  * 64 distinct vectors are serialised (the slow part) and reused.
  */
 function seedArchive(n: number, base: number): Uint8Array {
@@ -55,7 +55,7 @@ function seedArchive(n: number, base: number): Uint8Array {
   const probe = memoryRow({ id: 'probe', text: 'probe' });
   const bare = serializeRow(probe);
   const vectorParts = Array.from({ length: 64 }, () => {
-    const line = serializeRow(probe, Float32Array.from({ length: 384 }, () => levels[Math.floor(random() * levels.length)]!));
+    const line = serializeRow(probe, Float32Array.from({ length: 512 }, () => levels[Math.floor(random() * levels.length)]!));
     return line.slice(bare.length - 1); // ',"vector":[…]}'
   });
   const memories: Memory[] = [];
@@ -66,7 +66,7 @@ function seedArchive(n: number, base: number): Uint8Array {
     memories.push(m);
     lines.push(serializeRow(m).slice(0, -1) + vectorParts[i % vectorParts.length]!);
   }
-  const header = pythonHeader({ memories, vectors: [], model: 'Xenova/all-MiniLM-L6-v2', dim: 384, collection: 'seed' });
+  const header = pythonHeader({ memories, vectors: [], model: 'universal-sentence-encoder-lite', dim: 512, collection: 'seed' });
   return gzipGoMember(`${[header, ...lines].join('\n')}\n`); // level 6: level 9 takes ~25 s on this repetitive text
 }
 
