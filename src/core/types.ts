@@ -234,6 +234,9 @@ export interface StoreAggregates {
   counted: number;
 }
 
+/** Which vector index a store runs: hnswlib (float32), exact brute force, or the int8 HNSW kernel. */
+export type IndexKind = 'hnsw' | 'exact' | 'hnsw-i8';
+
 export interface StoreStats {
   name: string;
   count: number;
@@ -242,7 +245,7 @@ export interface StoreStats {
   byType: Record<MemoryType, number>;
   embedder: { id: string; dim: number };
   /** `pending`: vectors searchable by exact scan, still being inserted into the graph in the background. */
-  index: { kind: 'hnsw' | 'exact'; size: number; pending: number; snapshotGeneration: number | null; generation: number };
+  index: { kind: IndexKind; size: number; pending: number; snapshotGeneration: number | null; generation: number };
   schemaVersion: number;
   /**
    * The thresholds behind the confidence verdicts: how they were derived ('pairwise-background'
