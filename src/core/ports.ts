@@ -89,7 +89,7 @@ export interface IndexBlockStore {
   /** The manifest of the last write, or undefined. */
   readManifest(): Promise<unknown>;
   /** Visits every stored block in key order, a batch at a time (memory stays bounded). */
-  readBlocks(visit: (blocks: IndexBlock[]) => void | Promise<void>, options?: { batchBytes?: number }): Promise<void>;
+  readBlocks(visit: (blocks: IndexBlock[]) => void | Promise<void>, options?: { batchSize?: number }): Promise<void>;
   /**
    * In one transaction: checks that the stored manifest's `tag` still equals `expectTag` (another
    * writer wrote meanwhile otherwise, and nothing is written: returns false), then deletes every
