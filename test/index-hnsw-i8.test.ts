@@ -12,7 +12,7 @@ let counter = 0;
 const standalone = (name: string): IndexBlockStore => idbBlockStore({ database: `houkai-index:${name}`, create: true });
 
 /** A block store that records what each write carried (and can fail a write part-way). */
-function recording(inner: IndexBlockStore): IndexBlockStore & { writes: { keys: number[]; replaceAll: boolean }[]; failAfter: number | null } {
+function recording(inner: IndexBlockStore): IndexBlockStore & { byteSize(): Promise<number>; writes: { keys: number[]; replaceAll: boolean }[]; failAfter: number | null } {
   const self = {
     writes: [] as { keys: number[]; replaceAll: boolean }[],
     failAfter: null as number | null,
