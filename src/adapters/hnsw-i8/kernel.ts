@@ -43,6 +43,13 @@ interface Exports {
 }
 
 let compiled: Promise<WebAssembly.Module> | undefined;
+let override: string | null = null;
+
+/** Benchmarks only: indexes created after this call load another build of the kernel (null: the shipped one). */
+export function setKernelBytesForBenchmarks(base64: string | null): void {
+  override = base64;
+  compiled = undefined;
+}
 
 function decodeBase64(text: string): Uint8Array {
   if (typeof atob === 'function') {
@@ -56,7 +63,7 @@ function decodeBase64(text: string): Uint8Array {
 
 /** The compiled module (once per realm). */
 export function kernelModule(): Promise<WebAssembly.Module> {
-  compiled ??= WebAssembly.compile(decodeBase64(KERNEL_WASM_BASE64) as Uint8Array<ArrayBuffer>).catch((error: unknown) => {
+  compiled ??= WebAssembly.compile(decodeBase64(override ?? KERNEL_WASM_BASE64) as Uint8Array<ArrayBuffer>).catch((error: unknown) => {
     compiled = undefined;
     throw error;
   });
