@@ -7,7 +7,7 @@
 // for Node to ask), for the cold-start measurement; the outcome lands in `window.bench.cold`.
 import * as Comlink from 'comlink';
 import { connectMemory, type ConnectOptions, type MemoryClient } from '../src/index.ts';
-import type { BenchHostApi, BenchInfo, OpenProbe, RecallProbe } from './bench.worker.ts';
+import type { BenchHostApi, BenchInfo, OpenProbe, RecallProbe, WorkerMemory } from './bench.worker.ts';
 
 export interface ColdStartResult {
   /** performance.now() (ms since navigation start) when this script began. */
@@ -46,6 +46,10 @@ export interface BenchApi {
   info(): Promise<BenchInfo>;
   /** Where a recall's time goes, measured inside the worker (the store must be open). */
   probe(name: string, runs: number, k: number): Promise<RecallProbe>;
+  /** The texts of the top `k` hits of each query (untimed; recall@10 is computed in Node). */
+  recallHits(name: string, queries: string[], k: number): Promise<string[][]>;
+  /** The worker's JS heap and index memory. */
+  workerMemory(): Promise<WorkerMemory>;
   /** The steps of opening `name` from its snapshot, timed one by one (needs a fresh worker). */
   probeOpen(name: string): Promise<{ probe: OpenProbe; info: BenchInfo }>;
   cold?: Promise<ColdStartResult>;
@@ -107,9 +111,9 @@ async function withWorker<T>(task: (remote: Comlink.Remote<BenchHostApi>) => Pro
 
 const info = (): Promise<BenchInfo> => withWorker((remote) => remote.benchInfo());
 
-async function coldStart(name: string): Promise<ColdStartResult> {
+async function coldStart(name: string, index?: 'hnsw' | 'hnsw-i8' | 'exact'): Promise<ColdStartResult> {
   const t0 = performance.now();
-  const memory = await connect({ name });
+  const memory = await connect({ name, ...(index ? { index } : {}) });
   const tConnected = performance.now();
   const hits = await memory.recall('q:1000000', { k: 10, touch: false });
   const tEnd = performance.now();
@@ -183,15 +187,23 @@ window.bench = {
     clients.delete(name);
     await memory?.close();
   },
+  async recallHits(name, queries, k) {
+    const memory = client(name);
+    const out: string[][] = [];
+    for (const query of queries) out.push((await memory.recall(query, { k, touch: false })).map((h) => h.memory.text));
+    return out;
+  },
+  workerMemory: () => withWorker((remote) => remote.memoryInfo()),
   info,
   probe: (name, runs, k) => withWorker((remote) => remote.probeRecall(name, runs, k)),
   probeOpen: (name) => withWorker(async (remote) => ({ probe: await remote.probeOpen(name), info: await remote.benchInfo() })),
 };
 
 const coldStore = new URLSearchParams(location.search).get('cold');
+const coldIndex = (new URLSearchParams(location.search).get('index') ?? undefined) as 'hnsw' | 'hnsw-i8' | 'exact' | undefined;
 if (coldStore) {
   status.textContent = `cold start: ${coldStore}…`;
-  window.bench.cold = coldStart(coldStore).then(
+  window.bench.cold = coldStart(coldStore, coldIndex).then(
     (result) => {
       status.textContent = `cold start: ${Math.round(result.inPageMs)} ms`;
       return result;
