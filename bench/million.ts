@@ -246,7 +246,7 @@ async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<R
   }
   const flushMs = await page.evaluate(([name]) => window.bench.flush(name!), [name]);
   let stats = await page.evaluate(([name]) => window.bench.stats(name!), [name]);
-  if (stats.count !== n || stats.index.size + stats.index.pending !== n) throw new Error(`${name}: count ${stats.count}, index ${stats.index.size}`);
+  if (stats.count !== n || stats.index.size !== n) throw new Error(`${name}: count ${stats.count}, index ${stats.index.size}`);
   log(`${name}: flush ${Math.round(flushMs)} ms, index ${stats.index.kind} ${stats.index.size}`);
 
   // Search: latency, quality, memory.
