@@ -3,6 +3,7 @@
  * Chromium through the worker, with today's index measured in the same run at 100k.
  *
  *   npx tsx bench/million.ts [--runs hnsw:100000,hnsw-i8:100000,hnsw-i8:1000000] [--out FILE]
+ *   npx tsx bench/million.ts --index-only [--sizes 1000000]
  *
  * Each run (index kind × size) gets a Chromium profile of its own under bench/.cache/profiles/
  * (git-ignored) so origin storage is the store's alone; a profile that already holds the store
@@ -17,6 +18,12 @@
  * computed here in Node and cached), the worker's memory while searching (the renderer
  * process's RSS as the OS reports it, plus the worker's JS heap and index memory), and open to
  * first recall in a fresh worker (median of 3, from page.goto).
+ *
+ * `--index-only`: the int8 index alone in the worker, without store rows (a store ingests a few
+ * hundred memories a second on this machine, so a million through the store takes hours): the
+ * corpus vectors inserted, the block snapshot written, bare index searches timed and their
+ * recall@10 against exact float32, the worker's memory, the snapshot's bytes, and open (load the
+ * blocks) to first search in a fresh worker.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, readdirSync, writeFileSync } from 'node:fs';
@@ -305,11 +312,108 @@ async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<R
   };
 }
 
+interface IndexOnlyResult {
+  n: number;
+  insert_per_s: number;
+  insert_last_tenth_per_s: number;
+  snapshot_write_ms: number;
+  snapshot_bytes: number;
+  snapshot_bytes_per_vector: number;
+  origin_usage_bytes: number | null;
+  search_p50_ms: number;
+  search_p99_ms: number;
+  recall_at_10: number;
+  worker_rss_bytes: number;
+  worker_js_heap_bytes: number | null;
+  index_wasm_bytes: number;
+  open_runs: { ms: number; load_ms: number; first_search_ms: number; fresh_worker: boolean; rss_bytes: number }[];
+  open_to_first_search_ms: number;
+}
+
+async function runIndexOnly(base: string, n: number): Promise<IndexOnlyResult> {
+  const profile = join(CACHE, 'profiles', `index-only-${n}`);
+  rmSync(profile, { recursive: true, force: true });
+  mkdirSync(profile, { recursive: true });
+  context = await launch(profile);
+  const name = `index-only-${n}`;
+  let page = await readyPage(base);
+  log(`${name}: inserting ${n.toLocaleString('en')} vectors into the int8 index in the worker…`);
+  const rss: number[] = [];
+  const sampler = setInterval(() => rss.push(Math.max(0, ...rendererRss(profile))), 500);
+  const result = await page.evaluate(([name, n, queries, k]) => window.bench.indexBench(name as string, n as number, queries as string[], k as number), [name, n, queriesFor(n), K] as const);
+  clearInterval(sampler);
+  const usage = await page.evaluate(() => navigator.storage.estimate().then((e) => e.usage ?? null));
+  const truth = truthFor(n);
+  let found = 0;
+  result.hits.forEach((labels, j) => {
+    const want = new Set(truth[j]);
+    found += labels.filter((l) => want.has(l)).length;
+  });
+  log(`${name}: ${result.insertPerS}/s (last tenth ${result.insertLastTenthPerS}/s), snapshot ${Math.round(result.blockBytes / 2 ** 20)} MiB in ${result.saveMs} ms, search p50 ${result.searchMs.p50} ms p99 ${result.searchMs.p99} ms, recall@10 ${round(found / (K * RECALLS), 4)}, RSS ${Math.round(Math.max(...rss) / 2 ** 20)} MiB`);
+  const openRuns: IndexOnlyResult['open_runs'] = [];
+  for (let i = 0; i < COLD_RUNS; i++) {
+    for (const p of context.pages()) await p.close();
+    const closedAt = Date.now();
+    await sleep(1500);
+    const before = Date.now();
+    page = await readyPage(base, `?indexOpen=${encodeURIComponent(name)}`);
+    await page.waitForFunction(() => window.bench?.indexCold !== undefined, undefined, { timeout: 60_000, polling: 5 });
+    const cold = await page.evaluate(() => window.bench.indexCold!);
+    const run = {
+      ms: Math.round(cold.firstSearchEpochMs - before),
+      load_ms: cold.loadMs,
+      first_search_ms: cold.firstSearchMs,
+      fresh_worker: cold.workerStartedAt > closedAt,
+      rss_bytes: Math.max(0, ...rendererRss(profile)),
+    };
+    if (cold.size !== n) throw new Error(`the reopened index holds ${cold.size}, not ${n}`);
+    openRuns.push(run);
+    log(`  open → first search: ${run.ms} ms (load ${run.load_ms} ms, search ${run.first_search_ms} ms, fresh worker ${run.fresh_worker})`);
+  }
+  await context.close();
+  context = undefined;
+  const sorted = openRuns.map((r) => r.ms).sort((a, b) => a - b);
+  return {
+    n,
+    insert_per_s: result.insertPerS,
+    insert_last_tenth_per_s: result.insertLastTenthPerS,
+    snapshot_write_ms: result.saveMs,
+    snapshot_bytes: result.blockBytes,
+    snapshot_bytes_per_vector: Math.round(result.blockBytes / n),
+    origin_usage_bytes: usage,
+    search_p50_ms: result.searchMs.p50,
+    search_p99_ms: result.searchMs.p99,
+    recall_at_10: round(found / (K * RECALLS), 4),
+    worker_rss_bytes: Math.max(...rss),
+    worker_js_heap_bytes: result.memory.jsHeapUsedBytes,
+    index_wasm_bytes: result.memory.i8IndexBytes.reserved,
+    open_runs: openRuns,
+    open_to_first_search_ms: sorted[sorted.length >> 1]!,
+  };
+}
+
 async function main(): Promise<void> {
   const startedAt = Date.now();
   const load = loadavg()[0]!;
   ensureBuild();
   const base = await startServer();
+  if (args.includes('--index-only')) {
+    const out: Record<string, IndexOnlyResult> = {};
+    for (const n of (flag('sizes') ?? '1000000').split(',').map(Number)) {
+      out[`hnsw-i8@${n}`] = await runIndexOnly(base, n);
+      const report = {
+        machine: `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB`,
+        date: new Date().toISOString(),
+        load_average: { start: round(load, 2), now: round(loadavg()[0]!, 2) },
+        index_only: out,
+        total_s: Math.round((Date.now() - startedAt) / 1000),
+      };
+      mkdirSync(resolve(OUT, '..'), { recursive: true });
+      writeFileSync(OUT, `${JSON.stringify(report, null, 1)}\n`);
+    }
+    console.log(readFileSync(OUT, 'utf8'));
+    return;
+  }
   const results: RunResult[] = [];
   for (const { kind, n } of RUNS) {
     const result = await run(base, kind, n);

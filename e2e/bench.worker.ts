@@ -425,6 +425,92 @@ async function rowCount(name: string): Promise<number | undefined> {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The int8 index alone at a million (bench/million.ts --index-only): no store rows, so a million
+// vectors go in within minutes; its snapshot blocks live in a database of their own.
+
+export interface IndexBenchResult {
+  n: number;
+  insertPerS: number;
+  /** Insert rate over the last tenth (the index at 90–100% of its size). */
+  insertLastTenthPerS: number;
+  saveMs: number;
+  blockBytes: number;
+  searchMs: { p50: number; p99: number };
+  /** Top-k labels per query (recall is computed in Node against exact search). */
+  hits: number[][];
+  memory: WorkerMemory;
+}
+
+async function indexBench(name: string, n: number, queries: string[], k: number): Promise<IndexBenchResult> {
+  const [{ createHnswI8IndexFactory }, { idbBlockStore }] = await Promise.all([import('../src/adapters/index-hnsw-i8.ts'), import('../src/adapters/index-blocks-idb.ts')]);
+  const blocks = idbBlockStore({ database: `houkai-index:${name}`, create: true });
+  const index = await createHnswI8IndexFactory({ blocks: () => blocks })({ name, dim: DIM, capacity: n });
+  i8Indexes.set(name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number } });
+  const t0 = performance.now();
+  let tenth = t0;
+  const batch = 1000;
+  for (let start = 0; start < n; start += batch) {
+    if (start === Math.floor(n * 0.9 / batch) * batch) tenth = performance.now();
+    const labels: number[] = [];
+    const vectors: Float32Array[] = [];
+    for (let i = start; i < Math.min(n, start + batch); i++) {
+      labels.push(i);
+      vectors.push(corpusVector(i));
+    }
+    index.add(labels, vectors);
+    if (start % 50_000 === 0) await new Promise((r) => setTimeout(r, 0));
+  }
+  const t1 = performance.now();
+  const saved = await index.saveSnapshot(1);
+  const saveMs = performance.now() - t1;
+  if (!saved) throw new Error('the index snapshot was not written');
+  const vectors = queries.map((q) => syntheticVector(q));
+  for (let j = 0; j < 20; j++) index.search(vectors[j % vectors.length]!, k);
+  const times: number[] = [];
+  const hits = vectors.map((v) => {
+    const t = performance.now();
+    const found = index.search(v, k);
+    times.push(performance.now() - t);
+    return found.map((h) => h.label);
+  });
+  const memory = await memoryInfo();
+  const blockBytes = await blocks.byteSize!();
+  index.dispose();
+  i8Indexes.delete(name);
+  // Corpus generation is timed too; it is small next to insertion (measured separately in Node).
+  return {
+    n,
+    insertPerS: Math.round(n / ((t1 - t0) / 1000)),
+    insertLastTenthPerS: Math.round((n - Math.floor(n * 0.9 / batch) * batch) / ((t1 - tenth) / 1000)),
+    saveMs: Math.round(saveMs),
+    blockBytes,
+    searchMs: quantiles(times),
+    hits,
+    memory,
+  };
+}
+
+/** Opens the index saved by `indexBench` (in a fresh worker) and answers one search. */
+async function indexOpen(name: string, query: string, k: number): Promise<{ loadMs: number; firstSearchMs: number; size: number; workerStartedAt: number; memory: WorkerMemory }> {
+  const [{ createHnswI8IndexFactory }, { idbBlockStore }] = await Promise.all([import('../src/adapters/index-hnsw-i8.ts'), import('../src/adapters/index-blocks-idb.ts')]);
+  const t0 = performance.now();
+  const index = await createHnswI8IndexFactory({ blocks: () => idbBlockStore({ database: `houkai-index:${name}`, create: true }) })({ name, dim: DIM, capacity: 1024 });
+  i8Indexes.set(name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number } });
+  const generation = await index.loadSnapshot();
+  const loadMs = performance.now() - t0;
+  if (generation === null) throw new Error('the index snapshot did not load');
+  const t1 = performance.now();
+  const found = index.search(syntheticVector(query), k);
+  const firstSearchMs = performance.now() - t1;
+  if (found.length !== k) throw new Error('the first search came back short');
+  const memory = await memoryInfo();
+  const size = index.size();
+  index.dispose();
+  i8Indexes.delete(name);
+  return { loadMs: Math.round(loadMs), firstSearchMs: Math.round(firstSearchMs * 1000) / 1000, size, workerStartedAt: startedAt, memory };
+}
+
 function connection() {
   return Object.assign(createHost(registry), {
     benchInfo: async (): Promise<BenchInfo> => ({
@@ -437,6 +523,8 @@ function connection() {
     probeRecall,
     probeOpen,
     memoryInfo,
+    indexBench,
+    indexOpen,
   });
 }
 
