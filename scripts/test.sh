@@ -15,6 +15,8 @@ fi
 # is what kernel.c compiles to (Debian's clang-14 and lld-14, installed here when missing).
 node scripts/build-index-wasm.mjs --check --install
 
+# The real embedding models (MiniLM, bge-small): the unit, golden and browser tests use them.
+node scripts/models.mjs
 npx tsc -p tsconfig.json
 npx vitest run
 node scripts/pack-smoke.mjs
