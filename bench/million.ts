@@ -26,7 +26,7 @@
  * blocks) to first search in a fresh worker.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, readdirSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, readdirSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -177,30 +177,26 @@ function truthFor(n: number): number[][] {
   const file = join(CACHE, `million-truth-${n}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as number[][];
   log(`exact top ${K} of ${RECALLS} queries over ${n.toLocaleString('en')} vectors (cached afterwards)…`);
-  const queries = queriesFor(n).map((q) => syntheticVector(q));
-  const best = queries.map(() => ({ sims: new Float64Array(K).fill(-Infinity), labels: new Int32Array(K).fill(-1) }));
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) {
-    const v = corpusVector(i);
-    for (let j = 0; j < queries.length; j++) {
-      const q = queries[j]!;
-      let s = 0;
-      for (let d = 0; d < DIM; d++) s += v[d]! * q[d]!;
-      const b = best[j]!;
-      if (s <= b.sims[K - 1]!) continue;
-      let at = K - 1;
-      while (at > 0 && b.sims[at - 1]! < s) {
-        b.sims[at] = b.sims[at - 1]!;
-        b.labels[at] = b.labels[at - 1]!;
-        at--;
-      }
-      b.sims[at] = s;
-      b.labels[at] = i;
-    }
-    if (i % 100_000 === 99_999) log(`  ${i + 1} vectors (${Math.round((performance.now() - t0) / 1000)} s)`);
-  }
-  const truth = best.map((b) => Array.from(b.labels));
   mkdirSync(CACHE, { recursive: true });
+  // The vectors come from the worker's own generator (e2e/synthetic.ts), written out as float32;
+  // the dot products run in native code (bench/truth.c).
+  const vectors = join(CACHE, `million-vectors-${n}-${process.pid}.f32`);
+  const fd = openSync(vectors, 'w');
+  try {
+    for (const q of queriesFor(n)) writeSync(fd, new Uint8Array(syntheticVector(q).buffer));
+    const block = new Float32Array(1000 * DIM);
+    for (let start = 0; start < n; start += 1000) {
+      const end = Math.min(n, start + 1000);
+      for (let i = start; i < end; i++) block.set(corpusVector(i), (i - start) * DIM);
+      writeSync(fd, new Uint8Array(block.buffer, 0, (end - start) * DIM * 4));
+    }
+  } finally {
+    closeSync(fd);
+  }
+  const tool = join(CACHE, 'truth');
+  execFileSync('cc', ['-O3', '-march=native', '-o', tool, join(root, 'bench/truth.c')], { stdio: 'inherit' });
+  const truth = JSON.parse(execFileSync(tool, [vectors, String(n), String(RECALLS), String(DIM), String(K)], { encoding: 'utf8', maxBuffer: 64 << 20 })) as number[][];
+  rmSync(vectors, { force: true });
   writeFileSync(file, JSON.stringify(truth));
   return truth;
 }
