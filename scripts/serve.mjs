@@ -15,7 +15,12 @@ import { createReadStream, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { headersFor } from './hosting/headers.mjs';
+import { headersFor as tableHeaders } from './hosting/headers.mjs';
+
+/** The table's headers for a path, names in lower case (so they merge with the server's own). */
+function headersFor(pathname) {
+  return Object.fromEntries(Object.entries(tableHeaders(pathname)).map(([name, value]) => [name.toLowerCase(), value]));
+}
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',

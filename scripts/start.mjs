@@ -16,7 +16,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ROOT, outDirFor, staleness } from './build-inputs.mjs';
 import { cliOptions, serveUntilStopped } from './serve.mjs';
 
@@ -31,7 +31,7 @@ try {
 const stale = staleness('production');
 if (stale) {
   console.log(`start: building the app (${stale.reason})…`);
-  const vite = createRequire(join(ROOT, 'package.json')).resolve('vite/bin/vite.js');
+  const vite = join(dirname(createRequire(join(ROOT, 'package.json')).resolve('vite/package.json')), 'bin', 'vite.js');
   const built = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) {
     console.error(`start: the build failed (exit ${built.status ?? built.signal})`);
