@@ -62,13 +62,15 @@ test('broken lines and repeated ids are listed in the preview; “Stop on confli
   await expect(problems).toContainText('id "dup" already used on line 2');
   const importButton = dialog.getByRole('button', { name: 'Import 3 memories' });
   await expect(importButton).toBeEnabled();
-  await dialog.getByText('Stop on conflict').click();
+  await dialog.getByText('Stop on conflict', { exact: true }).click();
   await expect(importButton).toBeDisabled();
   await expect(dialog.getByRole('status')).toContainText('“Stop on conflict” refuses this file');
-  await dialog.getByText('Keep both').click();
+  await dialog.getByText('Keep both', { exact: true }).click();
   await expect(importButton).toBeEnabled();
   await importButton.click();
-  await expect(page.getByRole('dialog', { name: 'Import finished' })).toContainText('3 imported');
+  const done = page.getByRole('dialog', { name: 'Import finished' });
+  await expect(done).toContainText('2 imported');
+  await expect(done).toContainText('1 renamed');
 });
 
 test('the progress bar only grows and its line agrees with it, to 100% with the last row', async ({ page }) => {
