@@ -7,7 +7,7 @@ import { expect, test, type Page } from 'playwright/test';
 import { serializeRow } from '../src/core/archive/format.ts';
 import { badRowsArchive, duplicateIdsArchive, futureVersionArchive, gzipGoMember, pythonHeader } from '../test/fixtures/make-archives.ts';
 import { makeMemory } from '../test/helpers/memory.ts';
-import { guardPages, openStore, shot } from './app-helpers.ts';
+import { expectNoHorizontalScroll, guardPages, openStore, shot } from './app-helpers.ts';
 
 guardPages();
 
@@ -54,6 +54,10 @@ test('broken lines and repeated ids are listed in the preview; “Stop on confli
   await expect(problems).toContainText('bad json');
   await expect(dialog.getByRole('button', { name: 'Import 2 memories' })).toBeEnabled();
   await shot(page, 'import-preview-problems', false);
+  await page.setViewportSize({ width: 360, height: 740 });
+  await expectNoHorizontalScroll(page);
+  await shot(page, 'mobile-import-preview-problems', false);
+  await page.setViewportSize({ width: 1280, height: 860 });
   await dialog.getByRole('button', { name: 'Cancel' }).click();
 
   await choose(page, 'duplicates.ahkai', duplicateIdsArchive());
