@@ -65,7 +65,7 @@ test('the quickstart command serves the offline PWA: visit once, go offline, rel
   const port = await freePort();
   const child = spawn('sh', ['-c', command], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), CI: '' },
+    env: { ...process.env, PORT: String(port) },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
