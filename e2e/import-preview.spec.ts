@@ -4,30 +4,14 @@
  * with a line that agrees with it (never 100% beside "Writing… 1,500 memories", never "31 of 30").
  */
 import { expect, test, type Page } from 'playwright/test';
-import { serializeRow } from '../src/core/archive/format.ts';
-import { badRowsArchive, duplicateIdsArchive, futureVersionArchive, gzipGoMember, pythonHeader } from '../test/fixtures/make-archives.ts';
-import { makeMemory } from '../test/helpers/memory.ts';
+import { badRowsArchive, duplicateIdsArchive, futureVersionArchive } from '../test/fixtures/make-archives.ts';
+import { vectorArchive } from './archives.ts';
 import { expectNoHorizontalScroll, guardPages, openStore, shot } from './app-helpers.ts';
 
 guardPages();
 
 async function choose(page: Page, name: string, bytes: Uint8Array): Promise<void> {
   await page.locator('#import-file').setInputFiles({ name, mimeType: 'application/gzip', buffer: Buffer.from(bytes) });
-}
-
-/** `n` rows with 512-d vectors labelled as the store's model (use-lite): the import embeds nothing. */
-function vectorArchive(n: number): Uint8Array {
-  const base = 1_767_225_600;
-  const vector = Float32Array.from({ length: 512 }, (_, i) => ((i * 7) % 5) - 2);
-  const lines: string[] = [];
-  const memories = [];
-  for (let i = 0; i < n; i++) {
-    const m = makeMemory(`bulk-${i}`, `Bulk memory number ${i} for the progress bar`, { createdAt: base + i, lastAccessed: base + i });
-    memories.push(m);
-    lines.push(serializeRow(m, vector));
-  }
-  const header = pythonHeader({ memories, vectors: [], model: 'universal-sentence-encoder-lite', dim: 512, collection: 'bulk' });
-  return gzipGoMember(`${[header, ...lines].join('\n')}\n`);
 }
 
 test('a file the import will refuse is said to be refused, with no Import button', async ({ page }) => {

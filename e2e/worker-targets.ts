@@ -17,6 +17,17 @@ interface TargetInfo {
   url: string;
 }
 
+/** The URLs of the browser's running targets of `type` matching `url` (nothing attached). */
+export async function targetUrls(browser: Browser, type: string, url: RegExp): Promise<string[]> {
+  const cdp = await browser.newBrowserCDPSession();
+  try {
+    const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: TargetInfo[] };
+    return targetInfos.filter((t) => t.type === type && url.test(t.url)).map((t) => t.url);
+  } finally {
+    await cdp.detach();
+  }
+}
+
 /** The browser's worker targets of `type` whose URL matches `url`, waiting up to `timeoutMs` for one. */
 export async function workerTargets(browser: Browser, type: string, url: RegExp, timeoutMs = 30_000): Promise<WorkerTarget[]> {
   const cdp: CDPSession = await browser.newBrowserCDPSession();
