@@ -193,7 +193,12 @@ export type ProgressEvent =
   | { kind: 'write'; done: number; total: number }
   | { kind: 'index-rebuild'; done: number; total: number }
   | { kind: 'reindex'; done: number; total: number }
-  | { kind: 'import'; phase: 'read' | 'write'; rowsRead: number; rowsWritten: number; bytes: number; totalBytes: number | null }
+  /**
+   * `read`: `rowsRead` rows of the file checked (as `archiveInfo().rows` counts them), `bytes` of
+   * `totalBytes` compressed bytes read. `write`: `rowsWritten` of `writesTotal` rows written
+   * (`rowsRead` is then every row of the file). Every count only grows.
+   */
+  | { kind: 'import'; phase: 'read' | 'write'; rowsRead: number; rowsWritten: number; bytes: number; totalBytes: number | null; writesTotal?: number | null }
   | { kind: 'export'; rowsWritten: number; bytes: number }
   | { kind: 'model'; status: 'initiate' | 'download' | 'progress' | 'done' | 'ready'; file?: string; loaded?: number; total?: number };
 

@@ -77,6 +77,8 @@ export interface ImportProgress {
   phase: 'validate' | 'write';
   /** Archive lines read so far (header included). */
   rowsRead: number;
+  /** Rows read so far: non-blank lines after the header (what `archiveInfo().rows` counts). Pass 1 only. */
+  rows?: number;
   /** Compressed bytes read so far. */
   bytesIn: number;
 }
@@ -134,6 +136,8 @@ export interface ImportValidation {
   renames: Map<string, string>;
   /** Lines in the archive (header included) and its compressed size. */
   lines: number;
+  /** Rows in the archive: non-blank lines after the header. */
+  rowCount: number;
   bytesIn: number;
   /** Writes pass 2 will yield, and how many of them need embedding. */
   writes: number;
@@ -326,6 +330,7 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
     let kept: ParsedRow[] | null = keepBudget > 0 && !dryRun ? [] : null;
     let keptBytes = 0;
     let lineCount = headerLine ? 1 : 0;
+    let rowCount = 0;
     let bytesIn = headerLine?.bytesIn ?? 0;
     let pending: Pending[] = [];
 
@@ -381,7 +386,7 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
       }
       for (const item of pending) decide(item);
       pending = [];
-      onProgress?.({ phase: 'validate', rowsRead: lineCount, bytesIn });
+      onProgress?.({ phase: 'validate', rowsRead: lineCount, rows: rowCount, bytesIn });
     };
 
     for (;;) {
@@ -393,6 +398,7 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
       bytesIn = line.bytesIn;
       const result = rowFromLine(line.text, line.lineNo, { now, invalidUtf8: line.invalidUtf8 });
       if (result === null) continue;
+      rowCount += 1;
       if (!result.ok) {
         const error: ImportRowError = { where: result.where, id: result.id || null, message: result.message };
         (result.kind === 'bad-json' ? jsonErrors : rowErrors).push(error);
@@ -446,6 +452,7 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
       summary,
       renames,
       lines: lineCount,
+      rowCount,
       bytesIn,
       writes,
       toEmbed: vectors.useVectors ? writes - writesWithVector : writes,

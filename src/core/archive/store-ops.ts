@@ -17,9 +17,9 @@ import { lowerTrust } from '../trust.ts';
 import type { Memory, ProgressEvent, Trust } from '../types.ts';
 import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkTrust, checkType, checkTags } from '../validate.ts';
 import { exportRows } from './export.ts';
-import { parseHeader, type ArchiveHeader } from './format.ts';
 import { gunzipLines, type ByteSource } from './gzip.ts';
 import { IMPORT_POLICIES, cachedWrites, planWrites, validateImport, type ConflictPolicy, type ImportSummary } from './plan.ts';
+import { previewLines, type ArchiveRefusal, type ArchiveRowProblem } from './preview.ts';
 
 /** What can be imported: a File, Blob, ArrayBuffer, bytes, or a stream of bytes. */
 export type ArchiveSource = Blob | ArrayBuffer | Uint8Array | ReadableStream<Uint8Array>;
@@ -70,9 +70,20 @@ export interface ArchiveInfo {
   collection: string | null;
   model: string | null;
   dim: number;
+  /** Rows after the header (blank lines are not rows): what the import's progress counts. */
   rows: number;
+  /** Rows that parse and build (before any id collision with the store). */
+  validRows: number;
   hasVectors: boolean;
   warnings: string[];
+  /** Row problems the import will report (broken lines, rows that do not build, ids repeated in the file): the first 100. */
+  problems: ArchiveRowProblem[];
+  /** All row problems, listed or not. */
+  problemCount: number;
+  /** Rows whose id appeared on an earlier line of the file. */
+  duplicateIds: number;
+  /** Why the import will refuse this file whatever the options (e.g. a newer format version), or null. */
+  refusal: ArchiveRefusal | null;
 }
 
 export interface ArchiveDeps {
@@ -175,40 +186,25 @@ export async function exportArchive(deps: ArchiveDeps, options?: ExportArchiveOp
   return new Blob(chunks as BlobPart[], { type: 'application/gzip' });
 }
 
-/** Header, row count, vector presence and warnings, without touching any store. */
+/** Header, rows, vector presence, row problems and any refusal, without touching any store (core/archive/preview.ts). */
 export async function archiveInfo(source: ArchiveSource): Promise<ArchiveInfo> {
   const { open } = await rereadable(source);
-  let header: ArchiveHeader | undefined;
-  let raw: Record<string, unknown> = {};
-  const warnings: string[] = [];
-  let rows = 0;
-  let first = true;
-  for await (const line of gunzipLines(open())) {
-    if (first) {
-      first = false;
-      try {
-        header = parseHeader(line.text);
-        raw = header.raw;
-      } catch (error) {
-        const e = error as { details?: { reason?: string } };
-        if (e.details?.reason !== 'future-version') throw error;
-        raw = JSON.parse(line.text) as Record<string, unknown>;
-        warnings.push(`written by a newer ai-houkai (version ${String(raw['version'])} > 1): import will refuse this file`);
-      }
-      continue;
-    }
-    if (line.text.trim() !== '') rows += 1;
-  }
-  if (first) parseHeader(undefined);
+  const contents = await previewLines(gunzipLines(open()));
+  const { header, raw } = contents;
   const src = (raw['source'] ?? {}) as Record<string, unknown>;
   return {
     header: raw,
     collection: header?.source.collection ?? (typeof src['collection'] === 'string' ? src['collection'] : null),
     model: header?.source.embeddingModel ?? (typeof src['embedding_model'] === 'string' ? src['embedding_model'] : null),
     dim: header?.source.embeddingDim ?? 0,
-    rows,
+    rows: contents.rows,
+    validRows: contents.validRows,
     hasVectors: header?.fileHasVectors ?? false,
-    warnings,
+    warnings: [],
+    problems: contents.problems,
+    problemCount: contents.problemCount,
+    duplicateIds: contents.duplicateIds,
+    refusal: contents.refusal,
   };
 }
 
@@ -232,8 +228,11 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   const { open, size } = await rereadable(source);
   const keepBudget = deps.keepRowsBytes ?? KEEP_ROWS_BYTES;
   const signal = o.signal;
+  // Monotone and true: reading counts rows (as archiveInfo does) and compressed bytes; writing
+  // counts rows written against the rows to write (known once pass 1 is done).
+  let writesTotal: number | null = null;
   const report = (phase: 'read' | 'write', rowsRead: number, rowsWritten: number, bytes: number): void =>
-    o.onProgress?.({ kind: 'import', phase, rowsRead, rowsWritten, bytes, totalBytes: size });
+    o.onProgress?.({ kind: 'import', phase, rowsRead, rowsWritten, bytes, totalBytes: size, writesTotal });
 
   const validation = await validateImport(gunzipLines(open(), signal ? { signal } : {}), {
     policy,
@@ -249,7 +248,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     // A file this big cannot fit (a kept row costs at least ~0.45× its gzipped bytes): read it twice.
     keepRowsBytes: size !== null && size > 3 * keepBudget ? 0 : keepBudget,
     ...(signal ? { signal } : {}),
-    onProgress: (p) => report('read', p.rowsRead, 0, p.bytesIn),
+    onProgress: (p) => report('read', p.rows ?? 0, 0, p.bytesIn),
   });
   const result = (summary: ImportSummary): ImportResult => ({
     imported: summary.imported,
@@ -267,6 +266,8 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   await leases.recover();
   const hold = await leases.begin(importId);
   let written = 0;
+  writesTotal = validation.writes;
+  report('write', validation.rowCount, 0, validation.bytesIn);
   // The graph insertion waits until the writes are done (it would compete with them for the CPU).
   const release = deps.index instanceof DeferredIndex ? deps.index.hold() : () => undefined;
   const passOptions = { batchSize, ...(signal ? { signal } : {}) };
@@ -290,7 +291,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
       applyIndexDelta(deps.index, delta, true);
       deps.changed(delta.generation);
       written += batch.writes.length;
-      report('write', batch.rowsRead, written, batch.bytesIn);
+      report('write', validation.rowCount, written, validation.bytesIn);
     }
     // A cancel that arrived during the last batch still counts: roll back instead of finishing.
     throwIfAborted(signal, { written });
