@@ -14,6 +14,7 @@ import {
   type ArchiveDeps,
   type ArchiveInfo,
   type ArchiveSource,
+  type ArchiveLimits,
   type ExportArchiveOptions,
   type ImportArchiveOptions,
   type ImportResult,
@@ -120,8 +121,8 @@ export interface MemoryApi {
   exportArchive(options?: ExportArchiveOptions): Promise<Blob>;
   /** Imports an `.ahkai` archive: validated whole first, then written atomically (rolled back on failure or cancel). */
   importArchive(source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult>;
-  /** What an archive holds (header, rows, vectors, warnings), without touching the store. */
-  archiveInfo(source: ArchiveSource): Promise<ArchiveInfo>;
+  /** What an archive holds (header, rows, vectors, warnings), without touching the store; bounded like an import. */
+  archiveInfo(source: ArchiveSource, options?: ArchiveLimits): Promise<ArchiveInfo>;
   /** Adds the typed link `src → dst` (default rel 'related'); idempotent. @throws NOT_FOUND, INVALID_ARGUMENT (self-link) */
   link(src: string, dst: string, rel?: string): Promise<{ added: boolean }>;
   /** Removes `src → dst` links (one rel or all); returns how many. */
@@ -735,9 +736,9 @@ export async function openStore(
         return importArchive(archiveDeps, source, options);
       },
 
-      async archiveInfo(source) {
+      async archiveInfo(source, options) {
         ensureOpen();
-        return archiveInfo(source);
+        return archiveInfo(source, options);
       },
 
       async link(src, dst, rel) {

@@ -37,7 +37,8 @@ export type ArchiveErrorCode = (typeof ARCHIVE_ERROR_CODES)[number];
  * `details.reason` of an `INVALID_ARCHIVE` error. The first six are the reference's distinct
  * header failures (§1.15 item 2); `corrupt` is damaged compressed data (bad CRC, bad deflate
  * data, garbage after a member), `too-long` a line over the reader's limit, and `changed` an
- * archive whose second read differs from the first (two-pass import).
+ * archive whose second read differs from the first (two-pass import); `too-large` and
+ * `too-many-lines` an archive that decompresses past the reader's bounds (a decompression bomb).
  */
 export type ArchiveFailure =
   | 'not-gzip'
@@ -48,6 +49,8 @@ export type ArchiveFailure =
   | 'truncated'
   | 'corrupt'
   | 'too-long'
+  | 'too-large'
+  | 'too-many-lines'
   | 'changed';
 
 export function archiveError(code: ArchiveErrorCode, message: string, details: Record<string, unknown> = {}): MemoryError {
@@ -490,6 +493,8 @@ export interface ParsedRow {
   vector?: Float32Array;
   /** Why a present `vector` could not be read (not an array of finite numbers). */
   vectorError?: string;
+  /** Why the row's vector was dropped as unusable (the row is embedded from its text instead). */
+  vectorDropped?: string;
   /** `meta.x_houkai_web`, when present and an object. */
   extension?: Record<string, unknown>;
 }

@@ -16,7 +16,9 @@ import type { Memory, ProgressEvent } from '../types.ts';
 import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkType, checkTags } from '../validate.ts';
 import { exportRows } from './export.ts';
 import { parseHeader, type ArchiveHeader } from './format.ts';
-import { gunzipLines, type ByteSource } from './gzip.ts';
+import { gunzipLines, type ArchiveLimits, type ByteSource, type LineOptions } from './gzip.ts';
+
+export type { ArchiveLimits } from './gzip.ts';
 import { IMPORT_POLICIES, cachedWrites, planWrites, validateImport, type ConflictPolicy, type ImportSummary } from './plan.ts';
 
 /** What can be imported: a File, Blob, ArrayBuffer, bytes, or a stream of bytes. */
@@ -33,7 +35,7 @@ export interface ExportArchiveOptions {
   onProgress?: (event: ProgressEvent) => void;
 }
 
-export interface ImportArchiveOptions {
+export interface ImportArchiveOptions extends ArchiveLimits {
   onConflict?: ConflictPolicy;
   regenerateVectors?: boolean;
   dryRun?: boolean;
@@ -49,6 +51,8 @@ export interface ImportResult {
   overwritten: number;
   renamed: number;
   errors: { where: string; message: string }[];
+  /** Rows that failed beyond the first 1,000 listed in `errors` (absent when none). */
+  errorsOmitted?: number;
   vectorsRegenerated: boolean;
 }
 
@@ -82,7 +86,16 @@ export interface ArchiveDeps {
 export const KEEP_ROWS_BYTES = 48 * 2 ** 20;
 
 const EXPORT_KEYS = new Set(['includeVectors', 'includeSuperseded', 'types', 'tags', 'since', 'signal', 'onProgress']);
-const IMPORT_KEYS = new Set(['onConflict', 'regenerateVectors', 'dryRun', 'batchSize', 'signal', 'onProgress']);
+const IMPORT_KEYS = new Set(['onConflict', 'regenerateVectors', 'dryRun', 'batchSize', 'signal', 'onProgress', 'maxDecompressedBytes', 'maxLines']);
+const INFO_KEYS = new Set(['maxDecompressedBytes', 'maxLines']);
+
+/** The reader's bounds from an options object (validated; absent ones take the defaults). */
+function checkLimits(o: ArchiveLimits): ArchiveLimits {
+  const limits: ArchiveLimits = {};
+  if (o.maxDecompressedBytes !== undefined) limits.maxDecompressedBytes = checkInteger(o.maxDecompressedBytes, 'maxDecompressedBytes', 1);
+  if (o.maxLines !== undefined) limits.maxLines = checkInteger(o.maxLines, 'maxLines', 1);
+  return limits;
+}
 
 /**
  * Applies a storage write's effect on the vector set to the in-memory index; `deferred` puts
@@ -155,14 +168,17 @@ export async function exportArchive(deps: ArchiveDeps, options?: ExportArchiveOp
 }
 
 /** Header, row count, vector presence and warnings, without touching any store. */
-export async function archiveInfo(source: ArchiveSource): Promise<ArchiveInfo> {
+export async function archiveInfo(source: ArchiveSource, options?: ArchiveLimits): Promise<ArchiveInfo> {
+  const o = checkObject<ArchiveLimits>(options, 'options');
+  checkKnownKeys(o, INFO_KEYS, 'options');
+  const limits = checkLimits(o);
   const { open } = await rereadable(source);
   let header: ArchiveHeader | undefined;
   let raw: Record<string, unknown> = {};
   const warnings: string[] = [];
   let rows = 0;
   let first = true;
-  for await (const line of gunzipLines(open())) {
+  for await (const line of gunzipLines(open(), limits)) {
     if (first) {
       first = false;
       try {
@@ -207,13 +223,14 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   const dryRun = o.dryRun === undefined ? false : checkBoolean(o.dryRun, 'dryRun');
   const regenerateVectors = o.regenerateVectors === undefined ? false : checkBoolean(o.regenerateVectors, 'regenerateVectors');
   const batchSize = o.batchSize === undefined ? 500 : checkInteger(o.batchSize, 'batchSize', 1, 10_000);
+  const lineOptions: LineOptions = { ...checkLimits(o), ...(o.signal ? { signal: o.signal } : {}) };
   const { open, size } = await rereadable(source);
   const keepBudget = deps.keepRowsBytes ?? KEEP_ROWS_BYTES;
   const signal = o.signal;
   const report = (phase: 'read' | 'write', rowsRead: number, rowsWritten: number, bytes: number): void =>
     o.onProgress?.({ kind: 'import', phase, rowsRead, rowsWritten, bytes, totalBytes: size });
 
-  const validation = await validateImport(gunzipLines(open(), signal ? { signal } : {}), {
+  const validation = await validateImport(gunzipLines(open(), lineOptions), {
     policy,
     dryRun,
     regenerateVectors,
@@ -221,6 +238,10 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     lookup: {
       exists: (ids) => deps.storage.exists([...ids]),
       texts: async (ids) => (await deps.storage.textsOf([...ids])).map((t) => t ?? null),
+      supersededBy: async (ids) => {
+        const found = await deps.storage.getMany([...ids]);
+        return ids.map((id) => found.get(id)?.supersededBy ?? null);
+      },
     },
     now: deps.now(),
     newId: deps.newId,
@@ -235,6 +256,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     overwritten: summary.overwritten,
     renamed: summary.renamed,
     errors: summary.errors.map((e) => ({ where: e.where, message: e.message })),
+    ...(summary.errorsOmitted ? { errorsOmitted: summary.errorsOmitted } : {}),
     vectorsRegenerated: summary.vectorsRegenerated,
   });
   if (dryRun || validation.writes === 0) return result(validation.summary);
@@ -246,7 +268,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   const passOptions = { batchSize, ...(signal ? { signal } : {}) };
   const batches = validation.rows
     ? cachedWrites(validation, passOptions)
-    : planWrites(gunzipLines(open(), signal ? { signal } : {}), validation, passOptions);
+    : planWrites(gunzipLines(open(), lineOptions), validation, passOptions);
   try {
     for await (const batch of batches) {
       throwIfAborted(signal, { written });
