@@ -131,11 +131,17 @@ export function checkId(id: unknown, field = 'id'): string {
   return id;
 }
 
+/**
+ * An options object: absent (`{}`), or a plain object. A Date, Map, Blob or class instance is not
+ * one (read as options it would pass for `{}` and run the operation with every default).
+ */
 export function checkObject<T extends object>(value: unknown, field: string): Partial<T> {
   if (value === undefined) return {};
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw invalid(`${field} must be an options object`, { field });
+    throw invalid(`${field} must be an options object — got ${describe(value)}`, { field });
   }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) throw invalid(`${field} must be a plain options object`, { field });
   return value as Partial<T>;
 }
 
