@@ -1,7 +1,7 @@
 /**
  * The build of the MV3 extension (`vite build --mode extension`, see vite.config.ts).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin, type UserConfig } from 'vite';
 
@@ -23,6 +23,9 @@ function extensionFiles(): Plugin {
       this.emitFile({ type: 'asset', fileName: 'manifest.json', source: `${JSON.stringify(manifest, null, 2)}\n` });
     },
     async closeBundle() {
+      // public/ also holds the transformers.js weights (npm run models, ~57 MB) for the app; the
+      // extension runs on use-lite and never loads them.
+      rmSync(`${EXTENSION_OUT}/models/Xenova`, { recursive: true, force: true });
       await build({
         configFile: false,
         logLevel: 'warn',

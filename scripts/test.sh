@@ -11,6 +11,8 @@ if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_PATH:-}" ]; then
   $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
+# The real embedding models (MiniLM, bge-small): the unit, golden and browser tests use them.
+node scripts/models.mjs
 npx tsc -p tsconfig.json
 npx vitest run
 node scripts/pack-smoke.mjs
