@@ -24,6 +24,7 @@
  * `planImport(openLines, options)` runs both passes and collects every write (small archives,
  * tests).
  */
+import { describe } from '../describe.ts';
 import { MemoryError, invalid, throwIfAborted } from '../errors.ts';
 import type { Memory } from '../types.ts';
 import { archiveError, invalidArchive, isSameModel, parseHeader } from './format.ts';
@@ -217,7 +218,7 @@ function first80(text: string): string {
 function policyOf(policy: unknown): ConflictPolicy {
   const value = policy ?? 'skip';
   if (typeof value !== 'string' || !(IMPORT_POLICIES as readonly string[]).includes(value)) {
-    throw invalid(`on_conflict must be one of: ${IMPORT_POLICIES.join(', ')} — got ${JSON.stringify(value)}`, {
+    throw invalid(`on_conflict must be one of: ${IMPORT_POLICIES.join(', ')} — got ${describe(value)}`, {
       field: 'policy',
     });
   }
@@ -300,25 +301,34 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
   try {
     const first = await iterator.next();
     const headerLine = first.done ? undefined : first.value;
-    if (headerLine?.invalidUtf8) throw invalidArchive('not-json', 'not an ai-houkai export (the header is not valid UTF-8)');
-    const header = parseHeader(headerLine?.text);
+    let header: ArchiveHeader;
+    let vectors: VectorDecision;
+    try {
+      if (headerLine?.invalidUtf8) throw invalidArchive('not-json', 'not an ai-houkai export (the header is not valid UTF-8)');
+      header = parseHeader(headerLine?.text);
 
-    // §1.7 step 4 / §1.10: the vector policy, decided from the header before any row is read.
-    const vectors: VectorDecision = {
-      useVectors: false,
-      fileHasVectors: header.fileHasVectors,
-      fileModel: header.source.embeddingModel,
-      fileDim: header.source.embeddingDim,
-      storeModel: options.store.embedderId,
-      storeDim: options.store.dim,
-    };
-    if (header.fileHasVectors) {
-      const modelMismatch = header.source.embeddingModel !== null && !isSameModel(header.source.embeddingModel, options.store.embedderId);
-      const dimMismatch = header.source.embeddingDim !== options.store.dim;
-      const rejected = modelMismatch ? 'model' : dimMismatch ? 'dimension' : undefined;
-      if (rejected && !options.regenerateVectors) throw mismatchError(vectors, rejected);
-      if (rejected) vectors.rejected = rejected;
-      else vectors.useVectors = true;
+      // §1.7 step 4 / §1.10: the vector policy, decided from the header before any row is read.
+      vectors = {
+        useVectors: false,
+        fileHasVectors: header.fileHasVectors,
+        fileModel: header.source.embeddingModel,
+        fileDim: header.source.embeddingDim,
+        storeModel: options.store.embedderId,
+        storeDim: options.store.dim,
+      };
+      if (header.fileHasVectors) {
+        const modelMismatch = header.source.embeddingModel !== null && !isSameModel(header.source.embeddingModel, options.store.embedderId);
+        const dimMismatch = header.source.embeddingDim !== options.store.dim;
+        const rejected = modelMismatch ? 'model' : dimMismatch ? 'dimension' : undefined;
+        if (rejected && !options.regenerateVectors) throw mismatchError(vectors, rejected);
+        if (rejected) vectors.rejected = rejected;
+        else vectors.useVectors = true;
+      }
+    } catch (error) {
+      // Damage can garble the first line long before the gzip checksum is read: read on (without
+      // parsing), so a damaged file is reported as damaged rather than as a bad header or model.
+      if (error instanceof MemoryError && headerLine !== undefined) await drainForDamage(iterator, signal);
+      throw error;
     }
 
     const summary: ImportSummary = { imported: 0, skipped: 0, overwritten: 0, renamed: 0, errors: [], vectorsRegenerated: false };
@@ -563,6 +573,14 @@ export async function* planWrites(
   if (batch.length > 0) {
     options.onProgress?.({ phase: 'write', rowsRead, bytesIn });
     yield { writes: batch, rowsRead, rowsWritten, bytesIn };
+  }
+}
+
+/** Reads the rest of the archive without parsing it: the reader throws if it is damaged (or past its bounds). */
+async function drainForDamage(iterator: AsyncIterator<ArchiveLine>, signal: AbortSignal | undefined): Promise<void> {
+  for (;;) {
+    throwIfAborted(signal);
+    if ((await iterator.next()).done) return;
   }
 }
 

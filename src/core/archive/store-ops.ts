@@ -10,6 +10,7 @@
  * HNSW graph in the background (`DeferredIndex`), after the import returns.
  */
 import { DeferredIndex } from '../deferred-index.ts';
+import { describe } from '../describe.ts';
 import { invalid, throwIfAborted } from '../errors.ts';
 import type { IndexDelta, JournalContext, MemoryStorage, VectorIndex } from '../ports.ts';
 import type { Memory, ProgressEvent } from '../types.ts';
@@ -178,7 +179,9 @@ export async function archiveInfo(source: ArchiveSource, options?: ArchiveLimits
   const warnings: string[] = [];
   let rows = 0;
   let first = true;
+  let headerError: unknown;
   for await (const line of gunzipLines(open(), limits)) {
+    if (headerError) continue; // read on: a damaged file fails as damaged, not as a bad header
     if (first) {
       first = false;
       try {
@@ -186,7 +189,10 @@ export async function archiveInfo(source: ArchiveSource, options?: ArchiveLimits
         raw = header.raw;
       } catch (error) {
         const e = error as { details?: { reason?: string } };
-        if (e.details?.reason !== 'future-version') throw error;
+        if (e.details?.reason !== 'future-version') {
+          headerError = error;
+          continue;
+        }
         raw = JSON.parse(line.text) as Record<string, unknown>;
         warnings.push(`written by a newer ai-houkai (version ${String(raw['version'])} > 1): import will refuse this file`);
       }
@@ -194,6 +200,7 @@ export async function archiveInfo(source: ArchiveSource, options?: ArchiveLimits
     }
     if (line.text.trim() !== '') rows += 1;
   }
+  if (headerError) throw headerError;
   if (first) parseHeader(undefined);
   const src = (raw['source'] ?? {}) as Record<string, unknown>;
   return {
@@ -218,7 +225,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   checkKnownKeys(o, IMPORT_KEYS, 'options');
   const policy = o.onConflict === undefined ? 'skip' : o.onConflict;
   if (!(IMPORT_POLICIES as readonly string[]).includes(policy)) {
-    throw invalid(`onConflict must be one of: ${IMPORT_POLICIES.join(', ')} — got ${JSON.stringify(policy)}`, { field: 'onConflict' });
+    throw invalid(`onConflict must be one of: ${IMPORT_POLICIES.join(', ')} — got ${describe(policy)}`, { field: 'onConflict' });
   }
   const dryRun = o.dryRun === undefined ? false : checkBoolean(o.dryRun, 'dryRun');
   const regenerateVectors = o.regenerateVectors === undefined ? false : checkBoolean(o.regenerateVectors, 'regenerateVectors');
