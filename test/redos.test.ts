@@ -17,6 +17,9 @@ import { MemoryError } from '../src/core/errors.ts';
 import { openTestStore } from './helpers/store.ts';
 import { MIB, withinBudget, withinBudgetAsync } from './helpers/linear.ts';
 import { gzipSync } from 'fflate';
+import fc from 'fast-check';
+import { cleanPageText } from '../src/extension/page-text.ts';
+import { fileSafe } from '../src/app/lib/format.ts';
 
 /** Every character Python's `str.isspace()` accepts. */
 const PY_SPACES = '\t\n\v\f\r \x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
@@ -109,6 +112,37 @@ describe('text normalisation is linear', () => {
     withinBudget('suggest keywords', MIB, (n) => {
       matchPatterns([`keyword:a${' '.repeat(400)}b`, 'deploy'], { conversationSnippet: `a${' '.repeat(n)}b `, errorMessage: run('deploy', n) });
     });
+  });
+});
+
+describe('page text and file names (extension, app) are cleaned in linear time', () => {
+  it.each(WHITESPACE_SHAPES)('the content script cleaning page text: %s', (_label, shape) => {
+    withinBudget('page text', MIB, (n) => void cleanPageText(shape(n)), TOKEN_BUDGET_MS);
+    withinBudget('page text, first 4,000 characters', MIB, (n) => expect(cleanPageText(shape(n), 4000).length).toBeLessThanOrEqual(4000));
+  });
+
+  it('page text agrees with the former regex on random short texts', () => {
+    const former = (text: string): string => text.replace(/[ \t]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', 'b', ' ', '\t', '\n', '\r', '\u00a0', '\u2028', '\v', '\u3000'), { maxLength: 30 }), (chars) => {
+        const text = chars.join('');
+        expect(cleanPageText(text)).toBe(former(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('page text keeps the former rules: spaces folded, lines trimmed, blank lines dropped', () => {
+    expect(cleanPageText('  a \t b  \n \n\u00a0\n  c\r\n d ')).toBe('a b\nc\nd');
+    expect(cleanPageText('a\rb')).toBe('a\rb');
+    expect(cleanPageText(' \n\t\n ')).toBe('');
+    expect(cleanPageText('ab \n cd\nef', 5)).toBe('ab\ncd');
+  });
+
+  it('a store name made file-safe, with long runs of dashes', () => {
+    withinBudget('file name', MIB, (n) => expect(fileSafe(`a${'-'.repeat(n)}b${'-'.repeat(n)}`)).toBe(`a${'-'.repeat(n)}b`));
+    expect(fileSafe('--my store!--')).toBe('my-store');
+    expect(fileSafe('***')).toBe('houkai');
   });
 });
 
