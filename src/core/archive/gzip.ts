@@ -531,6 +531,7 @@ function concat(parts: Uint8Array[], total: number): Uint8Array {
  * Decompresses and splits the archive into lines, like iterating Python's text-mode gzip file:
  * UTF-8, universal newlines (`\n`, `\r\n`, `\r`), a final line without a terminator still
  * counts. A BOM is kept (Python's `utf-8` codec keeps it, so such a header is not JSON).
+ * Empty lines after the first are counted in `lineNo` but not yielded (every reader skips them).
  * Invalid UTF-8 does not stop the stream: that line is flagged `invalidUtf8`. Holds at most
  * one decompressed chunk and one partial line.
  */
@@ -590,6 +591,13 @@ export async function* gunzipLines(source: ByteSource, options: LineOptions = {}
         else if (data[pos] === 0x0a) pos += 1;
       }
       start = pos;
+      if (bytes.length === 0 && lineNo > 0) {
+        // An empty line after the header is counted, not handed out: a stream of newlines (a
+        // bomb) then costs a counter step per line instead of a line object and a parse.
+        if (lineNo >= maxLines) throw tooManyLines(maxLines, bytesIn, outBase + pos);
+        lineNo += 1;
+        continue;
+      }
       yield makeLine(bytes, bytesIn, outBase + pos);
     }
     if (start < data.length) {
