@@ -356,15 +356,19 @@ function readUint32(bytes: Uint8Array, at: number): number {
   return ((bytes[at] as number) | ((bytes[at + 1] as number) << 8) | ((bytes[at + 2] as number) << 16) | ((bytes[at + 3] as number) << 24)) >>> 0;
 }
 
-/** Compressed bytes handed to the native inflater per chunk (bounds what it holds). */
+/**
+ * Compressed bytes handed to the native inflater per chunk. A DecompressionStream inflates a
+ * whole input chunk and queues all of its output at once (Chromium ignores backpressure inside
+ * one chunk), so chunks start small and grow only while the data expands like an archive.
+ */
 const NATIVE_PIECE_BYTES = 1024 * 1024;
 
 function hasNativeGunzip(): boolean {
   return typeof DecompressionStream === 'function' && typeof ReadableStream === 'function';
 }
 
-/** The source as a stream of at most `NATIVE_PIECE_BYTES` pieces, counting what was read. */
-function countedStream(source: Blob | Uint8Array, counter: { read: number }): ReadableStream<Uint8Array> {
+/** The source as a stream of pieces of at most `pieceSize()` bytes, counting what was read. */
+function countedStream(source: Blob | Uint8Array, counter: { read: number }, pieceSize: () => number): ReadableStream<Uint8Array> {
   let at = 0;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let pending: Uint8Array | undefined;
@@ -372,7 +376,7 @@ function countedStream(source: Blob | Uint8Array, counter: { read: number }): Re
     async pull(controller) {
       let piece: Uint8Array | undefined;
       if (source instanceof Uint8Array) {
-        if (at < source.length) piece = source.subarray(at, (at = Math.min(source.length, at + NATIVE_PIECE_BYTES)));
+        if (at < source.length) piece = source.subarray(at, (at = Math.min(source.length, at + pieceSize())));
       } else {
         if (!pending || pending.length === 0) {
           reader ??= (source.stream() as ReadableStream<Uint8Array>).getReader();
@@ -380,7 +384,7 @@ function countedStream(source: Blob | Uint8Array, counter: { read: number }): Re
           pending = next.done ? undefined : next.value;
         }
         if (pending) {
-          piece = pending.subarray(0, NATIVE_PIECE_BYTES);
+          piece = pending.subarray(0, pieceSize());
           pending = pending.subarray(piece.length);
         }
       }
@@ -415,9 +419,11 @@ async function* nativeGunzip(
   signal?: AbortSignal,
 ): AsyncGenerator<GunzipChunk> {
   const counter = { read: 0 };
+  const pieceSize = (): number =>
+    counter.read >= PIECE_BYTES && state.yielded < ARCHIVE_LIKE_RATIO * counter.read ? NATIVE_PIECE_BYTES : SMALL_PIECE_BYTES;
   let reader: ReadableStreamDefaultReader<Uint8Array>;
   try {
-    reader = countedStream(source, counter)
+    reader = countedStream(source, counter, pieceSize)
       .pipeThrough(new DecompressionStream('gzip') as unknown as ReadableWritablePair<Uint8Array, Uint8Array>)
       .getReader();
   } catch {
