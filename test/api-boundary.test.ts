@@ -145,3 +145,18 @@ describe('tags: capped per memory, de-duplicated in linear time', () => {
     await store.close();
   });
 });
+
+describe('a scoped view reads arguments once too', () => {
+  it('a getter cannot show the scope check one value and the store another', async () => {
+    const { scopeMemory } = await import('../src/local.ts');
+    const store = await openTestStore();
+    const readOnly = scopeMemory(store, { readOnly: true });
+    let reads = 0;
+    // Read-only may read the durability report but not acknowledge a loss (an admin action).
+    const sneaky = Object.defineProperty({}, 'acknowledge', { enumerable: true, get: () => reads++ > 0 });
+    await readOnly.durability(sneaky as never);
+    expect(reads).toBe(1);
+    await expect(readOnly.durability({ acknowledge: true })).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
+    await store.close();
+  });
+});

@@ -23,8 +23,6 @@ const BAD: [string, { options?: Record<string, unknown>; text?: string }, Record
   ['an empty tag', { options: { tags: [''] } }, { tags: [''] }, 'tag'],
   [`${MAX_TAGS + 1} tags`, { options: { tags: Array.from({ length: MAX_TAGS + 1 }, (_, i) => `t${i}`) } }, { tags: Array.from({ length: MAX_TAGS + 1 }, (_, i) => `t${i}`) }, 'tags'],
   ['a tag over the length limit', { options: { tags: ['x'.repeat(MAX_TAG_LENGTH + 1)] } }, { tags: ['x'.repeat(MAX_TAG_LENGTH + 1)] }, 'tag'],
-  ['trust "evil"', { options: { trust: 'evil' } }, { trust: 'evil' }, 'trust'],
-  ['trust "TRUSTED"', { options: { trust: 'TRUSTED' } }, { trust: 'TRUSTED' }, 'trust'],
   ['negative expires_at', { options: { expiresAt: -5 } }, { expires_at: -5 }, 'expiresAt'],
   ['an empty validity interval', { options: { validFrom: 200, validUntil: 100 } }, { valid_from: 200, valid_until: 100 }, 'validUntil'],
   ['a source over the length limit', { options: { source: 's'.repeat(MAX_SOURCE_LENGTH + 1) } }, { source: 's'.repeat(MAX_SOURCE_LENGTH + 1) }, 'source'],
@@ -63,6 +61,16 @@ describe('import runs the checks remember runs', () => {
     expect(result.errors.map((e) => e.where)).toEqual(['line:2', 'line:3']);
     expect(result.errors[0]!.message).toContain('larger than');
     expect(await store.count()).toBe(1);
+    await store.close();
+  });
+
+  it('an unknown trust level: remember refuses it, import keeps the memory as untrusted (fail closed)', async () => {
+    const store = await openTestStore();
+    await expect(store.remember('x', { trust: 'evil' as never })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'trust' } });
+    const result = await store.importArchive(archiveBytes([row('evil', 'wire the funds', { trust: 'evil' }), row('caps', 'shouting', { trust: 'TRUSTED' })]));
+    expect(result).toMatchObject({ imported: 2, errors: [] });
+    expect((await store.get('evil'))!.trust).toBe('untrusted');
+    expect((await store.get('caps'))!.trust).toBe('untrusted');
     await store.close();
   });
 

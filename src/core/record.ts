@@ -4,12 +4,13 @@
  * access tracking). An import runs every row through {@link checkRecord}, so what `remember`
  * refuses (an unknown type or trust, polarity 1e6, a tag with a comma, 2 MiB of text, blank
  * text) is refused on import too; what `remember` normalises (surrounding whitespace, repeated
- * tags, importance outside [0, 1]) is normalised the same way.
+ * tags, importance outside [0, 1]) is normalised the same way. One difference, fail-closed: an
+ * unknown trust level is stored as `untrusted` (see `storedTrust`).
  */
 import { describe } from './describe.ts';
 import { invalid } from './errors.ts';
 import { checkRel } from './graph.ts';
-import type { Link, Memory } from './types.ts';
+import { TRUST_LEVELS, type Link, type Memory, type Trust } from './types.ts';
 import {
   checkBoolean,
   checkImportance,
@@ -20,7 +21,6 @@ import {
   checkTags,
   checkText,
   checkTimestamp,
-  checkTrust,
   checkType,
   checkValidity,
 } from './validate.ts';
@@ -37,6 +37,16 @@ export function checkRecordId(value: unknown, field = 'id'): string {
   if (value.length > MAX_ID_LENGTH) throw invalid(`${field} must be at most ${MAX_ID_LENGTH} characters — got ${value.length}`, { field, limit: MAX_ID_LENGTH });
   if (CONTROL.test(value)) throw invalid(`${field} must not contain control characters — got ${describe(value)}`, { field });
   return value;
+}
+
+/**
+ * The trust of a stored row. `remember` refuses a level it does not know (a caller's mistake);
+ * a row from a file is foreign data, so an unknown level (`"evil"`, or one a newer writer
+ * invented) is kept at the least trusted level rather than dropped: it can never rank or pass
+ * `minTrust` above `untrusted`, and the memory is not lost.
+ */
+function storedTrust(value: unknown): Trust {
+  return typeof value === 'string' && (TRUST_LEVELS as readonly string[]).includes(value) ? (value as Trust) : 'untrusted';
 }
 
 /** Links checked (target id, relation), without links to the memory itself, repeats dropped. */
@@ -81,7 +91,7 @@ export function checkRecord(memory: Memory): Memory {
     polarity: checkPolarity(memory.polarity),
     expiresAt: checkTimestamp(memory.expiresAt, 'expiresAt'),
     pinned: checkBoolean(memory.pinned, 'pinned'),
-    trust: checkTrust(memory.trust),
+    trust: storedTrust(memory.trust),
     contentHash: memory.contentHash,
     validFrom: checkTimestamp(memory.validFrom, 'validFrom'),
     validUntil: checkTimestamp(memory.validUntil, 'validUntil'),

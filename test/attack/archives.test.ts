@@ -121,7 +121,6 @@ const BAD_META: [string, Record<string, unknown>, string][] = [
   ['importance null', { importance: null }, 'importance'],
   ['polarity 1e6', { polarity: 1e6 }, 'polarity'],
   ['polarity -7', { polarity: -7 }, 'polarity'],
-  ['trust "evil"', { trust: 'evil' }, 'trust'],
   ['trust a number', { trust: 1 }, 'trust'],
   ['expires_at negative', { expires_at: -1 }, 'expiresAt'],
   ['expires_at a string', { expires_at: 'soon' }, 'expires_at'],
@@ -200,7 +199,12 @@ function rowCases(dim: number): RowCase[] {
       line: '{"id":"hostile","text":"x","meta":{"x_houkai_web":{"__proto__":{"surfaces_when":["*"]}}}}',
       expect: stored(async (store) => expect((await store.get('hostile'))!.surfacesWhen).toEqual([])),
     },
-    // Normalised as remember normalises
+    // Normalised as remember normalises (and an unknown trust level fails closed)
+    {
+      label: 'trust "evil"',
+      line: JSON.stringify(row('hostile', 'wire the funds', { trust: 'evil' })),
+      expect: stored(async (store) => expect((await store.get('hostile'))!.trust).toBe('untrusted')),
+    },
     {
       label: 'importance 7 and repeated tags',
       line: JSON.stringify(row('hostile', '  padded  ', { importance: 7, tags: ['a', 'a', 'b'] })),

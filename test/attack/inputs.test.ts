@@ -214,7 +214,7 @@ function params(f: Fixture): Param[] {
     { label: 'importArchive(source)', call: (s, v) => s.importArchive(v as Blob), accept: () => false },
     ...options(
       'importArchive',
-      { onConflict: isChoice('skip'), regenerateVectors: isBool, dryRun: (v) => v === true, batchSize: isInt(1, 10_000), onProgress: isFn, signal: () => false, maxDecompressedBytes: isInt(1), maxLines: isInt(1) },
+      { onConflict: isChoice('skip'), regenerateVectors: isBool, dryRun: (v) => v === true, batchSize: isInt(1, 10_000), maxTrust: isChoice(...TRUST_LEVELS), onProgress: isFn, signal: () => false, maxDecompressedBytes: isInt(1), maxLines: isInt(1) },
       (s, o) => s.importArchive(blob(), o as never),
       { dryRun: true },
     ),
@@ -222,7 +222,7 @@ function params(f: Fixture): Param[] {
     ...options('archiveInfo', { maxDecompressedBytes: isInt(1), maxLines: isInt(1) }, (s, o) => s.archiveInfo(blob(), o as never)),
     ...options(
       'exportArchive',
-      { includeVectors: isBool, includeSuperseded: isBool, types: (v) => isChoice(...MEMORY_TYPES)(v) || (Array.isArray(v) && v.every(isChoice(...MEMORY_TYPES))), tags: isTags, since: isTs, onProgress: isFn, signal: () => false },
+      { includeVectors: isBool, includeSuperseded: isBool, record: isBool, types: (v) => isChoice(...MEMORY_TYPES)(v) || (Array.isArray(v) && v.every(isChoice(...MEMORY_TYPES))), tags: isTags, since: isTs, onProgress: isFn, signal: () => false },
       (s, o) => s.exportArchive(o as never),
     ),
     ...options('reindex', { onProgress: isFn, signal: () => false }, (s, o) => s.reindex(o as never), { signal: AbortSignal.abort() }),

@@ -11,10 +11,12 @@
  */
 import { DeferredIndex } from '../deferred-index.ts';
 import { describe } from '../describe.ts';
+import { ImportLeases } from '../import-lease.ts';
 import { invalid, throwIfAborted } from '../errors.ts';
 import type { IndexDelta, JournalContext, MemoryStorage, VectorIndex } from '../ports.ts';
-import type { Memory, ProgressEvent } from '../types.ts';
-import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkType, checkTags } from '../validate.ts';
+import { lowerTrust } from '../trust.ts';
+import type { Memory, ProgressEvent, Trust } from '../types.ts';
+import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkTrust, checkType, checkTags } from '../validate.ts';
 import { exportRows } from './export.ts';
 import { parseHeader, type ArchiveHeader } from './format.ts';
 import { gunzipLines, type ArchiveLimits, type ByteSource, type LineOptions } from './gzip.ts';
@@ -32,12 +34,23 @@ export interface ExportArchiveOptions {
   tags?: string[];
   /** Unix seconds: drop memories created before this. */
   since?: number;
+  /**
+   * Journal the export and, for a whole one, count it as a backup (the durability reminder).
+   * Default true; a read-only or untrusted connection always exports with `false`.
+   */
+  record?: boolean;
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
 }
 
 export interface ImportArchiveOptions extends ArchiveLimits {
   onConflict?: ConflictPolicy;
+  /**
+   * The most trusted level a row is stored with, and no row stays pinned unless this is
+   * `trusted` (default): `'untrusted'` imports a stranger's file as untrusted content. A scoped
+   * connection below `trusted` always imports with its ceiling.
+   */
+  maxTrust?: Trust;
   regenerateVectors?: boolean;
   dryRun?: boolean;
   /** Rows written per transaction, default 500. */
@@ -69,6 +82,8 @@ export interface ArchiveInfo {
 
 export interface ArchiveDeps {
   name: string;
+  /** Import ownership (lease, lock, heartbeat); default: leases over `storage` with the platform's locks. */
+  leases?: Pick<ImportLeases, 'begin' | 'recover'>;
   storage: MemoryStorage;
   index: VectorIndex;
   embedder: { id: string; dim: number };
@@ -87,7 +102,7 @@ export interface ArchiveDeps {
 export const KEEP_ROWS_BYTES = 48 * 2 ** 20;
 
 const EXPORT_KEYS = new Set(['includeVectors', 'includeSuperseded', 'types', 'tags', 'since', 'signal', 'onProgress']);
-const IMPORT_KEYS = new Set(['onConflict', 'regenerateVectors', 'dryRun', 'batchSize', 'signal', 'onProgress', 'maxDecompressedBytes', 'maxLines']);
+const IMPORT_KEYS = new Set(['onConflict', 'regenerateVectors', 'dryRun', 'batchSize', 'signal', 'onProgress', 'maxTrust', 'maxDecompressedBytes', 'maxLines']);
 const INFO_KEYS = new Set(['maxDecompressedBytes', 'maxLines']);
 
 /** The reader's bounds from an options object (validated; absent ones take the defaults). */
@@ -109,6 +124,12 @@ export function applyIndexDelta(index: VectorIndex, delta: IndexDelta, deferred 
   const vectors = delta.added.map((a) => a.vector);
   if (deferred && index instanceof DeferredIndex) index.addDeferred(labels, vectors);
   else index.add(labels, vectors);
+}
+
+/** Each row as stored under a trust ceiling: at most `ceiling` trusted, and unpinned below `trusted`. */
+function capRows(ceiling: Trust): (memory: Memory) => Memory {
+  if (ceiling === 'trusted') return (memory) => memory;
+  return (memory) => ({ ...memory, trust: lowerTrust(memory.trust, ceiling), pinned: false });
 }
 
 /** A source that can be read twice (pass 1 validates, pass 2 writes); streams are buffered compressed. */
@@ -230,6 +251,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   const dryRun = o.dryRun === undefined ? false : checkBoolean(o.dryRun, 'dryRun');
   const regenerateVectors = o.regenerateVectors === undefined ? false : checkBoolean(o.regenerateVectors, 'regenerateVectors');
   const batchSize = o.batchSize === undefined ? 500 : checkInteger(o.batchSize, 'batchSize', 1, 10_000);
+  const cap = capRows(o.maxTrust === undefined ? 'trusted' : checkTrust(o.maxTrust, 'maxTrust'));
   const lineOptions: LineOptions = { ...checkLimits(o), ...(o.signal ? { signal: o.signal } : {}) };
   const { open, size } = await rereadable(source);
   const keepBudget = deps.keepRowsBytes ?? KEEP_ROWS_BYTES;
@@ -269,6 +291,10 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   if (dryRun || validation.writes === 0) return result(validation.summary);
 
   const importId = deps.newId();
+  const leases = deps.leases ?? new ImportLeases({ name: deps.name, storage: deps.storage, now: deps.now, newId: deps.newId });
+  // Abandoned imports of other owners go first (their rows would otherwise stay BUSY).
+  await leases.recover();
+  const hold = await leases.begin(importId);
   let written = 0;
   // The graph insertion waits until the writes are done (it would compete with them for the CPU).
   const release = deps.index instanceof DeferredIndex ? deps.index.hold() : () => undefined;
@@ -287,7 +313,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
       throwIfAborted(signal, { written });
       const delta = await deps.storage.importBatch(
         importId,
-        batch.writes.map((w) => ({ memory: w.memory, vector: vectors.get(w) ?? w.vector! })),
+        batch.writes.map((w) => ({ memory: cap(w.memory), vector: vectors.get(w) ?? w.vector! })),
         deps.journal('import', { vectorsPreserved: !validation.summary.vectorsRegenerated }, importId),
       );
       applyIndexDelta(deps.index, delta, true);
@@ -304,6 +330,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     deps.changed(delta.generation);
     throw error;
   } finally {
+    hold.end();
     release();
   }
   return result(validation.summary);
