@@ -68,17 +68,25 @@ export async function previewLines(lines: AsyncIterable<ArchiveLine>, options: {
     if (problems.length < PREVIEW_PROBLEM_LIMIT) problems.push(problem);
   };
 
+  let headerError: unknown;
   for await (const line of lines) {
     throwIfAborted(options.signal);
+    if (headerError !== undefined) continue; // read on: a damaged file fails as damaged, not as a bad header
     if (!seenHeader) {
       seenHeader = true;
-      if (line.invalidUtf8) throw invalidArchive('not-json', 'not an ai-houkai export (the header is not valid UTF-8)');
+      if (line.invalidUtf8) {
+        headerError = invalidArchive('not-json', 'not an ai-houkai export (the header is not valid UTF-8)');
+        continue;
+      }
       try {
         header = parseHeader(line.text);
         raw = header.raw;
       } catch (error) {
         const reason = (error as MemoryError).details?.['reason'];
-        if (!(error instanceof MemoryError) || reason !== 'future-version') throw error;
+        if (!(error instanceof MemoryError) || reason !== 'future-version') {
+          headerError = error;
+          continue;
+        }
         raw = JSON.parse(line.text) as Record<string, unknown>;
         refusal = {
           code: error.code,
@@ -104,6 +112,7 @@ export async function previewLines(lines: AsyncIterable<ArchiveLine>, options: {
       note({ where: `line:${row.lineNo}`, id: row.id, kind: 'duplicate-id', message: `id ${JSON.stringify(row.id)} already used on line ${first}` });
     }
   }
+  if (headerError !== undefined) throw headerError;
   if (!seenHeader) parseHeader(undefined); // an empty file: the import's `empty` error
   return { header, raw, rows, validRows, problems, problemCount, duplicateIds, refusal };
 }

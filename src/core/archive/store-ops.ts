@@ -10,6 +10,7 @@
  * HNSW graph in the background (`DeferredIndex`), after the import returns.
  */
 import { DeferredIndex } from '../deferred-index.ts';
+import { describe } from '../describe.ts';
 import { ImportLeases } from '../import-lease.ts';
 import { invalid, throwIfAborted } from '../errors.ts';
 import type { IndexDelta, JournalContext, MemoryStorage, VectorIndex } from '../ports.ts';
@@ -17,7 +18,9 @@ import { lowerTrust } from '../trust.ts';
 import type { Memory, ProgressEvent, Trust } from '../types.ts';
 import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkTrust, checkType, checkTags } from '../validate.ts';
 import { exportRows } from './export.ts';
-import { gunzipLines, type ByteSource } from './gzip.ts';
+import { gunzipLines, type ArchiveLimits, type ByteSource, type LineOptions } from './gzip.ts';
+
+export type { ArchiveLimits } from './gzip.ts';
 import { IMPORT_POLICIES, cachedWrites, planWrites, validateImport, type ConflictPolicy, type ImportSummary } from './plan.ts';
 import { previewLines, type ArchiveRefusal, type ArchiveRowProblem } from './preview.ts';
 
@@ -40,7 +43,7 @@ export interface ExportArchiveOptions {
   onProgress?: (event: ProgressEvent) => void;
 }
 
-export interface ImportArchiveOptions {
+export interface ImportArchiveOptions extends ArchiveLimits {
   onConflict?: ConflictPolicy;
   /**
    * The most trusted level a row is stored with, and no row stays pinned unless this is
@@ -62,6 +65,8 @@ export interface ImportResult {
   overwritten: number;
   renamed: number;
   errors: { where: string; message: string }[];
+  /** Rows that failed beyond the first 1,000 listed in `errors` (absent when none). */
+  errorsOmitted?: number;
   vectorsRegenerated: boolean;
 }
 
@@ -108,7 +113,16 @@ export interface ArchiveDeps {
 export const KEEP_ROWS_BYTES = 48 * 2 ** 20;
 
 const EXPORT_KEYS = new Set(['includeVectors', 'includeSuperseded', 'types', 'tags', 'since', 'signal', 'onProgress']);
-const IMPORT_KEYS = new Set(['onConflict', 'regenerateVectors', 'dryRun', 'batchSize', 'signal', 'onProgress', 'maxTrust']);
+const IMPORT_KEYS = new Set(['onConflict', 'regenerateVectors', 'dryRun', 'batchSize', 'signal', 'onProgress', 'maxTrust', 'maxDecompressedBytes', 'maxLines']);
+const INFO_KEYS = new Set(['maxDecompressedBytes', 'maxLines']);
+
+/** The reader's bounds from an options object (validated; absent ones take the defaults). */
+function checkLimits(o: ArchiveLimits): ArchiveLimits {
+  const limits: ArchiveLimits = {};
+  if (o.maxDecompressedBytes !== undefined) limits.maxDecompressedBytes = checkInteger(o.maxDecompressedBytes, 'maxDecompressedBytes', 1);
+  if (o.maxLines !== undefined) limits.maxLines = checkInteger(o.maxLines, 'maxLines', 1);
+  return limits;
+}
 
 /**
  * Applies a storage write's effect on the vector set to the in-memory index; `deferred` puts
@@ -187,9 +201,12 @@ export async function exportArchive(deps: ArchiveDeps, options?: ExportArchiveOp
 }
 
 /** Header, rows, vector presence, row problems and any refusal, without touching any store (core/archive/preview.ts). */
-export async function archiveInfo(source: ArchiveSource): Promise<ArchiveInfo> {
+export async function archiveInfo(source: ArchiveSource, options?: ArchiveLimits): Promise<ArchiveInfo> {
+  const o = checkObject<ArchiveLimits>(options, 'options');
+  checkKnownKeys(o, INFO_KEYS, 'options');
+  const limits = checkLimits(o);
   const { open } = await rereadable(source);
-  const contents = await previewLines(gunzipLines(open()));
+  const contents = await previewLines(gunzipLines(open(), limits));
   const { header, raw } = contents;
   const src = (raw['source'] ?? {}) as Record<string, unknown>;
   return {
@@ -219,12 +236,13 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   checkKnownKeys(o, IMPORT_KEYS, 'options');
   const policy = o.onConflict === undefined ? 'skip' : o.onConflict;
   if (!(IMPORT_POLICIES as readonly string[]).includes(policy)) {
-    throw invalid(`onConflict must be one of: ${IMPORT_POLICIES.join(', ')} — got ${JSON.stringify(policy)}`, { field: 'onConflict' });
+    throw invalid(`onConflict must be one of: ${IMPORT_POLICIES.join(', ')} — got ${describe(policy)}`, { field: 'onConflict' });
   }
   const dryRun = o.dryRun === undefined ? false : checkBoolean(o.dryRun, 'dryRun');
   const regenerateVectors = o.regenerateVectors === undefined ? false : checkBoolean(o.regenerateVectors, 'regenerateVectors');
   const batchSize = o.batchSize === undefined ? 500 : checkInteger(o.batchSize, 'batchSize', 1, 10_000);
   const cap = capRows(o.maxTrust === undefined ? 'trusted' : checkTrust(o.maxTrust, 'maxTrust'));
+  const lineOptions: LineOptions = { ...checkLimits(o), ...(o.signal ? { signal: o.signal } : {}) };
   const { open, size } = await rereadable(source);
   const keepBudget = deps.keepRowsBytes ?? KEEP_ROWS_BYTES;
   const signal = o.signal;
@@ -234,7 +252,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   const report = (phase: 'read' | 'write', rowsRead: number, rowsWritten: number, bytes: number): void =>
     o.onProgress?.({ kind: 'import', phase, rowsRead, rowsWritten, bytes, totalBytes: size, writesTotal });
 
-  const validation = await validateImport(gunzipLines(open(), signal ? { signal } : {}), {
+  const validation = await validateImport(gunzipLines(open(), lineOptions), {
     policy,
     dryRun,
     regenerateVectors,
@@ -242,6 +260,10 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     lookup: {
       exists: (ids) => deps.storage.exists([...ids]),
       texts: async (ids) => (await deps.storage.textsOf([...ids])).map((t) => t ?? null),
+      supersededBy: async (ids) => {
+        const found = await deps.storage.getMany([...ids]);
+        return ids.map((id) => found.get(id)?.supersededBy ?? null);
+      },
     },
     now: deps.now(),
     newId: deps.newId,
@@ -256,6 +278,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     overwritten: summary.overwritten,
     renamed: summary.renamed,
     errors: summary.errors.map((e) => ({ where: e.where, message: e.message })),
+    ...(summary.errorsOmitted ? { errorsOmitted: summary.errorsOmitted } : {}),
     vectorsRegenerated: summary.vectorsRegenerated,
   });
   if (dryRun || validation.writes === 0) return result(validation.summary);
@@ -273,7 +296,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   const passOptions = { batchSize, ...(signal ? { signal } : {}) };
   const batches = validation.rows
     ? cachedWrites(validation, passOptions)
-    : planWrites(gunzipLines(open(), signal ? { signal } : {}), validation, passOptions);
+    : planWrites(gunzipLines(open(), lineOptions), validation, passOptions);
   try {
     for await (const batch of batches) {
       throwIfAborted(signal, { written });
