@@ -27,8 +27,8 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 const N = 256;
 
 function ensureBuild(): void {
-  if (existsSync(join(root, 'dist/app/e2e/bench.html')) && existsSync(join(root, 'dist/app/sw.js'))) return;
-  log('building dist/app in e2e mode…');
+  if (existsSync(join(root, 'dist/e2e/e2e/bench.html')) && existsSync(join(root, 'dist/e2e/sw.js'))) return;
+  log('building dist/e2e (e2e mode)…');
   const built = spawnSync('npm', ['run', '--silent', 'build:app', '--', '--mode', 'e2e'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (built.status !== 0) throw new Error('the e2e build failed');
 }
@@ -68,7 +68,7 @@ async function firstVisit(browser: Browser, base: string): Promise<number> {
 export async function benchBrowserModels(): Promise<Record<string, unknown>> {
   ensureBuild();
   const site = mkdtempSync(join(tmpdir(), 'houkai-bench-models-'));
-  cpSync(join(root, 'dist/app'), site, { recursive: true });
+  cpSync(join(root, 'dist/e2e'), site, { recursive: true });
   const server = await serveStatic(site);
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   try {

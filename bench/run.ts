@@ -5,6 +5,8 @@
  * same store through the worker in headless Chromium and is merged under "browser".
  *
  * Usage: npm run bench [-- --sizes 1000,10000,100000] [-- --skip-browser] [-- --index-only] [-- --models-only]
+ *        npm run bench -- --million [--runs hnsw:100000,hnsw-i8:100000,hnsw-i8:1000000]   (bench/million.ts)
+ *        npm run bench -- --compare [--sizes 100000]                                    (bench/index-compare.ts)
  */
 import 'fake-indexeddb/auto';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -19,6 +21,13 @@ import { gaussian, makeClusteredVectors, mulberry32, perturb } from '../test/hel
 import { sentences } from './sentences.ts';
 
 const args = process.argv.slice(2);
+// The long runs live in scripts of their own; `--million` and `--compare` hand over to them.
+for (const [option, script] of [['--million', 'bench/million.ts'], ['--compare', 'bench/index-compare.ts']] as const) {
+  if (args.includes(option)) {
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script, ...args.filter((a) => a !== option)], { stdio: 'inherit' });
+    process.exit(child.status ?? 1);
+  }
+}
 const flag = (name: string): string | undefined => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : undefined;

@@ -8,7 +8,7 @@ import { chromium, expect, test, type Browser } from 'playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
 import { recordingProxy, serveStatic } from './offline-servers.ts';
 
-const APP = fileURLToPath(new URL('../dist/app/', import.meta.url));
+const APP = fileURLToPath(new URL('../dist/e2e/', import.meta.url));
 
 /**
  * Chromium's own services (component updates, sign-in, autofill) call Google's hosts whatever

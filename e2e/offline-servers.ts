@@ -10,7 +10,7 @@ import { stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
-import { ISOLATION_HEADERS } from '../scripts/isolation-headers.ts';
+import { ISOLATION as ISOLATION_HEADERS } from '../scripts/hosting/headers.mjs';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -12,7 +12,7 @@
  * hit.memory.text; // 'We lint with ESLint and format with Prettier'
  * ```
  */
-import { deleteDexieStorage, openDexieStorage, SCHEMA_VERSION, type DexieStorageOptions } from './adapters/storage-dexie.ts';
+import { databaseName, deleteDexieStorage, openDexieStorage, SCHEMA_VERSION, type DexieStorageOptions } from './adapters/storage-dexie.ts';
 import { readStorageInfo } from './adapters/browser-storage.ts';
 import { openDexieRegistry } from './adapters/registry-dexie.ts';
 import { MemoryError, invalid } from './core/errors.ts';
@@ -59,8 +59,12 @@ export interface CreateMemoryOptions extends LongRunOptions {
   bgeSmall?: TransformersEmbedderOptions;
   /** Options for the use-lite embedder (model URL, wasm paths…). */
   useLite?: UseLiteOptions;
-  /** 'hnsw' (default), 'exact' (brute force: tiny stores, and the oracle in tests), or a factory. */
-  index?: 'hnsw' | 'exact' | VectorIndexFactory;
+  /**
+   * 'hnsw' (default: hnswlib-wasm, float32), 'hnsw-i8' (our int8 HNSW kernel with SIMD, block
+   * snapshots in the store's database: a quarter of the memory, for large stores), 'exact'
+   * (brute force: tiny stores, and the oracle in tests), or a factory.
+   */
+  index?: 'hnsw' | 'exact' | 'hnsw-i8' | VectorIndexFactory;
   /**
    * Conflict detection at write time: the default policy ('warn'), the cosine gate (0.80), and
    * in-process hooks (a contradiction function, a seed-002 classifier; both may be async).
@@ -145,8 +149,13 @@ export async function resolveEmbedder(choice: EmbedderChoice, options: CreateMem
   }
 }
 
-async function indexFactory(choice: CreateMemoryOptions['index']): Promise<VectorIndexFactory> {
+async function indexFactory(choice: CreateMemoryOptions['index'], dbOptions: DexieStorageOptions): Promise<VectorIndexFactory> {
   if (typeof choice === 'function') return choice;
+  if (choice === 'hnsw-i8') {
+    const [{ createHnswI8IndexFactory }, { idbBlockStore }] = await Promise.all([import('./adapters/index-hnsw-i8.ts'), import('./adapters/index-blocks-idb.ts')]);
+    // The blocks live in the store's own database (its `indexBlocks` table, schema v9).
+    return createHnswI8IndexFactory({ blocks: (name) => idbBlockStore({ database: databaseName(name), ...dbOptions }) });
+  }
   if (choice === undefined || choice === 'hnsw') {
     const { createHnswIndexFactory } = await import('./adapters/index-hnsw.ts');
     return createHnswIndexFactory();
@@ -155,7 +164,7 @@ async function indexFactory(choice: CreateMemoryOptions['index']): Promise<Vecto
     const { createExactIndex } = await import('./adapters/index-exact.ts');
     return async ({ dim }) => createExactIndex({ dim });
   }
-  throw invalid(`index must be 'hnsw', 'exact' or a factory — got ${JSON.stringify(choice)}`, { field: 'index' });
+  throw invalid(`index must be 'hnsw', 'hnsw-i8', 'exact' or a factory — got ${JSON.stringify(choice)}`, { field: 'index' });
 }
 
 /**
@@ -183,7 +192,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
     const embedder = await resolveEmbedder(options.embedder ?? 'auto', options, recorded?.embedderId);
     // A capacity hint only (the index grows): the metadata row's count avoids a linear count().
     const count = recorded?.lexicalDocs ?? (await storage.count());
-    index = await (await indexFactory(options.index))({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });
+    index = await (await indexFactory(options.index, dbOptions))({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });
     const store = await openStore(
       {
         name,

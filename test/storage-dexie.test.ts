@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import 'fake-indexeddb/auto';
 import Dexie from 'dexie';
-import { databaseName, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
+import { databaseName, SCHEMA_VERSION, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
 import { createMemory } from '../src/local.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { openTestStore, uniqueName } from './helpers/store.ts';
@@ -33,6 +33,7 @@ describe('Dexie schema history', () => {
       version: 8,
       stores: { memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms, *linkTargets, [createdAt+id], polarity' },
     });
+    expect(SCHEMA_VERSIONS[8]!).toMatchObject({ version: 9, stores: { indexBlocks: '' } });
     const versions = SCHEMA_VERSIONS.map((v) => v.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
   });
@@ -54,7 +55,7 @@ describe('Dexie schema history', () => {
 
     const store = await createMemory({ name, embedder, index: 'exact' });
     expect((await store.recall('written by v1'))[0]!.memory.id).toBe('m1');
-    expect((await store.stats()).schemaVersion).toBe(8);
+    expect((await store.stats()).schemaVersion).toBe(SCHEMA_VERSION);
     // The v2 upgrade indexed the old row's terms: the corpus lexical index finds it by a word.
     const lexical = await store.recall('written', { mode: 'hybrid', lexicalIndex: 'corpus', weights: { cosine: 0, lexical: 1, recency: 0, importance: 0 } });
     expect(lexical[0]!.memory.id).toBe('m1');
@@ -62,7 +63,7 @@ describe('Dexie schema history', () => {
     await store.close();
     const raw = new Dexie(databaseName(name));
     await raw.open();
-    expect(raw.verno).toBe(8);
+    expect(raw.verno).toBe(SCHEMA_VERSION);
     // v8 indexed the old row's polarity.
     expect(await raw.table('memories').where('polarity').equals(0).count()).toBe(1);
     const row = await raw.table('memories').get('m1');

@@ -227,6 +227,20 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
         });
     },
   },
+  {
+    // v9: the int8 HNSW index keeps its snapshot here as blocks (adapters/index-blocks-idb.ts),
+    // keyed by number, plus a 'manifest' row; out-of-line keys, no indexes. Nothing to migrate.
+    version: 9,
+    stores: { indexBlocks: '' },
+    async upgrade(tx) {
+      await tx
+        .table('meta')
+        .toCollection()
+        .modify((row: MetaRow) => {
+          row.value.schemaVersion = 9;
+        });
+    },
+  },
 ];
 export const SCHEMA_VERSION = SCHEMA_VERSIONS[SCHEMA_VERSIONS.length - 1]!.version;
 

@@ -65,7 +65,7 @@ async function must(storage: MemoryStorage, id: string, field: string): Promise<
 
 /** Adds `src → dst (rel)`; idempotent. Self-links and missing ends are rejected. */
 export async function link(deps: GraphDeps, src: string, dst: string, rel?: string): Promise<{ added: boolean }> {
-  const edge = checkLinkRequest(src, dst, rel ?? 'related');
+  const edge = checkLinkRequest(src, dst, rel === undefined ? 'related' : rel);
   const from = await must(deps.storage, edge.from, 'src');
   await must(deps.storage, edge.to, 'dst');
   const { links, added } = addLink(from.links, edge.to, edge.rel);
@@ -282,6 +282,7 @@ export async function applyWritePolicy(
 
 export async function listPendingConflicts(deps: GraphDeps, options: { limit?: number } = {}): Promise<(PendingConflict & { new: Memory | null; old: Memory | null })[]> {
   const o = checkObject<{ limit?: number }>(options, 'options');
+  checkKnownKeys(o, new Set(['limit']), 'options');
   const limit = o.limit === undefined ? 100 : checkInteger(o.limit, 'limit', 0, 10_000);
   const records = (await deps.storage.listConflicts('pending')).slice(0, limit);
   const memories = await deps.storage.getMany([...new Set(records.flatMap((r) => [r.newId, r.oldId]))]);

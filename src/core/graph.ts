@@ -9,7 +9,7 @@
  * with the edge kinds of the topology request (seed 003) added to the vocabulary.
  */
 import { invalid } from './errors.ts';
-import { checkBoolean, checkId } from './validate.ts';
+import { checkBoolean, checkId, checkObject } from './validate.ts';
 import type { Link, Memory } from './types.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -88,8 +88,8 @@ export function checkDepth(value: unknown, field = 'depth'): number {
 
 function checkOptions(value: unknown, field: string, allowed: readonly string[]): Record<string, unknown> {
   if (value === undefined) return {};
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid(`${field} must be an options object`, { field });
-  for (const key of Object.keys(value)) {
+  checkObject(value, field); // a plain object (not a Date or a Map)
+  for (const key of Object.keys(value as object)) {
     if (!allowed.includes(key)) throw invalid(`${field} has an unknown field ${JSON.stringify(key)}`, { field, key });
   }
   return value as Record<string, unknown>;

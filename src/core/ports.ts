@@ -3,7 +3,7 @@
  * embedders) implement them; the core never imports a vendor.
  */
 import type { PendingConflict } from './review.ts';
-import type { Memory, ProgressEvent } from './types.ts';
+import type { IndexKind, Memory, ProgressEvent } from './types.ts';
 
 export interface EmbedOptions {
   signal?: AbortSignal;
@@ -50,8 +50,13 @@ export interface IndexHit {
  * vectors table in storage is the truth, and the index can always be rebuilt from it.
  */
 export interface VectorIndex {
-  readonly kind: 'hnsw' | 'exact';
+  readonly kind: IndexKind;
   readonly dim: number;
+  /**
+   * True when `similarity` is an approximation (a quantised index): callers that need the exact
+   * cosine order of the best hits rescore them from the stored vectors (see core/rescore.ts).
+   */
+  readonly approximate?: boolean;
   /** Number of live (not deleted) labels. */
   size(): number;
   has(label: number): boolean;
@@ -74,6 +79,36 @@ export interface VectorIndex {
   /** Forget the persisted snapshot. */
   dropSnapshot(): Promise<void>;
   dispose(): void;
+}
+
+/** One stored block of a chunked index snapshot: opaque bytes under an integer key. */
+export interface IndexBlock {
+  key: number;
+  bytes: Uint8Array;
+}
+
+/**
+ * Where a chunked index keeps its snapshot: a manifest plus fixed-size blocks, in the store's
+ * own database (one table), so a snapshot is rewritten block by block instead of as one file.
+ * `write` is atomic: the manifest and every block it names land together or not at all.
+ */
+export interface IndexBlockStore {
+  /** The manifest of the last write, or undefined. */
+  readManifest(): Promise<unknown>;
+  /** Visits every stored block in key order, a batch at a time (memory stays bounded). */
+  readBlocks(visit: (blocks: IndexBlock[]) => void | Promise<void>, options?: { batchSize?: number }): Promise<void>;
+  /**
+   * In one transaction: checks that the stored manifest's `tag` still equals `expectTag` (another
+   * writer wrote meanwhile otherwise, and nothing is written: returns false), then deletes every
+   * block when `replaceAll`, writes `blocks` one at a time as the iterator yields them, and the
+   * manifest last. Returns true once committed.
+   */
+  write(options: { manifest: { tag: string } & Record<string, unknown>; expectTag: string | null; replaceAll: boolean; blocks: Iterable<IndexBlock> }): Promise<boolean>;
+  /** Deletes the manifest and every block. */
+  clear(): Promise<void>;
+  /** Total bytes of the stored blocks (diagnostics and benchmarks). */
+  byteSize?(): Promise<number>;
+  close(): void;
 }
 
 /** Creates a fresh index for a store; `name` keys its snapshot. */

@@ -9,6 +9,7 @@ import { ConfidenceCalibrator } from './confidence.ts';
 import { invalid } from './errors.ts';
 import { mmrSelect } from './mmr.ts';
 import type { Clock, MemoryStorage, VectorIndex } from './ports.ts';
+import { rescoreHits } from './rescore.ts';
 import { FUSIONS, RECALL_MODES, checkChoice, checkNumberInRange, checkWeights, scoreCandidates, type LexicalScorer, type PoolItem } from './scoring.ts';
 import { checkExpandOptions, expandHits, type ExpandOptions } from './graph.ts';
 import { graphReader } from './graph-ops.ts';
@@ -179,7 +180,8 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
   let pool: Candidate[] = [];
   let observed: number[] = [];
   for (;;) {
-    const found = index.search(vector, fetch);
+    // A quantised index's near-ties are settled by the stored float32 vectors (core/rescore.ts).
+    const found = await rescoreHits(index, storage, vector, index.search(vector, fetch));
     pool = [];
     const scores: number[] = [];
     let read = 0;

@@ -3,6 +3,7 @@
  * validate, embed first, then write each mutation in one storage transaction, then update the
  * in-memory index. Nothing here knows about Dexie, hnswlib or a model.
  */
+import { plainArguments } from './boundary.ts';
 import { MemoryError, invalid, throwIfAborted } from './errors.ts';
 import { DeferredIndex, type DeferredIndexOptions } from './deferred-index.ts';
 import { ImportLeases, type ImportLeaseOptions } from './import-lease.ts';
@@ -16,6 +17,7 @@ import {
   type ArchiveDeps,
   type ArchiveInfo,
   type ArchiveSource,
+  type ArchiveLimits,
   type ExportArchiveOptions,
   type ImportArchiveOptions,
   type ImportResult,
@@ -122,8 +124,8 @@ export interface MemoryApi {
   exportArchive(options?: ExportArchiveOptions): Promise<Blob>;
   /** Imports an `.ahkai` archive: validated whole first, then written atomically (rolled back on failure or cancel). */
   importArchive(source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult>;
-  /** What an archive holds (header, rows, vectors, warnings), without touching the store. */
-  archiveInfo(source: ArchiveSource): Promise<ArchiveInfo>;
+  /** What an archive holds (header, rows, vectors, warnings), without touching the store; bounded like an import. */
+  archiveInfo(source: ArchiveSource, options?: ArchiveLimits): Promise<ArchiveInfo>;
   /** Adds the typed link `src → dst` (default rel 'related'); idempotent. @throws NOT_FOUND, INVALID_ARGUMENT (self-link) */
   link(src: string, dst: string, rel?: string): Promise<{ added: boolean }>;
   /** Removes `src → dst` links (one rel or all); returns how many. */
@@ -235,13 +237,12 @@ export type ContextPackOptions = PackOptions & {
 
 const PACK_ONLY_KEYS = ['tokenBudget', 'maxItems', 'tokenCounter', 'header', 'compress', 'compressThreshold', 'compressMinGroup'] as const;
 
-/** Splits an options object into its pack part and the rest. */
+/** Splits an options object into its pack part and the rest (own data properties: a key "__proto__" stays a key). */
 function splitPack<T extends object>(options: T | undefined): { pack: PackOptions; rest: Record<string, unknown> } {
   const pack: Record<string, unknown> = {};
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(checkObject<T>(options, 'options'))) {
-    if ((PACK_ONLY_KEYS as readonly string[]).includes(key)) pack[key] = value;
-    else rest[key] = value;
+    Object.defineProperty((PACK_ONLY_KEYS as readonly string[]).includes(key) ? pack : rest, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return { pack: pack as PackOptions, rest };
 }
@@ -433,6 +434,9 @@ export async function openStore(
     }
     const { text, ...rest } = item as RememberItem;
     const input = checkMemoryInput(rest, where);
+    // 'raise' must be decided before anything is written, and a batch writes as it goes: refused
+    // per item as for the whole call (use remember() for one memory that must not conflict).
+    if (input.onConflict === 'raise') throw invalid(`${where}.onConflict 'raise' is not supported by rememberMany; use remember()`, { field: `${where}.onConflict` });
     // Checked here, for every item, before the first batch is written (not per batch).
     checkValidity(input.validFrom ?? 0, input.validUntil ?? 0);
     return { text: checkText(text, `${where}.text`), input };
@@ -615,7 +619,9 @@ export async function openStore(
 
       async purgeExpired(options) {
         ensureOpen();
-        const { now, dryRun } = checkObject<{ now?: number; dryRun?: boolean }>(options, 'options');
+        const o = checkObject<{ now?: number; dryRun?: boolean }>(options, 'options');
+        checkKnownKeys(o, new Set(['now', 'dryRun']), 'options');
+        const { now, dryRun } = o;
         const at = now === undefined ? clock.now() : checkTimestamp(now, 'now');
         const dry = dryRun === undefined ? false : checkBoolean(dryRun, 'dryRun');
         const expired = expiredMemories(await storage.allMemories(), at).map((m) => m.id);
@@ -773,9 +779,9 @@ export async function openStore(
         return importArchive(archiveDeps, source, options);
       },
 
-      async archiveInfo(source) {
+      async archiveInfo(source, options) {
         ensureOpen();
-        return archiveInfo(source);
+        return archiveInfo(source, options);
       },
 
       async link(src, dst, rel) {
@@ -966,6 +972,8 @@ export async function openStore(
       async evaluate(cases, options) {
         ensureVectors();
         const { defaultK, defaultMode, ...recallOptions } = checkObject<RunEvaluationOptions & RecallOptions>(options, 'options');
+        // Checked before the first case (and with no case at all): k and mode come from each case.
+        checkRecallOptions({ ...recallOptions, touch: false });
         return runEvaluation(
           cases,
           async (query, { k, mode }) =>
@@ -1065,7 +1073,7 @@ export async function openStore(
         checkKnownKeys(o, new Set(['topTags', 'createdEdges', 'includeSuperseded']), 'options');
         const topTags = o.topTags === undefined ? 12 : checkInteger(o.topTags, 'topTags', 0, 10_000);
         const includeSuperseded = o.includeSuperseded === undefined ? false : checkBoolean(o.includeSuperseded, 'includeSuperseded');
-        const edges = o.createdEdges ?? [];
+        const edges = o.createdEdges === undefined ? [] : o.createdEdges;
         if (!Array.isArray(edges) || edges.length > 1001) throw invalid('createdEdges must be an array of at most 1001 times', { field: 'createdEdges' });
         edges.forEach((edge, i) => {
           if (typeof edge !== 'number' || !Number.isFinite(edge)) throw invalid(`createdEdges[${i}] must be a finite number — got ${JSON.stringify(edge)}`, { field: 'createdEdges' });
@@ -1143,12 +1151,18 @@ export async function openStore(
   ]);
   function instrument(view: MemoryApi): MemoryApi {
     for (const key of Object.keys(view) as (keyof MemoryApi)[]) {
-      if (key === 'close' || key === 'runMaintenance' || key === 'maintenanceStatus') continue;
+      if (key === 'close') continue;
       const fn = view[key] as (...args: unknown[]) => Promise<unknown>;
+      // Arguments are read once, as plain data, before anything else (boundary.ts).
+      if (key === 'runMaintenance' || key === 'maintenanceStatus') {
+        (view as unknown as Record<string, unknown>)[key] = async (...args: unknown[]) => fn.apply(view, plainArguments(key, args));
+        continue;
+      }
       (view as unknown as Record<string, unknown>)[key] = async (...args: unknown[]) => {
+        const plain = plainArguments(key, args);
         inFlight += 1;
         try {
-          return await fn.apply(view, args);
+          return await fn.apply(view, plain);
         } finally {
           inFlight -= 1;
           if (countChanging.has(key) && !closed) durability.changed();

@@ -94,7 +94,7 @@ export const OPTIONS_AT: Partial<Record<StoreMethod, number>> = {
 export interface OpenRequest {
   name: string;
   embedder?: 'auto' | 'minilm' | 'bge-small' | 'use-lite';
-  index?: 'hnsw' | 'exact';
+  index?: 'hnsw' | 'exact' | 'hnsw-i8';
   onEmbedderChange?: 'error' | 'reindex';
   /** The store's default conflict policy for `remember` ('warn' unless set; the app asks for 'review'). The first opener sets it. */
   conflictPolicy?: 'ignore' | 'warn' | 'supersede' | 'raise' | 'review';

@@ -3,6 +3,7 @@
  * worker's RPC host, `scopeMemory` in process) goes through `scopedCall`, which applies the
  * row of `SCOPE_POLICY` for the method. See policy.ts for the rules.
  */
+import { plainArguments } from '../boundary.ts';
 import { MemoryError, invalid } from '../errors.ts';
 import type { MemoryApi } from '../store.ts';
 import { lowerTrust, withinCeiling } from '../trust.ts';
@@ -179,7 +180,8 @@ export async function scopedCall(
   if (!scope) return run(args);
   const policy = SCOPE_POLICY[method];
   if (!policy) throw invalid(`Unknown method ${JSON.stringify(method)}`, { field: 'method' });
-  const a = [...args];
+  // Read once, as plain data (boundary.ts): a getter must not show the scope one value and the store another.
+  const a = plainArguments(method, args);
   let access = policy.access;
   if (policy.adminWhen !== undefined && optionsAt(a, policy.options!)?.[policy.adminWhen] === true) access = 'admin';
   const ceiling = scope.trust !== undefined && scope.trust !== 'trusted' ? scope.trust : undefined;
