@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import 'fake-indexeddb/auto';
 import Dexie from 'dexie';
-import { databaseName, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
+import { databaseName, SCHEMA_VERSION, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
 import { createMemory } from '../src/local.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { openTestStore, uniqueName } from './helpers/store.ts';
@@ -33,7 +33,8 @@ describe('Dexie schema history', () => {
       version: 8,
       stores: { memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms, *linkTargets, [createdAt+id], polarity' },
     });
-    expect(SCHEMA_VERSIONS[8]!).toMatchObject({ version: 9, stores: {} });
+    expect(SCHEMA_VERSIONS[8]!).toMatchObject({ version: 9, stores: { indexBlocks: '' } });
+    expect(SCHEMA_VERSIONS[9]!).toMatchObject({ version: 10, stores: {} });
     const versions = SCHEMA_VERSIONS.map((v) => v.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
   });
@@ -55,7 +56,7 @@ describe('Dexie schema history', () => {
 
     const store = await createMemory({ name, embedder, index: 'exact' });
     expect((await store.recall('written by v1'))[0]!.memory.id).toBe('m1');
-    expect((await store.stats()).schemaVersion).toBe(9);
+    expect((await store.stats()).schemaVersion).toBe(SCHEMA_VERSION);
     // The v2 upgrade indexed the old row's terms: the corpus lexical index finds it by a word.
     const lexical = await store.recall('written', { mode: 'hybrid', lexicalIndex: 'corpus', weights: { cosine: 0, lexical: 1, recency: 0, importance: 0 } });
     expect(lexical[0]!.memory.id).toBe('m1');
@@ -63,18 +64,18 @@ describe('Dexie schema history', () => {
     await store.close();
     const raw = new Dexie(databaseName(name));
     await raw.open();
-    expect(raw.verno).toBe(9);
+    expect(raw.verno).toBe(SCHEMA_VERSION);
     // v8 indexed the old row's polarity.
     expect(await raw.table('memories').where('polarity').equals(0).count()).toBe(1);
     const row = await raw.table('memories').get('m1');
-    // v9: "by" is a stop word.
+    // v10: "by" is a stop word.
     expect(row.terms).toEqual(['written', 'v1']);
     expect(row.linkTargets).toEqual([]);
     expect((await raw.table('meta').get('store')).value).toMatchObject({ lexicalDocs: 1, lexicalLength: 2 });
     raw.close();
   });
 
-  it('v8 → v9: terms written by the old tokeniser are derived again (stop words out, stems in, numbers whole)', async () => {
+  it('v8 → v10: terms written by the old tokeniser are derived again (stop words out, stems in, numbers whole)', async () => {
     const name = uniqueName('v8');
     const legacy = new Dexie(databaseName(name));
     for (const v of SCHEMA_VERSIONS.slice(0, 8)) legacy.version(v.version).stores(v.stores);
@@ -102,7 +103,7 @@ describe('Dexie schema history', () => {
     legacy.close();
 
     const store = await createMemory({ name, embedder, index: 'exact' });
-    expect((await store.stats()).schemaVersion).toBe(9);
+    expect((await store.stats()).schemaVersion).toBe(10);
     const lexicalOnly = { mode: 'hybrid' as const, lexicalIndex: 'corpus' as const, weights: { cosine: 0, lexical: 1, recency: 0, importance: 0 } };
     // "moving" meets "moved" through the stem; "where", "is", "the" match nothing.
     const office = await store.recall('where is the office moving', { ...lexicalOnly, explain: true });
@@ -114,7 +115,7 @@ describe('Dexie schema history', () => {
     await raw.open();
     expect((await raw.table('memories').get('m1')).terms).toEqual(['standup', 'tuesdai', '9:30']);
     expect(await raw.table('memories').where('terms').equals('the').count()).toBe(0);
-    expect((await raw.table('meta').get('store')).value).toMatchObject({ schemaVersion: 9, lexicalDocs: 2, lexicalLength: 9 });
+    expect((await raw.table('meta').get('store')).value).toMatchObject({ schemaVersion: 10, lexicalDocs: 2, lexicalLength: 9 });
     raw.close();
   });
 });

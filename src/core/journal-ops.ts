@@ -176,6 +176,8 @@ export async function undo(deps: JournalDeps, seq?: number): Promise<UndoResult>
   const firstBefore = new Map<string, Memory | null>();
   for (const e of [...group].reverse()) if (!firstBefore.has(e.id)) firstBefore.set(e.id, e.before);
   const ctx = journalContext(deps, 'undo', { of: target.seq, ofOp: target.op, ofGroup: target.group });
+  // Memories the call moved to the trash (decay pruning, quota eviction): brought back, they leave it.
+  const trashed = new Set(group.filter((e) => e.op === 'trash').map((e) => e.id));
   const puts: Memory[] = [];
   for (const [id, before] of firstBefore) {
     const now = current.get(id) ?? null;
@@ -186,6 +188,7 @@ export async function undo(deps: JournalDeps, seq?: number): Promise<UndoResult>
       const [vector] = await deps.embed([before.text]);
       const { labels, generation } = await storage.insert([before], [vector!], ctx);
       apply(deps, { added: [{ label: labels[0]!, vector: vector! }], removedLabels: [], generation });
+      if (trashed.has(id)) await storage.purgeTrash({ id });
     } else if (before && now && before.text !== now.text) {
       const [vector] = await deps.embed([before.text]);
       const result = await storage.replace(now, before, vector, ctx);

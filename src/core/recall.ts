@@ -10,12 +10,14 @@ import type { Confidence } from './confidence.ts';
 import { invalid } from './errors.ts';
 import { mmrSelect } from './mmr.ts';
 import type { Clock, MemoryStorage, VectorIndex } from './ports.ts';
+import { rescoreHits } from './rescore.ts';
 import { FUSIONS, RECALL_MODES, checkChoice, checkNumberInRange, checkWeights, scoreCandidates, type LexicalScorer, type PoolItem } from './scoring.ts';
-import { expandHits, type ExpandOptions } from './graph.ts';
+import { checkExpandOptions, expandHits, type ExpandOptions } from './graph.ts';
 import { graphReader } from './graph-ops.ts';
 import type { RelevanceJudge } from './relevance.ts';
 import { lexicalTerms } from './tokenize.ts';
-import { TRUST_LEVELS, type Memory, type RecallHit, type RecallOptions, type Trust } from './types.ts';
+import { trustRank } from './trust.ts';
+import type { Memory, RecallHit, RecallOptions } from './types.ts';
 import { checkBoolean, checkImportance, checkInteger, checkKnownKeys, checkObject, checkSource, checkTag, checkTimestamp, checkTrust, checkType } from './validate.ts';
 
 export const LEXICAL_INDEXES = ['pool', 'corpus'] as const;
@@ -76,17 +78,17 @@ export function checkRecallOptions(options: unknown) {
   };
 }
 
-/** `expand: true` takes the reference defaults; an object overrides them (validated by expandHits). */
+/**
+ * `expand: true` takes the reference defaults; an object overrides them. Validated whole here,
+ * before the recall touches any hit, so a bad value changes nothing.
+ */
 function checkExpand(value: unknown): ExpandOptions | undefined {
   if (value === undefined || value === false) return undefined;
   if (value === true) return {};
   const o = checkObject<ExpandOptions>(value, 'expand');
   checkKnownKeys(o, new Set(['rels', 'depth', 'cap', 'score', 'decay']), 'expand');
+  checkExpandOptions(o);
   return o;
-}
-
-function trustRank(trust: Trust): number {
-  return TRUST_LEVELS.indexOf(trust);
 }
 
 /** The post-filters of §3.3 step 3 and 6, against the stored row. */
@@ -190,7 +192,8 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
   let fetch = Math.min(live, o.k * o.overfetch);
   let pool: Candidate[] = [];
   for (;;) {
-    const found = index.search(vector, fetch);
+    // A quantised index's near-ties are settled by the stored float32 vectors (core/rescore.ts).
+    const found = await rescoreHits(index, storage, vector, index.search(vector, fetch));
     pool = [];
     const scores: number[] = [];
     let read = 0;

@@ -110,9 +110,14 @@ function identifierParts(raw: string): string[] {
   return parts.length >= 2 ? parts : [];
 }
 
-/** Trims sentence punctuation that a greedy identifier pattern may have swallowed at the end. */
+/**
+ * Trims sentence punctuation that a greedy identifier pattern may have swallowed at the end (a
+ * loop: the end-anchored regex `[.~+-]+$` would be retried from every dot of a term).
+ */
 function trimTrailing(term: string): string {
-  return term.replace(/[.~+-]+$/u, '');
+  let end = term.length;
+  while (end > 0 && '.~+-'.includes(term[end - 1]!)) end--;
+  return end === term.length ? term : term.slice(0, end);
 }
 
 function chunkTerms(chunk: string, out: string[], numbers: boolean): void {

@@ -212,9 +212,15 @@ export type ProgressEvent =
   | { kind: 'write'; done: number; total: number }
   | { kind: 'index-rebuild'; done: number; total: number }
   | { kind: 'reindex'; done: number; total: number }
-  | { kind: 'import'; phase: 'read' | 'write'; rowsRead: number; rowsWritten: number; bytes: number; totalBytes: number | null }
+  /**
+   * `read`: `rowsRead` rows of the file checked (as `archiveInfo().rows` counts them), `bytes` of
+   * `totalBytes` compressed bytes read. `write`: `rowsWritten` of `writesTotal` rows written
+   * (`rowsRead` is then every row of the file). Every count only grows.
+   */
+  | { kind: 'import'; phase: 'read' | 'write'; rowsRead: number; rowsWritten: number; bytes: number; totalBytes: number | null; writesTotal?: number | null }
   | { kind: 'export'; rowsWritten: number; bytes: number }
-  | { kind: 'model'; status: 'initiate' | 'download' | 'progress' | 'done' | 'ready'; file?: string; loaded?: number; total?: number };
+  /** Model loading: per file (`loaded`/`total` bytes) and `percent` (0–100) of all the model's files together. */
+  | { kind: 'model'; status: 'initiate' | 'download' | 'progress' | 'done' | 'ready'; file?: string; loaded?: number; total?: number; percent?: number };
 
 export interface LongRunOptions {
   signal?: AbortSignal;
@@ -253,15 +259,19 @@ export interface StoreAggregates {
   counted: number;
 }
 
+/** Which vector index a store runs: hnswlib (float32), exact brute force, or the int8 HNSW kernel. */
+export type IndexKind = 'hnsw' | 'exact' | 'hnsw-i8';
+
 export interface StoreStats {
   name: string;
   count: number;
   active: number;
   superseded: number;
   byType: Record<MemoryType, number>;
-  embedder: { id: string; dim: number };
+  /** The model; `queryInstruction` marks a query/passage model (queries carry it, stored texts do not). */
+  embedder: { id: string; dim: number; queryInstruction?: string };
   /** `pending`: vectors searchable by exact scan, still being inserted into the graph in the background. */
-  index: { kind: 'hnsw' | 'exact'; size: number; pending: number; snapshotGeneration: number | null; generation: number };
+  index: { kind: IndexKind; size: number; pending: number; snapshotGeneration: number | null; generation: number };
   schemaVersion: number;
   /**
    * The thresholds behind the confidence verdicts: how they were derived ('pairwise-background'
