@@ -46,12 +46,19 @@ const HEADER_ONLY = new Set(['frame-ancestors', 'report-uri', 'report-to', 'sand
  * - `worker`: the memory worker's scripts. They add `'unsafe-eval'`: the Emscripten glue of
  *   hnswlib-wasm and onnxruntime-web (embind) builds its call wrappers with `new Function`, and
  *   both run only in the worker, which has no DOM to inject into. The pages stay eval-free.
+ *   And `blob:`: transformers.js loads onnxruntime-web's WASM factory (fetched from this origin)
+ *   through a `blob:` URL it makes after patching out a Node check, so MiniLM and bge-small need
+ *   it to start; where the page is cross-origin isolated, its threads are workers started from
+ *   that `blob:` URL too (`worker-src blob:`). A `blob:` URL can only be made by code already
+ *   running in the worker.
  */
+const WORKER_EXTRA = Object.freeze({ 'script-src': ["'unsafe-eval'", 'blob:'], 'worker-src': ['blob:'] });
+
 export function cspValue({ for: kind = 'document', meta = false } = {}) {
   const target = meta ? 'meta' : kind;
   return Object.entries(CSP)
     .filter(([name]) => (target === 'document' ? true : target === 'meta' ? !HEADER_ONLY.has(name) : name !== 'frame-ancestors'))
-    .map(([name, sources]) => [name, ...sources, ...(target === 'worker' && name === 'script-src' ? ["'unsafe-eval'"] : [])].join(' '))
+    .map(([name, sources]) => [name, ...sources, ...(target === 'worker' ? (WORKER_EXTRA[name] ?? []) : [])].join(' '))
     .join('; ');
 }
 
