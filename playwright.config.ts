@@ -16,7 +16,8 @@ export default defineConfig({
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
   },
   webServer: {
-    command: `npx vite preview --port ${port} --strictPort --host 127.0.0.1`,
+    // The e2e build (npm run build:app -- --mode e2e → dist/e2e), with the app's real headers.
+    command: `node scripts/serve.mjs --dir dist/e2e --port ${port} --host 127.0.0.1`,
     url: `http://127.0.0.1:${port}/e2e/harness.html`,
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,

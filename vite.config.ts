@@ -1,15 +1,53 @@
 import { defineConfig } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { VitePWA } from 'vite-plugin-pwa';
+import type { Plugin } from 'vite';
 import { extensionConfig } from './scripts/extension-build.ts';
+import { inputsFingerprint, outDirFor, writeStamp } from './scripts/build-inputs.mjs';
+import { DEV_HEADERS, cspValue, headersFor } from './scripts/hosting/headers.mjs';
 
-// The app (index.html) is what `npm start` serves. `--mode e2e` adds the test harness page
-// under e2e/ so the browser tests run against a production build with its service worker.
+/**
+ * The built pages carry the Content-Security-Policy of scripts/hosting/headers.mjs as a `<meta>`
+ * too (less what a meta tag cannot carry), so a host that sends no headers still enforces it.
+ * Build only: the dev server's client needs inline code.
+ */
+function cspMeta(): Plugin {
+  return {
+    name: 'houkai-csp-meta',
+    apply: 'build',
+    transformIndexHtml: () => [
+      { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: cspValue({ meta: true }) }, injectTo: 'head-prepend' },
+    ],
+  };
+}
+
+/** Leaves the inputs' fingerprint beside the build, so `npm start` rebuilds only when they change (scripts/build-inputs.mjs). */
+function buildStamp(mode: string, outDir: string): Plugin {
+  let fingerprint = { fingerprint: '', files: 0 };
+  return {
+    name: 'houkai-build-stamp',
+    apply: 'build',
+    buildStart() {
+      fingerprint = inputsFingerprint(mode);
+    },
+    closeBundle() {
+      writeStamp(outDir, { mode, ...fingerprint, builtAt: new Date().toISOString() });
+    },
+  };
+}
+
+// The app (index.html) is what `npm start` builds into dist/app and serves (scripts/start.mjs).
+// `--mode e2e` adds the test harness pages under e2e/ and builds into dist/e2e, so the browser
+// tests run against a production build with its service worker, and `npm start` keeps its own.
 // `--mode extension` builds the MV3 extension into dist/extension (scripts/extension-build.ts).
 export default defineConfig(({ mode }) => mode === 'extension' ? extensionConfig() : ({
-  worker: { format: 'es' },
+  // Worker entry scripts apart (workers/, beside assets/), so they get their own CSP (scripts/hosting/headers.mjs).
+  worker: { format: 'es', rolldownOptions: { output: { entryFileNames: 'workers/[name]-[hash].js' } } },
+  // `npm run dev`: isolated like the built app (COOP + COEP), without the CSP Vite's client breaks.
+  server: { headers: { ...DEV_HEADERS } },
+  preview: { headers: headersFor('/*') },
   build: {
-    outDir: 'dist/app',
+    outDir: outDirFor(mode),
     target: 'es2022',
     chunkSizeWarningLimit: 4096,
     rollupOptions: {
@@ -22,6 +60,8 @@ export default defineConfig(({ mode }) => mode === 'extension' ? extensionConfig
   optimizeDeps: { exclude: ['hnswlib-wasm'] },
   plugins: [
     svelte(),
+    cspMeta(),
+    buildStamp(mode, outDirFor(mode)),
     VitePWA({
       // 'prompt': a new version installs in the background and waits; the app shows a banner and
       // the person chooses when to reload (src/app/state/pwa.svelte.ts).
@@ -44,18 +84,21 @@ export default defineConfig(({ mode }) => mode === 'extension' ? extensionConfig
         ],
       },
       workbox: {
-        // The app shell, the worker bundle, the bundled use-lite model and the WASM binaries:
-        // everything the app needs to run with the network off after the first visit.
-        globPatterns: ['**/*.{js,mjs,css,html,wasm,json,png,svg,webmanifest}', 'models/use-lite/*'],
-        maximumFileSizeToCacheInBytes: 16 * 1024 * 1024,
-        // onnxruntime's WASM (27 MB) only matters once MiniLM runs: cache it on first use
-        // instead of making every install download it.
-        globIgnores: ['**/ort-wasm*'],
+        // The app shell, the worker bundle, the default model (MiniLM, ~23 MB), onnxruntime's WASM
+        // and the bundled use-lite model: everything the app needs to run with the network off
+        // after the first visit. bge-small (~34 MB, chosen per store) is cached on first use.
+        globPatterns: [
+          '**/*.{js,mjs,css,html,wasm,json,png,svg,webmanifest}',
+          'models/use-lite/*',
+          'models/Xenova/all-MiniLM-L6-v2/**/*',
+        ],
+        globIgnores: ['models/Xenova/bge-small-en-v1.5/**'],
+        maximumFileSizeToCacheInBytes: 32 * 1024 * 1024,
         runtimeCaching: [
           {
-            urlPattern: ({ url }) => url.pathname.includes('/assets/ort-wasm'),
+            urlPattern: ({ url }) => url.pathname.startsWith('/models/Xenova/'),
             handler: 'CacheFirst',
-            options: { cacheName: 'houkai-onnxruntime' },
+            options: { cacheName: 'houkai-models' },
           },
         ],
         // A first install takes the open page at once; an update waits for the banner's Reload

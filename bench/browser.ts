@@ -4,8 +4,8 @@
  *
  *   npx tsx bench/browser.ts [result.json]      (default bench/.browser-result.json)
  *
- * Needs `dist/app` built in e2e mode (`npm run build:app -- --mode e2e`); it builds it when
- * `dist/app/e2e/bench.html` is missing or older than the sources (src/, worker/, the bench
+ * Needs `dist/e2e` built in e2e mode (`npm run build:app -- --mode e2e`); it builds it when
+ * `dist/e2e/e2e/bench.html` is missing or older than the sources (src/, worker/, the bench
  * page and worker), or always with `--rebuild`. It serves the build with
  * `vite preview` on a free localhost port and drives e2e/bench.html, whose worker
  * (e2e/bench.worker.ts) embeds `m:<i>` / `q:<j>` texts with a deterministic synthetic 384-d
@@ -24,7 +24,7 @@
  * Diagnostics go under `details` in the result: where a recall's time goes inside the worker
  * (no RPC: the store's recall, the storage read of the candidates, raw IndexedDB variants) and
  * the steps of opening the 100k store from its snapshot, each timed in a fresh worker. The
- * build is served from a private copy, so a rebuild of dist/app during the run does no harm.
+ * build is served from a private copy, so a rebuild of dist/e2e during the run does no harm.
  * Other load on the machine skews every figure; the 1-minute load average is recorded.
  *
  * Environment: CHROMIUM_PATH (default /usr/bin/chromium). The whole run gives up after
@@ -118,7 +118,7 @@ function newest(path: string): number {
 
 /** True when the e2e build is missing or older than the sources it is built from. */
 function buildIsStale(): boolean {
-  const built = join(root, 'dist/app/e2e/bench.html');
+  const built = join(root, 'dist/e2e/e2e/bench.html');
   if (!existsSync(built)) return true;
   const builtAt = statSync(built).mtimeMs;
   return ['src', 'worker', 'e2e/bench.html', 'e2e/bench.ts', 'e2e/bench.worker.ts', 'vite.config.ts'].some((f) => newest(join(root, f)) > builtAt);
@@ -126,22 +126,22 @@ function buildIsStale(): boolean {
 
 function ensureBuild(): void {
   if (!rebuild && !buildIsStale()) return;
-  log('building dist/app in e2e mode (npm run build:app -- --mode e2e)…');
+  log('building dist/e2e in e2e mode (npm run build:app -- --mode e2e)…');
   const built = spawnSync('npm', ['run', '--silent', 'build:app', '--', '--mode', 'e2e'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (built.status !== 0 || !existsSync(join(root, 'dist/app/e2e/bench.html'))) {
+  if (built.status !== 0 || !existsSync(join(root, 'dist/e2e/e2e/bench.html'))) {
     throw new Error(`the e2e build failed (exit ${built.status}); run npm run build:app -- --mode e2e`);
   }
 }
 
 /**
- * A private copy of the build to serve: dist/app is shared with other tools (a plain
+ * A private copy of the build to serve: dist/e2e is shared with other tools (a plain
  * `npm run build` replaces it without the e2e pages), and a rebuild mid-run must not pull the
  * bench page out from under the browser.
  */
 function snapshotBuild(): string {
   siteDir = mkdtempSync(join(tmpdir(), 'houkai-bench-site-'));
-  cpSync(join(root, 'dist/app'), siteDir, { recursive: true });
-  if (!existsSync(join(siteDir, 'e2e/bench.html'))) throw new Error('dist/app changed while it was being copied; run the bench again');
+  cpSync(join(root, 'dist/e2e'), siteDir, { recursive: true });
+  if (!existsSync(join(siteDir, 'e2e/bench.html'))) throw new Error('dist/e2e changed while it was being copied; run the bench again');
   return siteDir;
 }
 
@@ -300,7 +300,7 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0]!;
   ensureBuild();
   const base = await startServer(snapshotBuild());
-  log(`serving a copy of dist/app at ${base}`);
+  log(`serving a copy of dist/e2e at ${base}`);
   context = await launch();
   let page = await openPage(context, `${base}/e2e/bench.html`);
   await waitReady(page);

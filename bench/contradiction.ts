@@ -32,6 +32,8 @@ import {
   predictContradiction,
   type DetectorOptions,
 } from '../src/core/conflicts.ts';
+import { comparePair } from '../src/core/contradiction.ts';
+import { negationDiff } from '../src/core/negation.ts';
 import { setJaccard } from '../src/core/tokenize.ts';
 
 export interface Pair {
@@ -414,3 +416,68 @@ function main(): void {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) main();
+
+// ---------------------------------------------------------------------------------------------
+// The store's patterns (issue #14): negation with a content check, swapped alternatives, values
+// ---------------------------------------------------------------------------------------------
+
+export interface HandPair {
+  older: string;
+  newer: string;
+  label: 'contradiction' | 'update' | 'duplicate' | 'compatible' | 'unrelated';
+  pattern: string;
+}
+
+export function loadHandWritten(file = join(dirname(fileURLToPath(import.meta.url)), 'data', 'agent-conflicts.json')): HandPair[] {
+  return (JSON.parse(readFileSync(file, 'utf8')) as { pairs: HandPair[] }).pairs;
+}
+
+export interface PatternsEval {
+  /** The patterns (comparePair): positive class = contradiction or update. */
+  handWritten: Prf & { kind_accuracy: number; by_label: Record<string, { n: number; flagged: number }> };
+  /** Before: the store's previous rule (reference negation parity, no content check) and the previous evaluation detector. */
+  handWrittenBefore: { parity: Prf; detector: Prf };
+  sick: { train: Prf; test: Prf; testBefore: Prf };
+  /** Hand-written pairs as a store would see them: flagged only when cosine ≥ the pattern gate (per embedder, when vectors are given). */
+  gated?: Record<string, Prf>;
+}
+
+/**
+ * The patterns on the hand-written agent-memory pairs and on SICK (premise = older, hypothesis =
+ * newer). Nothing is tuned here: the content gate (0.85) was chosen on SICK TRAIN+TRIAL before.
+ */
+export function runPatternsEval(dataDir: string = defaultDataDir(), cosines?: Record<string, (older: string, newer: string) => number>, gate = 0.5): PatternsEval {
+  const pairs = loadHandWritten();
+  const gold = pairs.map((p) => p.label === 'contradiction' || p.label === 'update');
+  const verdicts = pairs.map((p) => comparePair(p.older, p.newer));
+  const handWritten = prf(gold, verdicts.map((v) => v !== null));
+  const flaggedGold = pairs.map((p, i) => ({ p, v: verdicts[i] })).filter(({ p, v }) => v && (p.label === 'contradiction' || p.label === 'update'));
+  const byLabel: Record<string, { n: number; flagged: number }> = {};
+  pairs.forEach((p, i) => {
+    const s = (byLabel[p.label] ??= { n: 0, flagged: 0 });
+    s.n++;
+    if (verdicts[i]) s.flagged++;
+  });
+  const sick = loadSick(join(dataDir, 'sick', 'SICK.txt'));
+  const split = (name: string) => sick.filter((p) => p.split === name);
+  const onSick = (ps: Pair[]) => prf(ps.map((p) => p.gold), ps.map((p) => comparePair(p.premise, p.hypothesis) !== null));
+  const gated: Record<string, Prf> = {};
+  for (const [name, cos] of Object.entries(cosines ?? {})) gated[name] = prf(gold, pairs.map((p, i) => verdicts[i] !== null && cos(p.older, p.newer) >= gate));
+  return {
+    handWritten: {
+      ...handWritten,
+      kind_accuracy: r4(flaggedGold.filter(({ p, v }) => v!.kind === p.label).length / Math.max(flaggedGold.length, 1)),
+      by_label: byLabel,
+    },
+    handWrittenBefore: {
+      parity: prf(gold, pairs.map((p) => negationDiff(p.older, p.newer))),
+      detector: prf(gold, pairs.map((p) => predictContradiction(p.older, p.newer))),
+    },
+    sick: {
+      train: onSick(split('TRAIN')),
+      test: onSick(split('TEST')),
+      testBefore: prf(split('TEST').map((p) => p.gold), split('TEST').map((p) => predictContradiction(p.premise, p.hypothesis))),
+    },
+    ...(cosines ? { gated } : {}),
+  };
+}

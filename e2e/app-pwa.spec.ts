@@ -6,18 +6,17 @@
  * changed service worker) served to the same origin installs in the background, waits, and the
  * banner's Reload switches to it.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { extname, join, normalize } from 'node:path';
+import { join } from 'node:path';
 import { chromium, expect, test, type Page } from 'playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
 import { expectNoHorizontalScroll, guardPages, openStore, remember, shot } from './app-helpers.ts';
+import { serve } from '../scripts/serve.mjs';
 
 guardPages();
 
-const DIST = join(process.cwd(), 'dist', 'app');
+const DIST = join(process.cwd(), 'dist', 'e2e');
 
 /** PNG width and height from the IHDR chunk. */
 function pngSize(bytes: Buffer): { width: number; height: number } {
@@ -81,6 +80,8 @@ test('installable: a valid manifest with loading icons, a service worker in cont
     await page.reload();
     await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 120_000 });
     await expect(page.locator('main')).toHaveAttribute('data-store', 'pwa-install');
+    // The default model (MiniLM) came from the precache: the installed app embeds with no network.
+    await expect(page.locator('.chips')).toContainText('all-MiniLM-L6-v2');
     await remember(page, 'Written while offline: the app keeps working without the network.');
     await page.getByLabel('Search your memories').fill('does the app work offline without network?');
     await expect(page.locator('.result').first()).toContainText('Written while offline');
@@ -108,21 +109,9 @@ test('Chromium itself finds the app installable (a normal, non-incognito profile
 });
 
 // ---------------------------------------------------------------------------------------------
-// The update flow: a tiny static server for dist/app whose build can be switched to a "second
-// build" — index.html changed, and the service worker's precache revision for it changed with it,
-// exactly what a new deploy of the app looks like to a browser that has the old one.
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.webmanifest': 'application/manifest+json',
-  '.wasm': 'application/wasm',
-  '.png': 'image/png',
-  '.svg': 'image/svg+xml',
-};
+// The update flow: the app's own server (scripts/serve.mjs) for the e2e build, switched to a
+// "second build" — index.html changed, and the service worker's precache revision for it changed
+// with it, exactly what a new deploy of the app looks like to a browser that has the old one.
 
 interface AppServer {
   origin: string;
@@ -133,19 +122,8 @@ interface AppServer {
 
 async function serveApp(): Promise<AppServer> {
   const overrides = new Map<string, Buffer>();
-  const server: Server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    const rel = normalize(path === '/' ? '/index.html' : path).replace(/^([/\\])+/, '');
-    const file = join(DIST, rel);
-    const body = overrides.get(`/${rel}`) ?? (file.startsWith(DIST) && existsSync(file) && statSync(file).isFile() ? readFileSync(file) : null);
-    if (!body) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      return;
-    }
-    res.writeHead(200, { 'content-type': TYPES[extname(rel)] ?? 'application/octet-stream', 'cache-control': 'no-cache' }).end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { server, url } = await serve({ dir: DIST, port: 0, override: (path) => overrides.get(path) });
+  const port = new URL(url).port;
   return {
     origin: `http://127.0.0.1:${port}`,
     deploySecondBuild() {

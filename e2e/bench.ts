@@ -7,7 +7,7 @@
 // for Node to ask), for the cold-start measurement; the outcome lands in `window.bench.cold`.
 import * as Comlink from 'comlink';
 import { connectMemory, type ConnectOptions, type MemoryClient } from '../src/index.ts';
-import type { BenchHostApi, BenchInfo, OpenProbe, RecallProbe } from './bench.worker.ts';
+import type { BenchHostApi, BenchInfo, EmbedProbe, IndexBenchResult, Isolation, OpenProbe, RecallProbe, WorkerMemory } from './bench.worker.ts';
 
 export interface ColdStartResult {
   /** performance.now() (ms since navigation start) when this script began. */
@@ -46,9 +46,22 @@ export interface BenchApi {
   info(): Promise<BenchInfo>;
   /** Where a recall's time goes, measured inside the worker (the store must be open). */
   probe(name: string, runs: number, k: number): Promise<RecallProbe>;
+  /** The texts of the top `k` hits of each query (untimed; recall@10 is computed in Node). */
+  recallHits(name: string, queries: string[], k: number): Promise<string[][]>;
+  /** The int8 index alone: `n` corpus vectors in, a snapshot, timed searches (bench/million.ts --index-only). */
+  indexBench(name: string, n: number, queries: string[], k: number): Promise<IndexBenchResult>;
+  /** With `?indexOpen=<name>`: the page asks the (fresh) worker to load that index and search once, at once. */
+  indexCold?: Promise<{ loadMs: number; firstSearchMs: number; size: number; workerStartedAt: number; firstSearchEpochMs: number; memory: WorkerMemory }>;
+  /** The worker's JS heap and index memory. */
+  workerMemory(): Promise<WorkerMemory>;
   /** The steps of opening `name` from its snapshot, timed one by one (needs a fresh worker). */
   probeOpen(name: string): Promise<{ probe: OpenProbe; info: BenchInfo }>;
   cold?: Promise<ColdStartResult>;
+  /**
+   * Real-model embedding in a bench worker, loaded as the memory worker loads models: in the
+   * shared worker, or (`dedicated`) in a dedicated Worker started for this call.
+   */
+  embed(model: string, texts: string[], options?: { input?: 'query' | 'passage'; dedicated?: boolean; threads?: number; batchSize?: number }): Promise<EmbedProbe & { isolation: Isolation }>;
 }
 
 declare global {
@@ -107,9 +120,9 @@ async function withWorker<T>(task: (remote: Comlink.Remote<BenchHostApi>) => Pro
 
 const info = (): Promise<BenchInfo> => withWorker((remote) => remote.benchInfo());
 
-async function coldStart(name: string): Promise<ColdStartResult> {
+async function coldStart(name: string, index?: 'hnsw' | 'hnsw-i8' | 'exact'): Promise<ColdStartResult> {
   const t0 = performance.now();
-  const memory = await connect({ name });
+  const memory = await connect({ name, ...(index ? { index } : {}) });
   const tConnected = performance.now();
   const hits = await memory.recall('q:1000000', { k: 10, touch: false });
   const tEnd = performance.now();
@@ -131,8 +144,23 @@ async function coldStart(name: string): Promise<ColdStartResult> {
   };
 }
 
+async function embedIn(model: string, texts: string[], options: { input?: 'query' | 'passage'; dedicated?: boolean; threads?: number; batchSize?: number } = {}): Promise<EmbedProbe & { isolation: Isolation }> {
+  const { dedicated, ...rest } = options;
+  const run = async (remote: Comlink.Remote<BenchHostApi>) => ({ ...(await remote.embedProbe(model, texts, rest)), isolation: await remote.isolation() });
+  if (!dedicated) return withWorker(run);
+  const worker = new Worker(new URL('./bench.worker.ts', import.meta.url), { type: 'module', name: 'houkai-bench-dedicated' });
+  const remote = Comlink.wrap<BenchHostApi>(worker);
+  try {
+    return await run(remote);
+  } finally {
+    remote[Comlink.releaseProxy]();
+    worker.terminate();
+  }
+}
+
 window.bench = {
   connect,
+  embed: embedIn,
   async open(name, options = {}) {
     const t0 = performance.now();
     const memory = await connect({ ...options, name });
@@ -183,15 +211,33 @@ window.bench = {
     clients.delete(name);
     await memory?.close();
   },
+  async recallHits(name, queries, k) {
+    const memory = client(name);
+    const out: string[][] = [];
+    for (const query of queries) out.push((await memory.recall(query, { k, touch: false })).map((h) => h.memory.text));
+    return out;
+  },
+  workerMemory: () => withWorker((remote) => remote.memoryInfo()),
+  indexBench: (name, n, queries, k) => withWorker((remote) => remote.indexBench(name, n, queries, k)),
   info,
   probe: (name, runs, k) => withWorker((remote) => remote.probeRecall(name, runs, k)),
   probeOpen: (name) => withWorker(async (remote) => ({ probe: await remote.probeOpen(name), info: await remote.benchInfo() })),
 };
 
+const indexOpenName = new URLSearchParams(location.search).get('indexOpen');
+if (indexOpenName) {
+  // No client connect: straight to the worker, which loads the index and searches once.
+  const worker = new SharedWorker(new URL('./bench.worker.ts', import.meta.url), { type: 'module', name: WORKER_NAME });
+  worker.port.start();
+  const remote = Comlink.wrap<BenchHostApi>(worker.port);
+  window.bench.indexCold = remote.indexOpen(indexOpenName, 'q:1000000', 10).then((r) => ({ ...r, firstSearchEpochMs: performance.timeOrigin + performance.now() }));
+}
+
 const coldStore = new URLSearchParams(location.search).get('cold');
+const coldIndex = (new URLSearchParams(location.search).get('index') ?? undefined) as 'hnsw' | 'hnsw-i8' | 'exact' | undefined;
 if (coldStore) {
   status.textContent = `cold start: ${coldStore}…`;
-  window.bench.cold = coldStart(coldStore).then(
+  window.bench.cold = coldStart(coldStore, coldIndex).then(
     (result) => {
       status.textContent = `cold start: ${Math.round(result.inPageMs)} ms`;
       return result;

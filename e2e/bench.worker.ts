@@ -26,7 +26,12 @@ import { databaseName, openDexieStorage } from '../src/adapters/storage-dexie.ts
 import { StoreRegistry, createHost, type OpenedStore } from '../src/rpc/host.ts';
 import type { OpenRequest } from '../src/rpc/protocol.ts';
 import { installErrorTransfer } from '../src/rpc/transfer.ts';
-import { gaussian, mulberry32, perturb, randomUnitVector } from '../test/helpers/prng.ts';
+import { originModelOptions, originTransformersOptions } from '../worker/origin-assets.ts';
+import { createTransformersEmbedder } from '../src/adapters/embedder-transformers.ts';
+import { mulberry32 } from '../test/helpers/prng.ts';
+import { corpusVector, DIM, SYNTHETIC_ID, syntheticVector } from './synthetic.ts';
+
+export { SYNTHETIC_ID } from './synthetic.ts';
 
 installErrorTransfer();
 
@@ -35,65 +40,7 @@ const asset = (path: string): string => new URL(path, import.meta.url).href;
 const isShared = typeof (globalThis as { onconnect?: unknown }).onconnect !== 'undefined' || 'SharedWorkerGlobalScope' in globalThis;
 
 // ---------------------------------------------------------------------------------------------
-// The synthetic embedder
-
-export const SYNTHETIC_ID = 'synthetic-384';
-const DIM = 384;
-const CLUSTERS = 100;
-const CORPUS_SEED = 0x5eed_0384;
-const QUERY_SEED = 0x0a11_ce55;
-/** Per-coordinate noise in units of 1/sqrt(dim), as in makeClusteredVectors (0.6 ≈ related texts). */
-const SPREAD = 0.6;
-const SIGMA = SPREAD / Math.sqrt(DIM);
-
-const centroids: Float32Array[] = (() => {
-  const normal = gaussian(mulberry32(CORPUS_SEED));
-  return Array.from({ length: CLUSTERS }, () => randomUnitVector(DIM, normal));
-})();
-
-/** A 32-bit mix of two integers (murmur3 finaliser), to seed one point's generator. */
-function mix(a: number, b: number): number {
-  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b + 0x632be5ab, 0xc2b2ae35);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-/** One point of the distribution: a seeded centroid plus seeded noise, normalised. */
-function sample(seed: number, sigma = SIGMA): Float32Array {
-  const random = mulberry32(seed);
-  const centroid = centroids[Math.floor(random() * CLUSTERS)]!;
-  return perturb(centroid, sigma, gaussian(random));
-}
-
-/** The i-th stored vector of the corpus. */
-export function corpusVector(i: number): Float32Array {
-  return sample(mix(CORPUS_SEED, i));
-}
-
-export function syntheticVector(text: string): Float32Array {
-  const stored = /^m:(\d+)$/.exec(text);
-  if (stored) return corpusVector(Number(stored[1]));
-  const near = /^q:(\d+)@(\d+)$/.exec(text);
-  if (near) {
-    const random = mulberry32(mix(QUERY_SEED, Number(near[1])));
-    const n = Math.max(1, Number(near[2]));
-    const base = corpusVector(Math.floor(random() * n));
-    return perturb(base, SIGMA * 0.5, gaussian(random));
-  }
-  const query = /^q:(\d+)$/.exec(text);
-  if (query) return sample(mix(QUERY_SEED, Number(query[1])));
-  return sample(mix(QUERY_SEED ^ 0xffff, fnv1a(text)));
-}
+// The synthetic embedder (e2e/synthetic.ts)
 
 const syntheticEmbedder: Embedder & { backend: string } = {
   id: SYNTHETIC_ID,
@@ -115,8 +62,7 @@ function openWithOriginAssets(request: OpenRequest, onProgress?: CreateMemoryOpt
     ...(request.index ? { index: request.index } : {}),
     ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
     ...(onProgress ? { onProgress } : {}),
-    useLite: { modelUrl: asset('../models/use-lite/'), wasmPaths: asset('../wasm/tfjs/'), ...request.useLite },
-    minilm: { localModelPath: asset('../models/'), ...request.minilm },
+    ...originModelOptions(request),
   });
 }
 
@@ -133,15 +79,62 @@ export interface StoreOpenRecord {
 
 const opens: StoreOpenRecord[] = [];
 
+/** The int8 indexes this worker created, by store, so `memoryInfo` can report their WebAssembly memory. */
+const i8Indexes = new Map<string, { memory(): { usedBytes: number; reservedBytes: number } }>();
+
+/** 'hnsw-i8' wired as createMemory wires it, keeping a handle on the index for `memoryInfo`. */
+function indexOption(request: OpenRequest): CreateMemoryOptions['index'] {
+  if (request.index !== 'hnsw-i8') return request.index;
+  return async (options) => {
+    const [{ createHnswI8IndexFactory }, { idbBlockStore }] = await Promise.all([import('../src/adapters/index-hnsw-i8.ts'), import('../src/adapters/index-blocks-idb.ts')]);
+    const index = await createHnswI8IndexFactory({ blocks: (name) => idbBlockStore({ database: databaseName(name) }) })(options);
+    i8Indexes.set(options.name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number } });
+    return index;
+  };
+}
+
+export interface WorkerMemory {
+  /** Chromium's performance.memory in this worker (JS heap), when exposed. */
+  jsHeapUsedBytes: number | null;
+  jsHeapTotalBytes: number | null;
+  /** WebAssembly memory of the int8 indexes (reserved = the linear memory's size). */
+  i8IndexBytes: { used: number; reserved: number };
+  /** hnswlib-wasm's linear memory, when it was loaded. */
+  hnswlibBytes: number | null;
+}
+
+async function memoryInfo(): Promise<WorkerMemory> {
+  const heap = (performance as unknown as { memory?: { usedJSHeapSize: number; totalJSHeapSize: number } }).memory;
+  let used = 0;
+  let reserved = 0;
+  for (const index of i8Indexes.values()) {
+    try {
+      const m = index.memory();
+      used += m.usedBytes;
+      reserved += m.reservedBytes;
+    } catch {
+      /* disposed */
+    }
+  }
+  const { peekHnswlibModule } = await import('../src/adapters/hnswlib-loader.ts');
+  const lib = (await peekHnswlibModule()?.catch(() => undefined)) as { HEAPU8?: Uint8Array } | undefined;
+  return {
+    jsHeapUsedBytes: heap?.usedJSHeapSize ?? null,
+    jsHeapTotalBytes: heap?.totalJSHeapSize ?? null,
+    i8IndexBytes: { used, reserved },
+    hnswlibBytes: lib?.HEAPU8?.byteLength ?? null,
+  };
+}
+
 async function open(request: OpenRequest, onProgress?: CreateMemoryOptions['onProgress']): Promise<OpenedStore> {
   const t0 = performance.now();
   const store =
-    request.embedder === 'use-lite'
+    request.embedder === 'use-lite' || request.embedder === 'minilm' || request.embedder === 'bge-small'
       ? await openWithOriginAssets(request, onProgress)
       : await createMemory({
           name: request.name,
           embedder: syntheticEmbedder,
-          ...(request.index ? { index: request.index } : {}),
+          ...(request.index ? { index: indexOption(request) } : {}),
           ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
           ...(onProgress ? { onProgress } : {}),
         });
@@ -433,6 +426,136 @@ async function rowCount(name: string): Promise<number | undefined> {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Real models in this worker, loaded exactly as the memory worker loads them (origin-assets.ts)
+
+export interface EmbedProbe {
+  /** One vector per text, as plain arrays. */
+  vectors: number[][];
+  backend: string;
+  loadMs: number;
+  embedMs: number;
+}
+
+export interface Isolation {
+  crossOriginIsolated: boolean;
+  sharedArrayBuffer: boolean;
+  hardwareConcurrency: number;
+  shared: boolean;
+}
+
+function isolation(): Isolation {
+  return {
+    crossOriginIsolated: (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true,
+    sharedArrayBuffer: typeof SharedArrayBuffer !== 'undefined',
+    hardwareConcurrency: navigator.hardwareConcurrency,
+    shared: isShared,
+  };
+}
+
+/** Loads `model` (a transformers.js id) from this origin and embeds `texts`; times both. */
+async function embedProbe(model: string, texts: string[], options: { input?: 'query' | 'passage'; threads?: number; batchSize?: number } = {}): Promise<EmbedProbe> {
+  const t0 = performance.now();
+  const embedder = await createTransformersEmbedder({
+    model,
+    ...originTransformersOptions(),
+    ...(options.threads ? { threads: options.threads } : {}),
+    ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+  });
+  const t1 = performance.now();
+  try {
+    const vectors = await embedder.embed(texts, options.input ? { input: options.input } : {});
+    return { vectors: vectors.map((v) => Array.from(v)), backend: embedder.backend, loadMs: t1 - t0, embedMs: performance.now() - t1 };
+  } finally {
+    await embedder.dispose();
+  }
+}
+
+// The int8 index alone at a million (bench/million.ts --index-only): no store rows, so a million
+// vectors go in within minutes; its snapshot blocks live in a database of their own.
+
+export interface IndexBenchResult {
+  n: number;
+  insertPerS: number;
+  /** Insert rate over the last tenth (the index at 90–100% of its size). */
+  insertLastTenthPerS: number;
+  saveMs: number;
+  blockBytes: number;
+  searchMs: { p50: number; p99: number };
+  /** Top-k labels per query (recall is computed in Node against exact search). */
+  hits: number[][];
+  memory: WorkerMemory;
+}
+
+async function indexBench(name: string, n: number, queries: string[], k: number): Promise<IndexBenchResult> {
+  const [{ createHnswI8IndexFactory }, { idbBlockStore }] = await Promise.all([import('../src/adapters/index-hnsw-i8.ts'), import('../src/adapters/index-blocks-idb.ts')]);
+  const blocks = idbBlockStore({ database: `houkai-index:${name}`, create: true });
+  const index = await createHnswI8IndexFactory({ blocks: () => blocks })({ name, dim: DIM, capacity: n });
+  i8Indexes.set(name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number } });
+  const t0 = performance.now();
+  let tenth = t0;
+  const batch = 1000;
+  for (let start = 0; start < n; start += batch) {
+    if (start === Math.floor(n * 0.9 / batch) * batch) tenth = performance.now();
+    const labels: number[] = [];
+    const vectors: Float32Array[] = [];
+    for (let i = start; i < Math.min(n, start + batch); i++) {
+      labels.push(i);
+      vectors.push(corpusVector(i));
+    }
+    index.add(labels, vectors);
+    if (start % 50_000 === 0) await new Promise((r) => setTimeout(r, 0));
+  }
+  const t1 = performance.now();
+  const saved = await index.saveSnapshot(1);
+  const saveMs = performance.now() - t1;
+  if (!saved) throw new Error('the index snapshot was not written');
+  const vectors = queries.map((q) => syntheticVector(q));
+  for (let j = 0; j < 20; j++) index.search(vectors[j % vectors.length]!, k);
+  const times: number[] = [];
+  const hits = vectors.map((v) => {
+    const t = performance.now();
+    const found = index.search(v, k);
+    times.push(performance.now() - t);
+    return found.map((h) => h.label);
+  });
+  const memory = await memoryInfo();
+  const blockBytes = await blocks.byteSize!();
+  index.dispose();
+  i8Indexes.delete(name);
+  // Corpus generation is timed too; it is small next to insertion (measured separately in Node).
+  return {
+    n,
+    insertPerS: Math.round(n / ((t1 - t0) / 1000)),
+    insertLastTenthPerS: Math.round((n - Math.floor(n * 0.9 / batch) * batch) / ((t1 - tenth) / 1000)),
+    saveMs: Math.round(saveMs),
+    blockBytes,
+    searchMs: quantiles(times),
+    hits,
+    memory,
+  };
+}
+
+/** Opens the index saved by `indexBench` (in a fresh worker) and answers one search. */
+async function indexOpen(name: string, query: string, k: number): Promise<{ loadMs: number; firstSearchMs: number; size: number; workerStartedAt: number; memory: WorkerMemory }> {
+  const [{ createHnswI8IndexFactory }, { idbBlockStore }] = await Promise.all([import('../src/adapters/index-hnsw-i8.ts'), import('../src/adapters/index-blocks-idb.ts')]);
+  const t0 = performance.now();
+  const index = await createHnswI8IndexFactory({ blocks: () => idbBlockStore({ database: `houkai-index:${name}`, create: true }) })({ name, dim: DIM, capacity: 1024 });
+  i8Indexes.set(name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number } });
+  const generation = await index.loadSnapshot();
+  const loadMs = performance.now() - t0;
+  if (generation === null) throw new Error('the index snapshot did not load');
+  const t1 = performance.now();
+  const found = index.search(syntheticVector(query), k);
+  const firstSearchMs = performance.now() - t1;
+  if (found.length !== k) throw new Error('the first search came back short');
+  const memory = await memoryInfo();
+  const size = index.size();
+  index.dispose();
+  i8Indexes.delete(name);
+  return { loadMs: Math.round(loadMs), firstSearchMs: Math.round(firstSearchMs * 1000) / 1000, size, workerStartedAt: startedAt, memory };
+}
+
 function connection() {
   return Object.assign(createHost(registry), {
     benchInfo: async (): Promise<BenchInfo> => ({
@@ -444,6 +567,11 @@ function connection() {
     }),
     probeRecall,
     probeOpen,
+    embedProbe,
+    isolation: async () => isolation(),
+    memoryInfo,
+    indexBench,
+    indexOpen,
   });
 }
 

@@ -11,6 +11,10 @@ if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_PATH:-}" ]; then
   $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
+# The int8 index kernel is committed as built wasm (src/adapters/hnsw-i8/kernel-wasm.ts): prove it
+# is what kernel.c compiles to (Debian's clang-14 and lld-14, installed here when missing).
+node scripts/build-index-wasm.mjs --check --install
+
 # The real embedding models (MiniLM, bge-small): the unit, golden and browser tests use them.
 node scripts/models.mjs
 npx tsc -p tsconfig.json

@@ -38,6 +38,7 @@ export { portEndpoint, encodeJson, decodeJson, type PortEndpoint, type RuntimePo
 export { connectTools, type RemoteTools, type ToolFormat, type ToolsHostApi } from './client/tools.ts';
 export { openConnection, bridgeEndpoint, allowCalls, type Connection } from './rpc/port-host.ts';
 export { canonicalModelName, isSameModel } from './core/archive/format.ts';
+export { SCOPE_POLICY, type ConnectionScope, type Access, type ApiMethod, type MethodPolicy } from './core/scope/index.ts';
 
 export interface ConnectOptions extends Partial<OpenRequest> {
   /**
@@ -120,7 +121,9 @@ export async function connectMemory(options: ConnectOptions = {}): Promise<Memor
     ...(request.journalRetention ? { journalRetention: request.journalRetention } : {}),
     ...(request.conflictPolicy ? { conflictPolicy: request.conflictPolicy } : {}),
     ...(request.scope ? { scope: request.scope } : {}),
+    ...(request.transformers ? { transformers: request.transformers } : {}),
     ...(request.minilm ? { minilm: request.minilm } : {}),
+    ...(request.bgeSmall ? { bgeSmall: request.bgeSmall } : {}),
     ...(request.useLite ? { useLite: request.useLite } : {}),
     ...(onProgress ? { onProgress } : {}),
     ...(onClose ? { onClose } : {}),

@@ -12,7 +12,7 @@
  * hit.memory.text; // 'We lint with ESLint and format with Prettier'
  * ```
  */
-import { deleteDexieStorage, openDexieStorage, SCHEMA_VERSION, type DexieStorageOptions } from './adapters/storage-dexie.ts';
+import { databaseName, deleteDexieStorage, openDexieStorage, SCHEMA_VERSION, type DexieStorageOptions } from './adapters/storage-dexie.ts';
 import { readStorageInfo } from './adapters/browser-storage.ts';
 import { openDexieRegistry } from './adapters/registry-dexie.ts';
 import { createDexieCatalog } from './adapters/store-catalog.ts';
@@ -23,6 +23,7 @@ import type { IndexOpenOutcome } from './core/index-sync.ts';
 import { openStore, type MemoryApi, type StoreOpenOptions } from './core/store.ts';
 import type { LongRunOptions } from './core/types.ts';
 import type { TransformersEmbedderOptions } from './adapters/embedder-transformers.ts';
+import type { TransformersModelKey } from './adapters/model-catalog.ts';
 import type { UseLiteOptions } from './adapters/embedder-use-lite.ts';
 
 export * from './core/types.ts';
@@ -36,24 +37,39 @@ export type { UndoEffect } from './core/undo-plan.ts';
 export type { JournalHorizon, LossRecord } from './core/ports.ts';
 export { contentHash } from './core/text.ts';
 export type { StoreInfo, StoreCatalog } from './core/catalog.ts';
+export { scopeMemory, SCOPE_POLICY, type ConnectionScope, type Access, type ApiMethod, type MethodPolicy } from './core/scope/index.ts';
 
-export type EmbedderChoice = 'auto' | 'minilm' | 'use-lite' | Embedder;
+export type EmbedderChoice = 'auto' | 'minilm' | 'bge-small' | 'use-lite' | Embedder;
 
 export interface CreateMemoryOptions extends LongRunOptions {
   /** Store name; stores are isolated from each other. Default 'default'. */
   name?: string;
   /**
-   * 'minilm' (all-MiniLM-L6-v2 on transformers.js), 'use-lite' (bundled Universal Sentence
-   * Encoder lite, fully offline), your own `Embedder`, or 'auto' (default): the embedder the
-   * store was made with, else MiniLM when its files load, else use-lite.
+   * 'minilm' (all-MiniLM-L6-v2 on transformers.js), 'bge-small' (bge-small-en-v1.5, a
+   * query/passage model), 'use-lite' (bundled Universal Sentence Encoder lite, no download), your
+   * own `Embedder`, or 'auto' (default): the embedder the store was made with, else MiniLM when
+   * its files load, else use-lite.
    */
   embedder?: EmbedderChoice;
-  /** Options for the MiniLM embedder (model host, local path, device…). */
+  /**
+   * Where and how transformers.js loads its models (both MiniLM and bge-small): `localModelPath`
+   * (a folder in Node, a URL path in browsers, holding `Xenova/<model>/…` as `npm run models`
+   * lays it out), device, wasm paths… Nothing is downloaded from another origin unless you set
+   * `allowRemoteModels` or `remoteHost`.
+   */
+  transformers?: TransformersEmbedderOptions;
+  /** Options for MiniLM only (over `transformers`). */
   minilm?: TransformersEmbedderOptions;
+  /** Options for bge-small only (over `transformers`). */
+  bgeSmall?: TransformersEmbedderOptions;
   /** Options for the use-lite embedder (model URL, wasm paths…). */
   useLite?: UseLiteOptions;
-  /** 'hnsw' (default), 'exact' (brute force: tiny stores, and the oracle in tests), or a factory. */
-  index?: 'hnsw' | 'exact' | VectorIndexFactory;
+  /**
+   * 'hnsw' (default: hnswlib-wasm, float32), 'hnsw-i8' (our int8 HNSW kernel with SIMD, block
+   * snapshots in the store's database: a quarter of the memory, for large stores), 'exact'
+   * (brute force: tiny stores, and the oracle in tests), or a factory.
+   */
+  index?: 'hnsw' | 'exact' | 'hnsw-i8' | VectorIndexFactory;
   /**
    * Conflict detection at write time: the default policy ('warn'), the cosine gate (0.80), and
    * in-process hooks (a contradiction function, a seed-002 classifier; both may be async).
@@ -73,6 +89,8 @@ export interface CreateMemoryOptions extends LongRunOptions {
   snapshotDelayMs?: number;
   /** Pacing of background HNSW insertion after imports and at open (chunk, slice and pause lengths, pending cap). */
   indexDrain?: StoreOpenOptions['indexDrain'];
+  /** How imports prove they are alive to other owners of the store: `{ ttlSeconds = 30, heartbeatSeconds = 5, locks }` (`locks: null` uses leases only). */
+  importLease?: StoreOpenOptions['importLease'];
   /** IndexedDB implementation for Node (`fake-indexeddb`); defaults to the global one. */
   indexedDB?: IDBFactory;
   IDBKeyRange?: typeof IDBKeyRange;
@@ -87,14 +105,18 @@ export type LocalMemory = MemoryApi & {
   readonly opened: IndexOpenOutcome | 'pending-reindex';
 };
 
-const MINILM_ALIASES = new Set(['Xenova/all-MiniLM-L6-v2', 'sentence-transformers/all-MiniLM-L6-v2', 'all-MiniLM-L6-v2']);
 const USE_LITE_ID = 'universal-sentence-encoder-lite';
 
-async function loadMiniLM(options: CreateMemoryOptions): Promise<Embedder> {
-  const { createTransformersEmbedder } = await import('./adapters/embedder-transformers.ts');
+async function loadTransformers(key: TransformersModelKey, options: CreateMemoryOptions): Promise<Embedder> {
+  const [{ createTransformersEmbedder }, { TRANSFORMERS_MODELS }] = await Promise.all([
+    import('./adapters/embedder-transformers.ts'),
+    import('./adapters/model-catalog.ts'),
+  ]);
   return createTransformersEmbedder({
+    model: TRANSFORMERS_MODELS[key].id,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    ...options.minilm,
+    ...options.transformers,
+    ...(key === 'minilm' ? options.minilm : options.bgeSmall),
   });
 }
 
@@ -114,23 +136,31 @@ export async function resolveEmbedder(choice: EmbedderChoice, options: CreateMem
     }
     return choice;
   }
-  if (choice === 'minilm') return loadMiniLM(options);
+  if (choice === 'minilm' || choice === 'bge-small') return loadTransformers(choice, options);
   if (choice === 'use-lite') return loadUseLite(options);
   if (choice !== 'auto') {
-    throw invalid(`embedder must be 'auto', 'minilm', 'use-lite' or an Embedder — got ${JSON.stringify(choice)}`, { field: 'embedder' });
+    throw invalid(`embedder must be 'auto', 'minilm', 'bge-small', 'use-lite' or an Embedder — got ${JSON.stringify(choice)}`, { field: 'embedder' });
   }
   if (recordedId === USE_LITE_ID) return loadUseLite(options);
+  const { knownModel } = await import('./adapters/model-catalog.ts');
+  const recorded = recordedId ? knownModel(recordedId) : undefined;
+  // A store made with a known model reopens with it, and fails loudly when its files are missing.
+  if (recorded) return loadTransformers(recorded.key, options);
   try {
-    return await loadMiniLM(options);
+    return await loadTransformers('minilm', options);
   } catch (error) {
-    if (recordedId && MINILM_ALIASES.has(recordedId)) throw error;
     if (error instanceof MemoryError && error.code === 'MODEL_UNAVAILABLE') return loadUseLite(options);
     throw error;
   }
 }
 
-async function indexFactory(choice: CreateMemoryOptions['index']): Promise<VectorIndexFactory> {
+async function indexFactory(choice: CreateMemoryOptions['index'], dbOptions: DexieStorageOptions): Promise<VectorIndexFactory> {
   if (typeof choice === 'function') return choice;
+  if (choice === 'hnsw-i8') {
+    const [{ createHnswI8IndexFactory }, { idbBlockStore }] = await Promise.all([import('./adapters/index-hnsw-i8.ts'), import('./adapters/index-blocks-idb.ts')]);
+    // The blocks live in the store's own database (its `indexBlocks` table, schema v9).
+    return createHnswI8IndexFactory({ blocks: (name) => idbBlockStore({ database: databaseName(name), ...dbOptions }) });
+  }
   if (choice === undefined || choice === 'hnsw') {
     const { createHnswIndexFactory } = await import('./adapters/index-hnsw.ts');
     return createHnswIndexFactory();
@@ -139,7 +169,7 @@ async function indexFactory(choice: CreateMemoryOptions['index']): Promise<Vecto
     const { createExactIndex } = await import('./adapters/index-exact.ts');
     return async ({ dim }) => createExactIndex({ dim });
   }
-  throw invalid(`index must be 'hnsw', 'exact' or a factory — got ${JSON.stringify(choice)}`, { field: 'index' });
+  throw invalid(`index must be 'hnsw', 'hnsw-i8', 'exact' or a factory — got ${JSON.stringify(choice)}`, { field: 'index' });
 }
 
 /**
@@ -167,7 +197,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
     const embedder = await resolveEmbedder(options.embedder ?? 'auto', options, recorded?.embedderId);
     // A capacity hint only (the index grows): the metadata row's count avoids a linear count().
     const count = recorded?.lexicalDocs ?? (await storage.count());
-    index = await (await indexFactory(options.index))({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });
+    index = await (await indexFactory(options.index, dbOptions))({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });
     const store = await openStore(
       {
         name,
@@ -191,6 +221,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         ...(options.journalRetention !== undefined ? { journalRetention: options.journalRetention } : {}),
         ...(options.snapshotDelayMs !== undefined ? { snapshotDelayMs: options.snapshotDelayMs } : {}),
         ...(options.indexDrain ? { indexDrain: options.indexDrain } : {}),
+        ...(options.importLease ? { importLease: options.importLease } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       },

@@ -137,6 +137,45 @@ describe('imports and the background HNSW drain', () => {
     await again.close();
   });
 
+  it('a store closed before its first snapshot opens at once: its vectors are searched exactly while the graph is rebuilt behind, and the snapshot follows the drain', async () => {
+    const data = corpus('cold', 1200, 61);
+    const queries = queriesNear(data, 20);
+    const embedder = tableEmbedder([data], queries);
+    const name = uniqueName('drain-cold');
+    // A 60 s snapshot debounce: the snapshot below can only come from the drain's end.
+    const options = { name, embedder, index: 'hnsw', snapshotDelayMs: 60_000, indexDrain: SLOW } as const;
+
+    const store = await createMemory(options);
+    await store.importArchive(data.archive);
+    expect((await store.stats()).index).toMatchObject({ snapshotGeneration: null });
+    expect((await store.stats()).index.pending).toBeGreaterThan(0);
+    await store.close(); // the tab closes soon after the import: no snapshot yet
+
+    const progress: { done: number; total: number }[] = [];
+    const reopened = await createMemory({ ...options, onProgress: (e) => void (e.kind === 'index-rebuild' && progress.push({ done: e.done, total: e.total })) });
+    expect(reopened.opened).toBe('rebuilt');
+    const opened = (await reopened.stats()).index;
+    expect(opened.size).toBe(1200);
+    // The open waited for the reads only, not for the graph.
+    expect(opened.pending).toBeGreaterThan(1000);
+    expect(progress.at(-1)).toEqual({ done: 1200, total: 1200 });
+    const last = data.memories[1199]!;
+    expect((await reopened.recall(last.text, { k: 1, touch: false }))[0]!.memory.id).toBe(last.id);
+    const exact = await createMemory({ name: uniqueName('drain-cold-exact'), embedder, index: 'exact' });
+    await exact.importArchive(data.archive);
+    await expectSameAnswers(reopened, exact, queries);
+
+    await expect.poll(async () => (await reopened.stats()).index, { timeout: 60_000, interval: 50 }).toMatchObject({ pending: 0, snapshotGeneration: opened.generation });
+    await expectSameAnswers(reopened, exact, queries);
+    await reopened.close();
+    await exact.close();
+
+    const again = await createMemory(options);
+    expect(again.opened).toBe('snapshot');
+    expect((await again.stats()).index).toMatchObject({ size: 1200, pending: 0 });
+    await again.close();
+  });
+
   it('a cancelled import takes its vectors back out of the pending set', async () => {
     const kept = corpus('kept', 50, 51);
     const dropped = corpus('dropped', 600, 53, 1_800_000_000);

@@ -142,12 +142,22 @@ describe('the conflict scan', () => {
       { memory: mem('exp', 'Use flake8 for linting', { expiresAt: NOW - 5 }), similarity: 0.95 },
       { memory: m, similarity: 1 },
     ];
-    const out = await detectConflicts(m, candidates, { now: NOW });
+    // With the pattern gate at the threshold: the reference's gate alone.
+    const out = await detectConflicts(m, candidates, { now: NOW, patternGate: 0.8 });
     expect(out.map((c) => [c.b.id, c.kind, c.reason, c.similarity])).toEqual([
       ['dup', 'duplicate', 'similarity', 0.9877],
       ['con', 'contradiction', 'negation_diff', 0.91],
     ]);
     expect(out[0]!.a).toBe(m);
+    // By default a pair below the threshold still conflicts when a pattern says so ("Use flake8"
+    // negated), but is never a duplicate there.
+    const byDefault = await detectConflicts(m, candidates, { now: NOW });
+    expect(byDefault.map((c) => [c.b.id, c.kind, c.reason])).toEqual([
+      ['dup', 'duplicate', 'similarity'],
+      ['con', 'contradiction', 'negation_diff'],
+      ['low', 'contradiction', 'negation_diff'],
+    ]);
+    await expect(detectConflicts(m, candidates, { patternGate: 7 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'patternGate' } });
     const loose = await detectConflicts(m, candidates, { threshold: 0.5 });
     expect(loose.map((c) => c.b.id)).toEqual(['dup', 'con', 'low', 'exp']);
     await expect(detectConflicts(m, candidates, { threshold: 2 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });

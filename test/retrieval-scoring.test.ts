@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bm25Pool, InMemoryBm25Corpus } from '../src/core/bm25.ts';
-import { ConfidenceCalibrator, classifyConfidence } from '../src/core/confidence.ts';
+import { classifyConfidence } from '../src/core/confidence.ts';
 import { MemoryError } from '../src/core/errors.ts';
 import { mmrSelect } from '../src/core/mmr.ts';
 import { checkWeights, DEFAULT_HYBRID_WEIGHTS, scoreCandidates, type PoolItem } from '../src/core/scoring.ts';
-import { jaccard, lexicalTerms, tokenize } from '../src/core/tokenize.ts';
+import { jaccard, lexicalTerms, rawLexicalTerms, tokenize } from '../src/core/tokenize.ts';
 import type { Memory } from '../src/core/types.ts';
 import { mulberry32 } from './helpers/prng.ts';
 import { DAY, makeMemory, NOW } from './helpers/memory.ts';
@@ -30,11 +30,38 @@ describe('tokenize (reference tokeniser)', () => {
 
   it('lexicalTerms keeps identifiers whole in addition to the word tokens', () => {
     const terms = lexicalTerms('Fixed in PR #441: MemoryStore.recall, snake_case, src/core/store.ts, v1.2.3, fast-check');
-    for (const t of ['pr', '441', '#441', 'pr#441', 'memorystore.recall', 'memory', 'store', 'snake_case', 'snake', 'case', 'src/core/store.ts', 'store.ts', 'v1.2.3', '1.2.3', 'fast-check']) {
+    for (const t of ['pr', '441', '#441', 'pr#441', 'memorystore.recall', 'memori', 'store', 'snake_case', 'snake', 'case', 'src/core/store.ts', 'store.ts', 'v1.2.3', '1.2.3', 'fast-check']) {
       expect(terms).toContain(t);
     }
-    // Plain prose gets exactly the reference tokens, so BM25 matches the reference there.
-    expect(lexicalTerms('plain words only here')).toEqual(tokenize('plain words only here'));
+    // The old terms are still available as they were (the reference tokens plus identifiers).
+    expect(rawLexicalTerms('plain words only here')).toEqual(tokenize('plain words only here'));
+  });
+
+  it('lexicalTerms drops stop words and keeps the rest, lightly stemmed', () => {
+    expect(lexicalTerms('where is the office')).toEqual(['office']);
+    expect(lexicalTerms('Team office moved to Leopoldstraße 8, München.')).toEqual(['team', 'office', 'move', 'leopoldstraße', '8', 'münchen']);
+    // Plurals, -ed and -ing meet their base form; short words and non-ASCII words are left alone.
+    expect(lexicalTerms('offices deploys deployed deploying memories memory bus gas status')).toEqual([
+      'office', 'deploi', 'deploi', 'deploi', 'memori', 'memori', 'bus', 'gas', 'status',
+    ]);
+    // German, French and Spanish function words too, but not English content words that look like them.
+    expect(lexicalTerms('der Server und die Datenbank')).toEqual(['server', 'die', 'datenbank']);
+    expect(lexicalTerms("we don't use it at all")).toEqual(['use']);
+    // Nothing left: no terms, so nothing can match.
+    expect(lexicalTerms('is it that we were at?')).toEqual([]);
+  });
+
+  it('numbers, versions and times stay whole: their digits are not terms of their own', () => {
+    expect(lexicalTerms('Node 20, support for v2.0.0 ends at 9:30; budget 5,000 euros, 99.9% uptime, host 192.168.1.10')).toEqual([
+      'node', '20', 'support', 'end', 'budget', 'euro', 'uptime', 'host', '5000', 'v2.0.0', '2.0.0', '9:30', '99.9', '192.168.1.10',
+    ]);
+    // "2" and "0" are not terms, so "v2.0.0" does not match a query for "2".
+    expect(lexicalTerms('v2.0.0')).not.toContain('2');
+    expect(lexicalTerms('5000 EUR')).toContain('5000');
+  });
+
+  it('CJK bigrams holding a particle are dropped', () => {
+    expect(lexicalTerms('東京の天気')).toEqual(['東京の天気', '東京', '天気']);
   });
 
   it('stays linear on pathological input (a megabyte without a space, long CJK runs)', () => {
@@ -156,7 +183,7 @@ describe('scoreCandidates', () => {
     expect(accessed[0]!.explain!.signals.find((s) => s.name === 'recency')!.value).toBe(1);
   });
 
-  it('weighted formula: exact score for the default weights', () => {
+  it('linear formula (AI-Houkai\'s): exact score for the default weights', () => {
     const m = makeMemory('m', 'deploy the api', { importance: 0.8, createdAt: NOW - 2 * DAY, polarity: 1 });
     const other = makeMemory('o', 'something else');
     const hits = scoreCandidates(
@@ -165,10 +192,90 @@ describe('scoreCandidates', () => {
         { memory: other, cosine: 0.1 },
       ],
       'deploy',
-      { mode: 'hybrid', now: NOW },
+      { mode: 'hybrid', fusion: 'linear', now: NOW },
     );
     const expected = 0.55 * 0.7 + 0.2 * 1 + 0.15 * Math.exp(-0.2) + 0.1 * 0.8 + 0.05 * 1;
     expect(hits[0]!.score).toBeCloseTo(expected, 12);
+  });
+
+  it('weighted formula (relevance first): exact score for the default weights, with and without a relevance gate', () => {
+    const m = makeMemory('m', 'deploy the api', { importance: 0.8, createdAt: NOW - 2 * DAY, polarity: 1 });
+    const other = makeMemory('o', 'something else');
+    const pool = [
+      { memory: m, cosine: 0.7 },
+      { memory: other, cosine: 0.1 },
+    ];
+    const relevance = (0.55 * 0.7 + 0.2 * 1) / 0.75;
+    const context = 0.05 * (0.15 * Math.exp(-0.2) + 0.1 * 0.8) / 0.25;
+    const plain = scoreCandidates(pool, 'deploy', { mode: 'hybrid', now: NOW, explain: true });
+    expect(plain[0]!.score).toBeCloseTo(relevance + context + 0.05 * 1, 12);
+    expect(plain[0]!.explain!.breakdown).toMatchObject({ fusion: 'weighted', relevance: Number(relevance.toFixed(4)), relevance_gate: 1 });
+    // A judge that gives P(relevant) 0.5 halves the recency, importance and polarity parts.
+    const half = scoreCandidates(pool, 'deploy', { mode: 'hybrid', now: NOW, relevance: () => ({ probability: 0.5, confidence: 'weak', z: 0 }) });
+    expect(half[0]!.score).toBeCloseTo(relevance + 0.5 * (context + 0.05), 12);
+    expect(half[0]).toMatchObject({ confidence: 'weak', relevance: 0.5 });
+    // recencyWeight adds an ungated recency term ("latest first").
+    const latest = scoreCandidates(pool, 'deploy', { mode: 'hybrid', now: NOW, recencyWeight: 1, relevance: () => ({ probability: 0, confidence: 'none', z: 0 }) });
+    expect(latest[0]!.score).toBeCloseTo(relevance + Math.exp(-0.2), 12);
+  });
+
+  it('the office case: an older memory that matches by meaning and keyword outranks a dozen fresh unrelated ones', () => {
+    const office = makeMemory('office', 'Team office moved to Leopoldstraße 8, München.', { createdAt: NOW - 120 * DAY, importance: 0.5 });
+    const fresh = [
+      'Refactored the recall pipeline to read candidates in chunks',
+      'Fixed a flaky test in the archive import suite',
+      'The user asked for a summary of the incident review',
+      'Lunch order: two vegetarian pizzas for the team',
+      'Renamed the batch option to batchSize',
+      'Benchmarks show a recall p50 of 1.6 ms',
+      'The user is debugging a CORS error from the staging API',
+      'Scheduled a call with the Vienna customer',
+      'Upgraded Vite to version 8 in the app workspace',
+      'The user wants the release notes to mention the import dialog',
+      'Added a health check endpoint to the gateway',
+      'Today the retro was about context switches',
+      'Reviewed the pull request for the review queue',
+      'Moved the standup notes template into the wiki',
+    ].map((text, i) => makeMemory(`fresh${i}`, text, { createdAt: NOW - 60 * i, importance: 0.9 }));
+    // The embedder hardly separates them (as USE-lite did: office 0.14, fresh ones up to 0.18).
+    const pool: PoolItem[] = [{ memory: office, cosine: 0.14 }, ...fresh.map((memory, i) => ({ memory, cosine: 0.18 - i * 0.005 }))];
+    const rankOf = (hits: { memory: { id: string } }[]): number => hits.findIndex((h) => h.memory.id === 'office') + 1;
+    // AI-Houkai's sum gives every fresh memory +0.15 of recency: the office sinks.
+    expect(rankOf(scoreCandidates(pool, 'where is the office', { mode: 'hybrid', fusion: 'linear', now: NOW }))).toBeGreaterThan(1);
+    const hits = scoreCandidates(pool, 'where is the office', { mode: 'hybrid', now: NOW, explain: true });
+    expect(rankOf(hits)).toBe(1);
+    // "where", "is", "the" neither score nor highlight; only "office" matched.
+    expect(hits[0]!.explain!.signals.find((s) => s.name === 'lexical')!.details.matchedTerms).toEqual(['office']);
+    for (const h of hits.slice(1)) expect(h.explain!.signals.find((s) => s.name === 'lexical')!.details.matchedTerms).toEqual([]);
+  });
+
+  it('recency and importance only break near-ties: never more than tieBand + a polarity swing', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 30 }), fc.integer({ min: 0, max: 1_000_000 }), (n, seed) => {
+        const r = mulberry32(seed);
+        const items: PoolItem[] = Array.from({ length: n }, (_, i) => ({
+          memory: makeMemory(`m${i}`, `memory ${i} about ${['deploy', 'lint', 'tests'][i % 3]}`, {
+            importance: r(),
+            createdAt: NOW - Math.floor(r() * 400) * DAY,
+            polarity: ([-1, 0, 1] as const)[Math.floor(r() * 3)]!,
+          }),
+          cosine: r() * 2 - 1,
+        }));
+        const hits = scoreCandidates(items, 'deploy', { mode: 'hybrid', now: NOW, explain: true });
+        const relevanceOf = (h: (typeof hits)[number]): number =>
+          h.explain!.signals.filter((x) => x.name === 'cosine' || x.name === 'lexical').reduce((a, x) => a + x.weighted, 0);
+        // Whenever a memory ranks above another, its relevance is not lower by more than the band
+        // (tieBand, plus a polarity swing of ±polarityWeight).
+        for (let i = 0; i < hits.length; i++) {
+          for (let j = i + 1; j < hits.length; j++) expect(relevanceOf(hits[i]!)).toBeGreaterThan(relevanceOf(hits[j]!) - (0.05 + 2 * 0.05) - 1e-9);
+        }
+        // With a judge saying "unrelated" (P = 0), the order is the relevance order exactly.
+        const gated = scoreCandidates(items, 'deploy', { mode: 'hybrid', now: NOW, explain: true, relevance: () => ({ probability: 0, confidence: 'none', z: 0 }) });
+        for (let i = 1; i < gated.length; i++) expect(gated[i - 1]!.score).toBeGreaterThanOrEqual(gated[i]!.score);
+        gated.forEach((h) => expect(h.score).toBeCloseTo(relevanceOf(h), 12));
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('weight equivalence: a cosine-only hybrid ranks exactly as semantic', () => {
@@ -214,12 +321,12 @@ describe('scoreCandidates', () => {
     expect(ids(h2)).toEqual(ids(h1));
   });
 
-  it('drops the lexical weight and rescales the rest when nothing matches lexically', () => {
+  it('linear: drops the lexical weight and rescales the rest when nothing matches lexically', () => {
     const items: PoolItem[] = [
       { memory: makeMemory('a', 'alpha beta', { importance: 0.4 }), cosine: 0.9 },
       { memory: makeMemory('b', 'gamma delta', { importance: 0.6 }), cosine: 0.3 },
     ];
-    const hits = scoreCandidates(items, 'zeta', { mode: 'hybrid', now: NOW, explain: true });
+    const hits = scoreCandidates(items, 'zeta', { mode: 'hybrid', fusion: 'linear', now: NOW, explain: true });
     const scale = 1 / 0.8;
     expect(hits[0]!.score).toBeCloseTo(0.55 * scale * 0.9 + 0.15 * scale * 1 + 0.1 * scale * 0.4, 12);
     const signals = Object.fromEntries(hits[0]!.explain!.signals.map((s) => [s.name, s]));
@@ -228,8 +335,20 @@ describe('scoreCandidates', () => {
     expect(signals.cosine!.weight).toBeCloseTo(0.6875, 12);
     expect(hits[0]!.explain!.breakdown.weights).toMatchObject({ cosine: 0.6875, lexical: 0, recency: 0.1875, importance: 0.125 });
     // Lexical-only weights are left alone (nothing to rescale into): scores are just polarity.
-    const lexOnly = scoreCandidates(items, 'zeta', { mode: 'hybrid', now: NOW, weights: { cosine: 0, lexical: 1, recency: 0, importance: 0 } });
+    const lexOnly = scoreCandidates(items, 'zeta', { mode: 'hybrid', fusion: 'linear', now: NOW, weights: { cosine: 0, lexical: 1, recency: 0, importance: 0 } });
     expect(lexOnly.map((h) => h.score)).toEqual([0, 0]);
+  });
+
+  it('weighted: when nothing matches lexically, relevance is the cosine alone', () => {
+    const items: PoolItem[] = [
+      { memory: makeMemory('a', 'alpha beta', { importance: 0.4 }), cosine: 0.9 },
+      { memory: makeMemory('b', 'gamma delta', { importance: 0.6 }), cosine: 0.3 },
+    ];
+    const hits = scoreCandidates(items, 'zeta', { mode: 'hybrid', now: NOW, explain: true });
+    expect(hits[0]!.score).toBeCloseTo(0.9 + 0.05 * (0.15 * 1 + 0.1 * 0.4) / 0.25, 12);
+    const signals = Object.fromEntries(hits[0]!.explain!.signals.map((s) => [s.name, s]));
+    expect(signals.lexical!).toMatchObject({ weight: 0, details: { dropped: true } });
+    expect(signals.cosine!.weight).toBe(1);
   });
 
   it('a filtered candidate still counts for BM25 (no lexical drop), but is not returned', () => {
@@ -237,10 +356,12 @@ describe('scoreCandidates', () => {
       { memory: makeMemory('a', 'alpha'), cosine: 0.9 },
       { memory: makeMemory('hidden', 'zeta'), cosine: 0.8, filtered: true },
     ];
-    const hits = scoreCandidates(items, 'zeta', { mode: 'hybrid', now: NOW, explain: true });
+    const hits = scoreCandidates(items, 'zeta', { mode: 'hybrid', fusion: 'linear', now: NOW, explain: true });
     expect(ids(hits)).toEqual(['a']);
     expect(hits[0]!.explain!.signals.find((s) => s.name === 'lexical')!.weight).toBe(0.2);
     expect(hits[0]!.score).toBeCloseTo(0.55 * 0.9 + 0.15 + 0.05, 12);
+    const weighted = scoreCandidates(items, 'zeta', { mode: 'hybrid', now: NOW, explain: true });
+    expect(weighted[0]!.explain!.signals.find((s) => s.name === 'lexical')!.weight).toBeCloseTo(0.2 / 0.75, 12);
   });
 
   it('minCosine drops weak candidates in every mode', () => {
@@ -388,58 +509,10 @@ describe('mmrSelect', () => {
   });
 });
 
-describe('ConfidenceCalibrator', () => {
-  it('uses the fallback until calibrated', () => {
-    const c = new ConfidenceCalibrator('test-embedder');
-    expect(c.thresholds()).toMatchObject({ strong: 0.5, weak: 0.3, calibrated: false, method: 'default' });
-    expect(c.classify(0.6)).toBe('strong');
-    expect(c.classify(0.35)).toBe('weak');
-    expect(c.classify(0.1)).toBe('none');
-  });
-
-  it('derives thresholds from a pairwise background (median + z · 1.4826 · MAD)', () => {
-    const c = new ConfidenceCalibrator('e', { minSamples: 5 });
-    c.observePairwise([0.1, 0.2, 0.2, 0.3, 0.15, 0.25, 0.2]);
-    // median 0.2, |dev| = [0.1,0,0,0.1,0.05,0.05,0] → MAD 0.05 → s = 0.07413
-    const t = c.thresholds();
-    expect(t.method).toBe('pairwise-background');
-    expect(t.weak).toBeCloseTo(0.2 + 2 * 1.4826 * 0.05, 10);
-    expect(t.strong).toBeCloseTo(0.2 + 4 * 1.4826 * 0.05, 10);
-  });
-
-  it('adapts to the embedder: a compressed scale gets higher thresholds', () => {
-    const random = mulberry32(3);
-    const low = new ConfidenceCalibrator('minilm');
-    const high = new ConfidenceCalibrator('use-lite');
-    low.observePairwise(Array.from({ length: 200 }, () => 0.05 + (random() - 0.5) * 0.2));
-    high.observePairwise(Array.from({ length: 200 }, () => 0.3 + (random() - 0.5) * 0.2));
-    expect(high.thresholds().weak - low.thresholds().weak).toBeGreaterThan(0.2);
-    expect(low.classify(0.5)).toBe('strong');
-    expect(high.classify(0.5)).toBe('weak');
-    expect(high.classify(0.3)).toBe('none');
-  });
-
-  it('falls back to the tails of observed recalls before top-1 quantiles', () => {
-    const c = new ConfidenceCalibrator('e', { minSamples: 4 });
-    for (const [top, tail] of [[0.9, 0.5], [0.8, 0.4], [0.7, 0.3]] as const) c.observeRecall([tail, top]);
-    expect(c.thresholds().method).toBe('default');
-    c.observeRecall([0.6, 0.45]);
-    const t = c.thresholds();
-    expect(t.method).toBe('recall-tail-background');
-    expect(t.samples).toBe(4);
-  });
-
-  it('top-1 quantiles and JSON round trip', () => {
-    const c = new ConfidenceCalibrator('e', { minSamples: 4 });
-    for (const top of [0.6, 0.7, 0.8, 0.9]) c.observeRecall([top]);
-    const t = c.thresholds();
-    expect(t.method).toBe('top1-quantiles');
-    expect(t.weak).toBeCloseTo(0.675, 10);
-    expect(t.strong).toBeCloseTo(0.825, 10);
-    const restored = ConfidenceCalibrator.fromJSON(JSON.parse(JSON.stringify(c.toJSON())), { minSamples: 4 }, 'e');
-    expect(restored.thresholds()).toEqual(t);
-    expectInvalid(() => ConfidenceCalibrator.fromJSON(c.toJSON(), {}, 'other'), 'state');
-    expectInvalid(() => c.observePairwise([Number.NaN]), 'similarities');
+describe('classifyConfidence', () => {
+  it('is the plain cosine-threshold verdict', () => {
     expect(classifyConfidence(0.5, { strong: 0.5, weak: 0.2 })).toBe('strong');
+    expect(classifyConfidence(0.3, { strong: 0.5, weak: 0.2 })).toBe('weak');
+    expect(classifyConfidence(0.1, { strong: 0.5, weak: 0.2 })).toBe('none');
   });
 });

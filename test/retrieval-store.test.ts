@@ -44,18 +44,41 @@ describe('hybrid recall through the store', () => {
     await store.close();
   }, 300_000);
 
-  it('calibrates confidence on random pairs of its own vectors in a store created in this session', async () => {
+  it('an embedder without a reference calibration is judged against the store\'s own background', async () => {
     const store = await openTestStore({ embedder: randomEmbedder(64) });
     expect((await store.stats()).confidence).toMatchObject({ calibrated: false, method: 'default' });
     await store.rememberMany(Array.from({ length: 40 }, (_, i) => `note ${i} about topic ${i % 7}`));
     await store.recall('topic 3', { k: 5, touch: false });
     const { confidence } = await store.stats();
-    // Random 64-d vectors: unrelated pairs centre on cosine 0, so the learned cut-offs sit just above it.
-    expect(confidence).toMatchObject({ calibrated: true, method: 'pairwise-background' });
-    expect(confidence.samples).toBeGreaterThanOrEqual(30);
-    expect(confidence.weak).toBeGreaterThan(0);
-    expect(confidence.weak).toBeLessThan(0.6);
+    // Random 64-d vectors: unrelated pairs centre on cosine 0 (spread ≈ 0.125), so a hit needs a
+    // cosine several spreads above 0 to count, or the query's words.
+    expect(confidence).toMatchObject({ calibrated: true, method: 'store' });
+    expect(confidence.samples).toBeGreaterThanOrEqual(16);
+    expect(confidence.weak).toBeGreaterThan(0.3);
+    expect(confidence.weak).toBeLessThan(0.9);
     expect(confidence.strong).toBeGreaterThan(confidence.weak);
+    // Its own text back is a strong match; random vectors for an unrelated query are not.
+    const [self] = await store.recall('note 3 about topic 3', { k: 1, touch: false });
+    expect(self).toMatchObject({ confidence: 'strong' });
+    expect(self!.memory.text).toBe('note 3 about topic 3');
+    const nonsense = await store.recall('zebra migration patterns in antarctica', { k: 5, touch: false });
+    expect(nonsense.every((h) => h.confidence === 'none')).toBe(true);
+    await store.close();
+  });
+
+  it('the relevance floor: minConfidence drops hits below it, and a nonsense query returns nothing', async () => {
+    const store = await openTestStore({ embedder: randomEmbedder(64) });
+    await store.rememberMany(Array.from({ length: 40 }, (_, i) => `note ${i} about topic ${i % 7}`));
+    const all = await store.recall('zebra migration patterns in antarctica', { k: 10, touch: false });
+    expect(all).toHaveLength(10);
+    expect(await store.recall('zebra migration patterns in antarctica', { k: 10, touch: false, minConfidence: 'weak' })).toEqual([]);
+    const kept = await store.recall('note 5 about topic 5', { k: 10, touch: false, minConfidence: 'weak', mode: 'hybrid' });
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept[0]!.memory.text).toBe('note 5 about topic 5');
+    for (const h of kept) expect(['weak', 'strong']).toContain(h.confidence);
+    const strong = await store.recall('note 5 about topic 5', { k: 10, touch: false, minConfidence: 'strong', mode: 'hybrid' });
+    for (const h of strong) expect(h.confidence).toBe('strong');
+    await expect(store.recall('x', { minConfidence: 'high' } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'minConfidence' } });
     await store.close();
   });
 
@@ -84,6 +107,17 @@ describe('hybrid recall through the store', () => {
       }
       const rrf = await store.recall('deploy the api', { mode: 'hybrid', fusion: 'rrf', explain: true, k: 2, touch: false });
       expect(rrf[0]!.explain!.fusion).toBe('rrf');
+    });
+
+    it('sort: "recent" returns the best k newest first; recencyWeight lets recency count in full', async () => {
+      const best = await store.recall('deploy the api', { k: 3, touch: false, mode: 'hybrid' });
+      const recent = await store.recall('deploy the api', { k: 3, touch: false, mode: 'hybrid', sort: 'recent' });
+      expect(new Set(recent.map((h) => h.memory.id))).toEqual(new Set(best.map((h) => h.memory.id)));
+      for (let i = 1; i < recent.length; i++) expect(recent[i - 1]!.memory.createdAt).toBeGreaterThanOrEqual(recent[i]!.memory.createdAt);
+      // The month-old memory is among the best by meaning; with recency weighed in full, newer ones push it out.
+      expect(best.map((h) => h.memory.text)).toContain('deploy the api with the release script');
+      const latest = await store.recall('deploy the api', { k: 3, touch: false, mode: 'hybrid', recencyWeight: 10 });
+      expect(latest.map((h) => h.memory.text)).not.toContain('deploy the api with the release script');
     });
 
     it('with only the cosine weight, hybrid ranks exactly as semantic', async () => {
@@ -147,6 +181,9 @@ describe('hybrid recall through the store', () => {
       ['minCosine < -1', { minCosine: -3 }],
       ['minTrust', { minTrust: 'maybe' }],
       ['until before since', { since: 10, until: 5 }],
+      ['minConfidence', { minConfidence: 'maybe' }],
+      ['sort', { sort: 'oldest' }],
+      ['negative recencyWeight', { recencyWeight: -1 }],
     ];
     it.each(bad)('rejects %s with INVALID_ARGUMENT', async (_label, options) => {
       await expect(store.recall('deploy', options)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import 'fake-indexeddb/auto';
 import Dexie from 'dexie';
-import { databaseName, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
+import { databaseName, SCHEMA_VERSION, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
 import { createMemory } from '../src/local.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { openTestStore, uniqueName } from './helpers/store.ts';
@@ -33,6 +33,8 @@ describe('Dexie schema history', () => {
       version: 8,
       stores: { memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms, *linkTargets, [createdAt+id], polarity' },
     });
+    expect(SCHEMA_VERSIONS[8]!).toMatchObject({ version: 9, stores: { indexBlocks: '' } });
+    expect(SCHEMA_VERSIONS[9]!).toMatchObject({ version: 10, stores: {} });
     const versions = SCHEMA_VERSIONS.map((v) => v.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
   });
@@ -54,7 +56,7 @@ describe('Dexie schema history', () => {
 
     const store = await createMemory({ name, embedder, index: 'exact' });
     expect((await store.recall('written by v1'))[0]!.memory.id).toBe('m1');
-    expect((await store.stats()).schemaVersion).toBe(8);
+    expect((await store.stats()).schemaVersion).toBe(SCHEMA_VERSION);
     // The v2 upgrade indexed the old row's terms: the corpus lexical index finds it by a word.
     const lexical = await store.recall('written', { mode: 'hybrid', lexicalIndex: 'corpus', weights: { cosine: 0, lexical: 1, recency: 0, importance: 0 } });
     expect(lexical[0]!.memory.id).toBe('m1');
@@ -62,13 +64,58 @@ describe('Dexie schema history', () => {
     await store.close();
     const raw = new Dexie(databaseName(name));
     await raw.open();
-    expect(raw.verno).toBe(8);
+    expect(raw.verno).toBe(SCHEMA_VERSION);
     // v8 indexed the old row's polarity.
     expect(await raw.table('memories').where('polarity').equals(0).count()).toBe(1);
     const row = await raw.table('memories').get('m1');
-    expect(row.terms).toEqual(['written', 'by', 'v1']);
+    // v10: "by" is a stop word.
+    expect(row.terms).toEqual(['written', 'v1']);
     expect(row.linkTargets).toEqual([]);
-    expect((await raw.table('meta').get('store')).value).toMatchObject({ lexicalDocs: 1, lexicalLength: 3 });
+    expect((await raw.table('meta').get('store')).value).toMatchObject({ lexicalDocs: 1, lexicalLength: 2 });
+    raw.close();
+  });
+
+  it('v8 → v10: terms written by the old tokeniser are derived again (stop words out, stems in, numbers whole)', async () => {
+    const name = uniqueName('v8');
+    const legacy = new Dexie(databaseName(name));
+    for (const v of SCHEMA_VERSIONS.slice(0, 8)) legacy.version(v.version).stores(v.stores);
+    const embedder = createHashEmbedder({ dim: 16, id: 'legacy' });
+    const texts = ['Team office moved to Leopoldstraße 8, München.', 'The standup is at 9:30 on Tuesdays.'];
+    const vectors = await embedder.embed(texts);
+    // What v8 stored: every word token, unstemmed, "9:30" in pieces.
+    const oldTerms = [
+      ['team', 'office', 'moved', 'to', 'leopoldstraße', '8', 'münchen'],
+      ['the', 'standup', 'is', 'at', '9', '30', 'on', 'tuesdays'],
+    ];
+    await legacy.table('meta').put({
+      key: 'store',
+      value: { schemaVersion: 8, embedderId: 'legacy', dim: 16, generation: 1, nextLabel: 2, createdAt: 1, lexicalDocs: 2, lexicalLength: 15 },
+    });
+    for (const [i, text] of texts.entries()) {
+      await legacy.table('memories').put({
+        id: `m${i}`, text, type: 'semantic', tags: [], importance: 0.5, createdAt: 1, lastAccessed: 1, accessCount: 0,
+        source: null, links: [], supersededBy: '', supersededAt: 0, polarity: 0, expiresAt: 0, pinned: false, trust: 'trusted',
+        contentHash: '', validFrom: 0, validUntil: 0, surfacesWhen: [], label: i,
+        terms: oldTerms[i], termCounts: oldTerms[i]!.map(() => 1), termLength: oldTerms[i]!.length, linkTargets: [],
+      });
+      await legacy.table('vectors').put({ label: i, id: `m${i}`, vector: vectors[i], gen: 1 });
+    }
+    legacy.close();
+
+    const store = await createMemory({ name, embedder, index: 'exact' });
+    expect((await store.stats()).schemaVersion).toBe(10);
+    const lexicalOnly = { mode: 'hybrid' as const, lexicalIndex: 'corpus' as const, weights: { cosine: 0, lexical: 1, recency: 0, importance: 0 } };
+    // "moving" meets "moved" through the stem; "where", "is", "the" match nothing.
+    const office = await store.recall('where is the office moving', { ...lexicalOnly, explain: true });
+    expect(office[0]!.memory.id).toBe('m0');
+    expect(office[0]!.explain!.signals.find((s) => s.name === 'lexical')!.details.matchedTerms).toEqual(['office', 'move']);
+    expect((await store.recall('9:30', lexicalOnly))[0]!.memory.id).toBe('m1');
+    await store.close();
+    const raw = new Dexie(databaseName(name));
+    await raw.open();
+    expect((await raw.table('memories').get('m1')).terms).toEqual(['standup', 'tuesdai', '9:30']);
+    expect(await raw.table('memories').where('terms').equals('the').count()).toBe(0);
+    expect((await raw.table('meta').get('store')).value).toMatchObject({ schemaVersion: 10, lexicalDocs: 2, lexicalLength: 9 });
     raw.close();
   });
 });
@@ -77,6 +124,9 @@ describe('storage failures', () => {
   it('a quota error surfaces as STORAGE_QUOTA and leaves the store unchanged', async () => {
     const store = await openTestStore();
     await store.remember('kept before the quota ran out');
+    // The first durability check writes the registry behind the open; let it finish so the armed
+    // failure hits the write under test, not that one (it raced, depending on the tests before).
+    await store.durability();
     const proto = globalThis.IDBObjectStore.prototype as unknown as Record<'add' | 'put', (...args: unknown[]) => unknown>;
     const original = { add: proto.add, put: proto.put };
     let armed = true;

@@ -7,10 +7,14 @@
  * Arguments are validated against the tool's input schema before anything runs, with a small
  * validator for the JSON Schema subset the tools use (types, `required`, `additionalProperties:
  * false`, `enum`, `minimum`/`maximum`, string lengths, arrays and their items), so a malformed call
- * writes nothing. Failures are returned, never thrown into the agent loop:
+ * writes nothing. Arguments are JSON: an already-parsed object is read as its JSON text would be, and
+ * every key is looked up as an own property, so `"__proto__"`, `"constructor"` or `"toString"`
+ * are ordinary (unknown) keys that cannot reach a prototype or pass for a declared property; the
+ * tool receives a null-prototype copy. Failures are returned, never thrown into the agent loop:
  * `{"error": {"code": "...", "message": "..."}}`, where the code is the store's `MemoryError` code
  * or one of `INVALID_ARGUMENT` (bad JSON, schema violations), `UNKNOWN_TOOL` and `INTERNAL`.
  */
+import { thrownMessage } from '../core/describe.ts';
 import { ERROR_CODES, MemoryError, type ErrorCode } from '../core/errors.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -135,6 +139,11 @@ function describeTypes(types: readonly JsonSchemaType[]): string {
   return words.length === 1 ? words[0]! : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
 }
 
+/** The schema of a declared property: an own key only (`properties.constructor` is Object's, not a property). */
+function propertyOf(properties: Record<string, JsonSchema>, key: string): JsonSchema | undefined {
+  return Object.hasOwn(properties, key) ? properties[key] : undefined;
+}
+
 /** Returns the first problem with `value` under `schema`, naming `path`, or null when it conforms. */
 function problem(schema: JsonSchema, value: unknown, path: string): { path: string; message: string } | null {
   const where = path === '' ? 'arguments' : path;
@@ -177,10 +186,10 @@ function problem(schema: JsonSchema, value: unknown, path: string): { path: stri
     const properties = schema.properties ?? {};
     const prefix = path === '' ? '' : `${path}.`;
     for (const key of schema.required ?? []) {
-      if (!(key in record) || record[key] === undefined) return { path: `${prefix}${key}`, message: `${prefix}${key} is required` };
+      if (!Object.hasOwn(record, key) || record[key] === undefined) return { path: `${prefix}${key}`, message: `${prefix}${key} is required` };
     }
     for (const [key, item] of Object.entries(record)) {
-      const sub = properties[key];
+      const sub = propertyOf(properties, key);
       if (sub === undefined) {
         if (schema.additionalProperties === false) {
           const known = Object.keys(properties);
@@ -210,9 +219,10 @@ export function validateArguments(schema: ObjectSchema, value: unknown): Record<
     throw new MemoryError('INVALID_ARGUMENT', `arguments must be a JSON object — got ${typeOf(value)}`, { field: 'arguments' });
   }
   const required = new Set(schema.required ?? []);
-  const cleaned: Record<string, unknown> = {};
+  // A null prototype: assigning the key "__proto__" makes an own property, not a new prototype.
+  const cleaned: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    const sub = schema.properties[key];
+    const sub = propertyOf(schema.properties, key);
     const admitsNull = sub?.type === 'null' || (Array.isArray(sub?.type) && sub.type.includes('null'));
     if (item === null && sub !== undefined && !required.has(key) && !admitsNull) continue;
     cleaned[key] = item;
@@ -222,10 +232,23 @@ export function validateArguments(schema: ObjectSchema, value: unknown): Record<
   return cleaned;
 }
 
-/** Parses an arguments string (empty → `{}`); an object (Anthropic's `block.input`) passes through. */
+/**
+ * Parses an arguments string (empty → `{}`). An object (Anthropic's `block.input`, a WebMCP
+ * `execute` input) is read as its JSON: getters run once, here, and what comes out is plain data
+ * (no proxies, accessors, prototypes or cycles reach the validator or the tool).
+ */
 export function parseArguments(argumentsJson: unknown): unknown {
   if (argumentsJson === undefined || argumentsJson === null) return {};
-  if (typeof argumentsJson !== 'string') return argumentsJson;
+  if (typeof argumentsJson !== 'string') {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(argumentsJson);
+    } catch (error) {
+      throw new MemoryError('INVALID_ARGUMENT', `arguments are not JSON data: ${thrownMessage(error)}`, { field: 'arguments' });
+    }
+    if (text === undefined) throw new MemoryError('INVALID_ARGUMENT', `arguments must be a JSON object — got ${typeof argumentsJson}`, { field: 'arguments' });
+    return JSON.parse(text) as unknown;
+  }
   if (argumentsJson.trim() === '') return {};
   try {
     return JSON.parse(argumentsJson) as unknown;

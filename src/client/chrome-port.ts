@@ -159,7 +159,7 @@ function encodeValue(value: unknown, ctx: EncodeContext, seen: Set<object>): Jso
   if (object instanceof ArrayBuffer) return { [TAG]: 'ab', b: bytesToBase64(new Uint8Array(object)) };
   if (ArrayBuffer.isView(object)) {
     const name = object.constructor.name as ViewName;
-    if (!(name in VIEW_TYPES)) throw cloneError(`A ${name} could not be cloned`);
+    if (!Object.hasOwn(VIEW_TYPES, name)) throw cloneError(`A ${name} could not be cloned`);
     return { [TAG]: 'view', t: name, b: bytesToBase64(new Uint8Array(object.buffer, object.byteOffset, object.byteLength)) };
   }
   if (object instanceof Date) return { [TAG]: 'date', v: encodeNumber(object.getTime()) };
@@ -187,9 +187,9 @@ function encodeValue(value: unknown, ctx: EncodeContext, seen: Set<object>): Jso
     const entries: Record<string, Json> = {};
     for (const [key, item] of Object.entries(object)) {
       if (item === undefined) continue; // structured clone keeps it; reading it back gives undefined either way
-      entries[key] = encodeValue(item, ctx, seen);
+      setOwn(entries, key, encodeValue(item, ctx, seen));
     }
-    return TAG in entries ? { [TAG]: 'obj', v: entries } : entries;
+    return Object.hasOwn(entries, TAG) ? { [TAG]: 'obj', v: entries } : entries;
   } finally {
     seen.delete(object);
   }
@@ -239,8 +239,8 @@ function decodeTagged(data: Record<string, Json>, ctx: DecodeContext): unknown {
       return base64ToBytes(String(data.b)).buffer;
     case 'view': {
       const name = String(data.t) as ViewName;
+      if (!Object.hasOwn(VIEW_TYPES, name)) break; // not `toString` or `constructor` of the table
       const View = VIEW_TYPES[name];
-      if (!View) break;
       const bytes = base64ToBytes(String(data.b));
       return name === 'DataView' ? new DataView(bytes.buffer) : new (View as Float64ArrayConstructor)(bytes.buffer);
     }
@@ -268,16 +268,24 @@ function decodeTagged(data: Record<string, Json>, ctx: DecodeContext): unknown {
   throw new MemoryError('INVALID_ARGUMENT', `Unknown encoded value ${JSON.stringify(data[TAG])} on an extension port`, { field: 'message' });
 }
 
+/**
+ * `target[key] = value` as structured clone does it (a data property of the object itself): a
+ * plain assignment of the key `"__proto__"` would replace the object's prototype instead.
+ */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
 function decodeEntries(data: Record<string, Json>, ctx: DecodeContext): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(data)) out[key] = decodeValue(item, ctx);
+  for (const [key, item] of Object.entries(data)) setOwn(out, key, decodeValue(item, ctx));
   return out;
 }
 
 function decodeValue(data: Json, ctx: DecodeContext): unknown {
   if (data === null || typeof data !== 'object') return data;
   if (Array.isArray(data)) return data.map((item) => decodeValue(item, ctx));
-  if (TAG in data) return decodeTagged(data, ctx);
+  if (Object.hasOwn(data, TAG)) return decodeTagged(data, ctx);
   return decodeEntries(data, ctx);
 }
 

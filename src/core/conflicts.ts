@@ -10,62 +10,13 @@
  * surfaced to the user, never auto-resolved: the `review` policy).
  */
 import { invalid } from './errors.ts';
-import { setJaccard, tokenize } from './tokenize.ts';
+import { comparePair } from './contradiction.ts';
+import { EXTENDED_NEGATION_WORDS, negationTokens, overlapCoefficient } from './negation.ts';
+import { setJaccard } from './tokenize.ts';
 import type { Conflict, Memory, Polarity } from './types.ts';
 
-// ---------------------------------------------------------------------------------------------
-// Negation
-// ---------------------------------------------------------------------------------------------
-
-/**
- * AI-Houkai's `_NEG`, verbatim. The apostrophe forms can never match a token (the tokeniser deletes
- * `'` and `’` first, so "don't" is counted as `dont`); they are kept for fidelity.
- */
-export const NEGATION_WORDS: readonly string[] = [
-  'not', 'never', 'no', 'dont', "don't", 'doesnt', "doesn't", 'wont', "won't", 'shouldnt', "shouldn't",
-  'cant', "can't", 'without', 'avoid', 'neither', 'nor', 'nothing', 'nobody', 'nowhere', 'none',
-];
-
-/**
- * {@link NEGATION_WORDS} plus the n't contractions the reference list misses (`isn't` → `isnt`,
- * `aren't`, `wasn't`, `didn't`, …) and `cannot`. Used by the {@link ContradictionDetector} (chosen
- * on SICK TRAIN/TRIAL, see `bench/contradiction.ts`); the store's scan keeps the reference list so
- * its verdicts match AI-Houkai's.
- */
-export const EXTENDED_NEGATION_WORDS: readonly string[] = [
-  ...NEGATION_WORDS,
-  'isnt', 'arent', 'wasnt', 'werent', 'didnt', 'hasnt', 'havent', 'hadnt', 'couldnt', 'wouldnt', 'mustnt',
-  'neednt', 'aint', 'cannot',
-];
-
-const REFERENCE_SET: ReadonlySet<string> = new Set(NEGATION_WORDS);
-
-/**
- * Apostrophe look-alikes folded to `'` before tokenising, so "don‘t", "donʼt" and "don＇t" count
- * like "don't" and "don’t" (the tokeniser itself only deletes `'` and `’`, as the reference does).
- */
-const APOSTROPHES = /[\u2018\u02bc\uff07\u00b4\u2032]/gu;
-
-/** The tokens of `text` as the negation rules see them (AI-Houkai's `_tokenize`, apostrophe variants folded). */
-export function negationTokens(text: string): string[] {
-  return tokenize(text.replace(APOSTROPHES, "'"));
-}
-
-/** Number of negation tokens in `text` (reference `_count_neg`; default word list {@link NEGATION_WORDS}). */
-export function negationCount(text: string, words: Iterable<string> = NEGATION_WORDS): number {
-  const set = words === NEGATION_WORDS ? REFERENCE_SET : new Set(words);
-  let n = 0;
-  for (const t of negationTokens(text)) if (set.has(t)) n++;
-  return n;
-}
-
-/**
- * Reference `_negation_diff`: true when the negation counts differ in **parity**. "Don't … not …"
- * holds two negations and so does not contradict "Always …" (trap 7).
- */
-export function negationDiff(a: string, b: string, words: Iterable<string> = NEGATION_WORDS): boolean {
-  return negationCount(a, words) % 2 !== negationCount(b, words) % 2;
-}
+// Negation (negation.ts; re-exported here, where it always lived)
+export { EXTENDED_NEGATION_WORDS, NEGATION_WORDS, negationCount, negationDiff, negationTokens, overlapCoefficient } from './negation.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The conflict scan
@@ -76,8 +27,18 @@ export const CONFLICT_THRESHOLD = 0.8;
 /** Reference `_check_conflicts`: the write-time scan looks at the top `min(count, 12)` vector neighbours. */
 export const CONFLICT_CANDIDATES = 12;
 
-export type ConflictKind = 'contradiction' | 'duplicate';
-export type ConflictReason = 'polarity_diff' | 'negation_diff' | 'custom_fn' | 'similarity';
+/**
+ * Below {@link CONFLICT_THRESHOLD}, a pair can still conflict by one of the lexical patterns
+ * (contradiction.ts: a changed value or swapped alternatives) down to this cosine: "The standup
+ * is on Friday" / "moved to Monday" are less alike than two paraphrases. On the hand-written
+ * pairs the lowest cosine of a real conflict was 0.48 (MiniLM), and the patterns themselves need
+ * a shared frame, so this only keeps unrelated neighbours out.
+ */
+export const PATTERN_GATE = 0.5;
+
+/** 'update': the newer memory replaces the older (a changed value or preference, "no longer"). */
+export type ConflictKind = 'contradiction' | 'update' | 'duplicate';
+export type ConflictReason = 'polarity_diff' | 'negation_diff' | 'swapped_alternatives' | 'value_mismatch' | 'custom_fn' | 'similarity';
 
 /** A user contradiction judge (an LLM call, say); may be async. */
 export type ContradictionFn = (a: Memory, b: Memory) => boolean | Promise<boolean>;
@@ -85,6 +46,8 @@ export type ContradictionFn = (a: Memory, b: Memory) => boolean | Promise<boolea
 export interface ConflictVerdict {
   kind: ConflictKind;
   reason: ConflictReason;
+  /** For the lexical patterns: what changed (`older → newer`, or the swapped words). */
+  detail?: string;
 }
 
 /** True when both polarities are set (non-zero) and opposite. */
@@ -92,20 +55,32 @@ export function polarityOpposed(a: Polarity, b: Polarity): boolean {
   return a !== 0 && b !== 0 && a !== b;
 }
 
+const PATTERN_REASON = { negation: 'negation_diff', swap: 'swapped_alternatives', value: 'value_mismatch' } as const;
+
 /**
  * The cheap, deterministic part of the reason order: opposite explicit polarity →
- * `contradiction/polarity_diff`, else negation parity differs → `contradiction/negation_diff`, else
- * null (undecided: the custom function, then `duplicate`, come next).
+ * `contradiction/polarity_diff`; else the patterns of contradiction.ts, reading the older of the
+ * two (by `createdAt`; `b` on a tie) against the newer: a negation that flips the same statement
+ * (`negation_diff`; AI-Houkai's plain parity rule, without the content check, called "Use pnpm,
+ * not npm" and "We use pnpm rather than npm" a contradiction), swapped alternatives
+ * (`swapped_alternatives`) or a changed value (`value_mismatch`), each a `contradiction` or an
+ * `update` when the newer one replaces the older; else null (undecided: the custom function,
+ * then `duplicate`, come next).
  */
-export function quickConflictReason(a: Pick<Memory, 'text' | 'polarity'>, b: Pick<Memory, 'text' | 'polarity'>): ConflictVerdict | null {
+export function quickConflictReason(
+  a: Pick<Memory, 'text' | 'polarity'> & { createdAt?: number },
+  b: Pick<Memory, 'text' | 'polarity'> & { createdAt?: number },
+): ConflictVerdict | null {
   if (polarityOpposed(a.polarity, b.polarity)) return { kind: 'contradiction', reason: 'polarity_diff' };
-  if (negationDiff(a.text, b.text)) return { kind: 'contradiction', reason: 'negation_diff' };
-  return null;
+  const [older, newer] = (a.createdAt ?? 0) < (b.createdAt ?? 0) ? [a, b] : [b, a];
+  const verdict = comparePair(older.text, newer.text);
+  if (!verdict) return null;
+  return { kind: verdict.kind, reason: PATTERN_REASON[verdict.pattern], ...(verdict.detail === undefined ? {} : { detail: verdict.detail }) };
 }
 
 /**
  * Classifies an already-similar, eligible pair, in the reference order (§3.2): polarity →
- * negation → `contradictionFn` → duplicate. The function is consulted **only** when neither cheap
+ * negation (and the other patterns) → `contradictionFn` → duplicate. The function is consulted **only** when neither cheap
  * rule decided (seed 000 §2 tests: "negation is a fast-path"); a truthy answer gives
  * `contradiction/custom_fn`. It may be async; its errors propagate.
  */
@@ -161,25 +136,40 @@ export function roundSimilarity(x: number): number {
 export interface DetectOptions {
   /** Cosine gate, default {@link CONFLICT_THRESHOLD}. */
   threshold?: number;
+  /** Lower cosine gate for the lexical patterns alone (value, swap, negation), default {@link PATTERN_GATE}. */
+  patternGate?: number;
   contradictionFn?: ContradictionFn | null;
   /** When set, expired rows are skipped (the write-time scan does this). */
   now?: number;
 }
 
-function checkThreshold(value: unknown): number {
-  if (value === undefined) return CONFLICT_THRESHOLD;
+function checkThreshold(value: unknown, field = 'threshold', fallback = CONFLICT_THRESHOLD): number {
+  if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < -1 || value > 1) {
-    throw invalid(`threshold must be a finite number in [-1, 1] — got ${JSON.stringify(value)}`, { field: 'threshold' });
+    throw invalid(`${field} must be a finite number in [-1, 1] — got ${JSON.stringify(value)}`, { field });
   }
   return value;
 }
 
 /**
+ * The verdict for one eligible pair at cosine `similarity`: the full reason order at or above the
+ * threshold; between the pattern gate and the threshold only a lexical pattern (a pair that is
+ * not alike enough to be a duplicate can still state a changed value); else null.
+ */
+async function pairVerdict(a: Memory, b: Memory, similarity: number, threshold: number, gate: number, options: DetectOptions): Promise<ConflictVerdict | null> {
+  if (similarity >= threshold) return conflictReason(a, b, { contradictionFn: options.contradictionFn ?? null });
+  if (!(similarity >= gate)) return null;
+  const quick = quickConflictReason({ ...a, polarity: 0 }, { ...b, polarity: 0 });
+  return quick;
+}
+
+/**
  * The write-time scan (`_check_conflicts`) over the vector neighbours of `memory` the store found
- * (top {@link CONFLICT_CANDIDATES}, best first, with their cosine): skips ineligible pairs and
- * those below the threshold, then classifies each in the reference order. Conflicts come out in
- * candidate order as `{a: memory, b: candidate, similarity (4 dp), kind, reason}`. The custom
- * function is awaited one candidate at a time.
+ * (top {@link CONFLICT_CANDIDATES}, best first, with their cosine): skips ineligible pairs,
+ * classifies those at or above the threshold in the reference order and those between the
+ * pattern gate and the threshold by the lexical patterns alone (see `pairVerdict`). Conflicts
+ * come out in candidate order as `{a: memory, b: candidate, similarity (4 dp), kind, reason}`.
+ * The custom function is awaited one candidate at a time.
  */
 export async function detectConflicts(
   memory: Memory,
@@ -187,19 +177,19 @@ export async function detectConflicts(
   options: DetectOptions = {},
 ): Promise<Conflict[]> {
   const threshold = checkThreshold(options.threshold);
+  const gate = Math.min(threshold, checkThreshold(options.patternGate, 'patternGate', PATTERN_GATE));
   const out: Conflict[] = [];
   for (const c of candidates) {
     if (conflictSkipReason(memory, c.memory, options.now === undefined ? {} : { now: options.now }) !== null) continue;
-    if (!(c.similarity >= threshold)) continue;
-    const verdict = await conflictReason(memory, c.memory, { contradictionFn: options.contradictionFn ?? null });
-    out.push({ a: memory, b: c.memory, similarity: roundSimilarity(c.similarity), ...verdict });
+    const verdict = await pairVerdict(memory, c.memory, c.similarity, threshold, gate, options);
+    if (verdict) out.push({ a: memory, b: c.memory, similarity: roundSimilarity(c.similarity), ...verdict });
   }
   return out;
 }
 
 /**
  * The global `find_conflicts()` scan: every unordered pair (i < j, input order) that is eligible
- * and at or above the threshold, given a similarity function (cosine of the stored vectors; a
+ * and at or above the threshold (or above the pattern gate with a lexical pattern), given a similarity function (cosine of the stored vectors; a
  * pair for which it returns null, e.g. a missing vector, is skipped). O(n²): meant for agent-scale
  * stores. Without `now`, expired rows are compared too, as the reference does.
  */
@@ -209,6 +199,7 @@ export async function scanAllConflicts(
   options: DetectOptions = {},
 ): Promise<Conflict[]> {
   const threshold = checkThreshold(options.threshold);
+  const gate = Math.min(threshold, checkThreshold(options.patternGate, 'patternGate', PATTERN_GATE));
   const out: Conflict[] = [];
   const skipOpts = options.now === undefined ? {} : { now: options.now };
   for (let i = 0; i < memories.length; i++) {
@@ -218,9 +209,9 @@ export async function scanAllConflicts(
       const b = memories[j]!;
       if (conflictSkipReason(a, b, skipOpts) !== null) continue;
       const sim = similarity(a, b);
-      if (sim === null || !(sim >= threshold)) continue;
-      const verdict = await conflictReason(a, b, { contradictionFn: options.contradictionFn ?? null });
-      out.push({ a, b, similarity: roundSimilarity(sim), ...verdict });
+      if (sim === null) continue;
+      const verdict = await pairVerdict(a, b, sim, threshold, gate, options);
+      if (verdict) out.push({ a, b, similarity: roundSimilarity(sim), ...verdict });
     }
   }
   return out;
@@ -269,8 +260,8 @@ export type PolicyAction =
  * - `raise` → one `reject` when there are conflicts (checked before the write);
  * - `supersede` → duplicates are **merged into the existing memory** (the best-similarity
  *   duplicate: touched, importance raised to the max; the new memory is dropped), contradicted
- *   memories are superseded, by the new memory, or by the merge target when the new one was
- *   merged away. (The reference superseded duplicates too, trap 6; the seed's matrix is followed.)
+ *   and updated memories are superseded, by the new memory, or by the merge target when the new
+ *   one was merged away. (The reference superseded duplicates too, trap 6; the seed's matrix is followed.)
  * - `review` → the new memory is kept and one `queue` per conflict is recorded; nothing is
  *   resolved. `reviewKinds` limits which kinds are queued (default both).
  */
@@ -284,7 +275,7 @@ export function decidePolicy(
   if (p === 'warn') return [{ type: 'report', conflicts: [...conflicts] }];
   if (p === 'raise') return [{ type: 'reject', conflicts: [...conflicts] }];
   if (p === 'review') {
-    const kinds = options.reviewKinds ?? ['contradiction', 'duplicate'];
+    const kinds = options.reviewKinds ?? ['contradiction', 'update', 'duplicate'];
     return conflicts
       .filter((c) => kinds.includes(c.kind))
       .map((c) => ({ type: 'queue' as const, newId: c.a.id, oldId: c.b.id, kind: c.kind, reason: c.reason, similarity: c.similarity }));
@@ -307,7 +298,7 @@ export function decidePolicy(
   }
   const superseded = new Set<string>();
   for (const c of conflicts) {
-    if (c.kind !== 'contradiction' || c.b.id === survivor || superseded.has(c.b.id)) continue;
+    if (c.kind === 'duplicate' || c.b.id === survivor || superseded.has(c.b.id)) continue;
     superseded.add(c.b.id);
     actions.push({ type: 'supersede', oldId: c.b.id, newId: survivor, conflict: c });
   }
@@ -572,14 +563,6 @@ export class ContradictionDetector {
   }
 }
 
-/** |A ∩ B| / min(|A|, |B|); 0 when either is empty. */
-export function overlapCoefficient(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
-  if (small.size === 0) return 0;
-  let inter = 0;
-  for (const t of small) if (large.has(t)) inter++;
-  return inter / small.size;
-}
 
 const defaultDetector = new ContradictionDetector();
 

@@ -14,6 +14,7 @@
  */
 import { MemoryError } from './errors.ts';
 import type { IndexHit, VectorIndex } from './ports.ts';
+import type { IndexKind } from './types.ts';
 
 export interface DeferredIndexOptions {
   /** Vectors handed to the wrapped index per `add` call (a slice holds at least one call). Default 32. */
@@ -58,7 +59,7 @@ function yieldToLoop(ms: number): Promise<void> {
 }
 
 export class DeferredIndex implements VectorIndex {
-  readonly kind: 'hnsw' | 'exact';
+  readonly kind: IndexKind;
   readonly dim: number;
   private pending = new Map<number, Pending>();
   private holds = 0;
@@ -83,6 +84,11 @@ export class DeferredIndex implements VectorIndex {
     this.sliceMs = Math.max(0, options.sliceMs ?? 12);
     this.pauseMs = Math.max(0, options.pauseMs ?? 0);
     this.maxPending = Math.max(1, Math.floor(options.maxPending ?? (32 * 2 ** 20) / (4 * inner.dim)));
+  }
+
+  /** Whether the wrapped index's similarities are approximate (pending ones are exact). */
+  get approximate(): boolean {
+    return this.inner.approximate === true;
   }
 
   /** Vectors searchable by exact scan, not yet in the wrapped index. */

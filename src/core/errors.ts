@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   'JOURNAL_COMPACTED',
   'STORE_IN_USE',
   'STORE_EXISTS',
+  'BUSY',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

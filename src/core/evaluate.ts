@@ -202,8 +202,8 @@ export async function runEvaluation(
   options: RunEvaluationOptions = {},
 ): Promise<EvalSummary> {
   if (!Array.isArray(cases)) throw invalid('cases must be an array', { field: 'cases' });
-  const defaultK = checkInteger(options.defaultK ?? 5, 'defaultK', 1);
-  const defaultMode = options.defaultMode ?? 'hybrid';
+  const defaultK = options.defaultK === undefined ? 5 : checkInteger(options.defaultK, 'defaultK', 1);
+  const defaultMode = options.defaultMode === undefined ? 'hybrid' : options.defaultMode;
   if (defaultMode !== 'semantic' && defaultMode !== 'hybrid') throw invalid('defaultMode must be one of: semantic, hybrid', { field: 'defaultMode' });
   const checked = cases.map((c, i) => checkEvalCase(c, i));
   const results: CaseResult[] = [];

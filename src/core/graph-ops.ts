@@ -13,6 +13,7 @@ import {
   type ConflictPolicy,
   type ContradictionFn,
 } from './conflicts.ts';
+import { withClassifierConflicts } from './classifier-policy.ts';
 import { MemoryError, invalid } from './errors.ts';
 import {
   addLink,
@@ -64,7 +65,7 @@ async function must(storage: MemoryStorage, id: string, field: string): Promise<
 
 /** Adds `src → dst (rel)`; idempotent. Self-links and missing ends are rejected. */
 export async function link(deps: GraphDeps, src: string, dst: string, rel?: string): Promise<{ added: boolean }> {
-  const edge = checkLinkRequest(src, dst, rel ?? 'related');
+  const edge = checkLinkRequest(src, dst, rel === undefined ? 'related' : rel);
   const from = await must(deps.storage, edge.from, 'src');
   await must(deps.storage, edge.to, 'dst');
   const { links, added } = addLink(from.links, edge.to, edge.rel);
@@ -208,12 +209,17 @@ export interface WriteConflictOptions {
 
 /** Scans the neighbours of a memory about to be (or just) written. */
 export async function scanForWrite(deps: GraphDeps, memory: Memory, vector: Float32Array, options: WriteConflictOptions): Promise<Conflict[]> {
-  if (options.policy === 'ignore' && !options.classifier) return [];
-  return detectConflicts(memory, await candidatesFor(deps, vector, memory.id), {
+  if (options.policy === 'ignore') return [];
+  const candidates = await candidatesFor(deps, vector, memory.id);
+  const detected = await detectConflicts(memory, candidates, {
     ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
     contradictionFn: options.contradictionFn ?? null,
     now: deps.clock.now(),
   });
+  // Under every policy but 'supersede' the classifier's verdicts are conflicts like the others
+  // (reported, refused or queued: see classifier-policy.ts); 'supersede' applies them itself.
+  if (!options.classifier || options.policy === 'supersede') return detected;
+  return withClassifierConflicts(memory, await classifyIncoming(memory, candidates, options.classifier), detected);
 }
 
 /**
@@ -229,7 +235,7 @@ export async function applyWritePolicy(
 ): Promise<{ memory: Memory; action: 'stored' | 'merged' | 'superseded' | 'queued' }> {
   let current = memory;
   let action: 'stored' | 'merged' | 'superseded' | 'queued' = 'stored';
-  if (options.classifier) {
+  if (options.classifier && options.policy === 'supersede') {
     // The seed-002 hook refines the decision: CONTRADICTION/UPDATE supersede, demote pins, inherit importance.
     const plan = await classifyIncoming(memory, await candidatesFor(deps, vector, memory.id), options.classifier);
     if (plan.supersede.length || plan.unpin.length) {
@@ -276,6 +282,7 @@ export async function applyWritePolicy(
 
 export async function listPendingConflicts(deps: GraphDeps, options: { limit?: number } = {}): Promise<(PendingConflict & { new: Memory | null; old: Memory | null })[]> {
   const o = checkObject<{ limit?: number }>(options, 'options');
+  checkKnownKeys(o, new Set(['limit']), 'options');
   const limit = o.limit === undefined ? 100 : checkInteger(o.limit, 'limit', 0, 10_000);
   const records = (await deps.storage.listConflicts('pending')).slice(0, limit);
   const memories = await deps.storage.getMany([...new Set(records.flatMap((r) => [r.newId, r.oldId]))]);

@@ -9,7 +9,7 @@
  * with the edge kinds of the topology request (seed 003) added to the vocabulary.
  */
 import { invalid } from './errors.ts';
-import { checkBoolean, checkId } from './validate.ts';
+import { checkBoolean, checkId, checkObject } from './validate.ts';
 import type { Link, Memory } from './types.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -88,8 +88,8 @@ export function checkDepth(value: unknown, field = 'depth'): number {
 
 function checkOptions(value: unknown, field: string, allowed: readonly string[]): Record<string, unknown> {
   if (value === undefined) return {};
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid(`${field} must be an options object`, { field });
-  for (const key of Object.keys(value)) {
+  checkObject(value, field); // a plain object (not a Date or a Map)
+  for (const key of Object.keys(value as object)) {
     if (!allowed.includes(key)) throw invalid(`${field} has an unknown field ${JSON.stringify(key)}`, { field, key });
   }
   return value as Record<string, unknown>;
@@ -582,11 +582,16 @@ export const DEFAULT_EXPAND = { rels: ['refines', 'example_of'], depth: 1, cap: 
  * unless `includeSuperseded`. Missing targets are skipped. Returns only the added nodes; the
  * caller appends them **after** the hits, so a result can exceed k (and bypass `minCosine`).
  */
-export async function expandHits(
-  reader: GraphReader,
-  hits: readonly { memory: Pick<Memory, 'id'> }[],
-  options?: ExpandOptions,
-): Promise<ExpandedHit[]> {
+/** Validates expansion options whole (recall checks them before it touches anything) and fills the defaults. */
+export function checkExpandOptions(options: ExpandOptions | undefined): {
+  rels: string[];
+  depth: number;
+  cap: number;
+  score: number;
+  decay: number;
+  includeSuperseded: boolean;
+  accept: ((memory: Memory) => boolean) | undefined;
+} {
   const opts = checkOptions(options, 'options', ['rels', 'depth', 'cap', 'score', 'decay', 'includeSuperseded', 'accept']);
   let rels: string[] = [...DEFAULT_EXPAND.rels];
   if (opts.rels !== undefined) {
@@ -600,6 +605,15 @@ export async function expandHits(
   const includeSuperseded = opts.includeSuperseded === undefined ? false : checkBoolean(opts.includeSuperseded, 'includeSuperseded');
   const accept = opts.accept;
   if (accept !== undefined && typeof accept !== 'function') throw invalid('accept must be a function', { field: 'accept' });
+  return { rels, depth, cap, score, decay, includeSuperseded, accept: accept as ((memory: Memory) => boolean) | undefined };
+}
+
+export async function expandHits(
+  reader: GraphReader,
+  hits: readonly { memory: Pick<Memory, 'id'> }[],
+  options?: ExpandOptions,
+): Promise<ExpandedHit[]> {
+  const { rels, depth, cap, score, decay, includeSuperseded, accept } = checkExpandOptions(options);
   if (!Array.isArray(hits)) throw invalid('hits must be an array', { field: 'hits' });
 
   const relSet = new Set(rels);

@@ -5,9 +5,11 @@
  * vectors when anything does not add up. Snapshots are written on a debounce, never per write.
  *
  * Over a `DeferredIndex`, the replay is deferred (searchable at once by exact scan, inserted
- * into the graph in the background), no snapshot is written while vectors are pending (the
- * snapshot then always covers every vector up to its generation, so a store closed or killed
- * mid-drain replays the rest at its next open), and one is scheduled when the drain ends.
+ * into the graph in the background), and so is a rebuild at open (no snapshot, or one that does
+ * not add up): the store is usable as soon as the vectors are read, not once the graph is built.
+ * No snapshot is written while vectors are pending (the snapshot then always covers every vector
+ * up to its generation, so a store closed or killed mid-drain replays the rest at its next open),
+ * and one is written as soon as the drain ends.
  */
 import { DeferredIndex } from './deferred-index.ts';
 import { throwIfAborted } from './errors.ts';
@@ -36,7 +38,8 @@ export class IndexSync {
   ) {
     this.delay = options.snapshotDelayMs ?? 2000;
     this.deferred = index instanceof DeferredIndex ? index : null;
-    if (this.deferred) this.deferred.onDrained = () => this.schedule(this.dirtyGeneration);
+    // The drain's end is the moment a snapshot can hold everything: write it then, not after a debounce.
+    if (this.deferred) this.deferred.onDrained = () => void this.persist(this.dirtyGeneration).catch(() => undefined);
   }
 
   get snapshotGeneration(): number | null {
@@ -45,13 +48,12 @@ export class IndexSync {
 
   /** Brings the index in line with storage at `generation`. */
   async open(generation: number, options: LongRunOptions = {}): Promise<IndexOpenOutcome> {
-    const expected = await this.storage.vectorCount();
-    let snapshot: number | null = null;
-    try {
-      snapshot = await this.index.loadSnapshot();
-    } catch {
-      snapshot = null;
-    }
+    // Both read IndexedDB and neither needs the other: a row count is linear in browsers (about
+    // 2 s at a million) and so is reading a large snapshot, so they run side by side.
+    const [expected, snapshot] = await Promise.all([
+      this.storage.vectorCount(),
+      this.index.loadSnapshot().catch((): null => null),
+    ]);
     if (snapshot !== null && snapshot <= generation) {
       let replayed = false;
       if (snapshot < generation) {
@@ -71,8 +73,37 @@ export class IndexSync {
         return replayed ? 'snapshot+replay' : 'snapshot';
       }
     }
+    if (this.deferred && this.index.kind !== 'exact' && expected > 0) {
+      // A snapshot that did not add up must not be loaded again if the store closes mid-drain.
+      if (snapshot !== null) await this.index.dropSnapshot().catch(() => undefined);
+      await this.rebuildDeferred(this.deferred, generation, expected, options);
+      return 'rebuilt';
+    }
     await this.rebuild(generation, expected, options);
     return expected === 0 ? 'empty' : 'rebuilt';
+  }
+
+  /**
+   * Reads every stored vector into the deferred index's pending set (searched exactly at once)
+   * and leaves the graph to the background drain; the snapshot follows the drain.
+   */
+  private async rebuildDeferred(deferred: DeferredIndex, generation: number, total: number, options: LongRunOptions): Promise<void> {
+    this.index.clear();
+    let done = 0;
+    options.onProgress?.({ kind: 'index-rebuild', done, total });
+    const release = deferred.hold(); // read first, then build the graph: the open waits only for the reads
+    try {
+      await this.storage.scanVectors((labels, vectors) => {
+        throwIfAborted(options.signal, { done, total });
+        deferred.addDeferred(labels, vectors);
+        done += labels.length;
+        options.onProgress?.({ kind: 'index-rebuild', done, total });
+      });
+    } finally {
+      release();
+    }
+    this.savedGeneration = null;
+    this.dirtyGeneration = generation;
   }
 
   /** Rebuilds the whole index from the stored vectors, with progress. */

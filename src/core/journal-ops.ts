@@ -236,7 +236,11 @@ export async function undo(deps: JournalDeps, seq?: number, options?: UndoOption
     }
     const { labels, generation } = await storage.insert(plan.insert, vectors, ctx);
     apply(deps, { added: labels.map((label, i) => ({ label, vector: vectors[i]! })), removedLabels: [], generation });
-    if (reused.length) await storage.purgeTrash({ ids: reused });
+    // Memories that leave the trash: those whose kept vector was reused, and those this call moved
+    // there (decay pruning, quota eviction) even when their text no longer matches the trash row.
+    const trashedByCall = new Set(group.filter((e) => e.op === 'trash').map((e) => e.id));
+    const leaving = plan.insert.filter((m) => reused.includes(m.id) || trashedByCall.has(m.id)).map((m) => m.id);
+    if (leaving.length) await storage.purgeTrash({ ids: leaving });
   }
   for (const { now, before } of plan.rewrite) {
     const [vector] = await deps.embed([before.text]);

@@ -3,11 +3,17 @@
  * embedders) implement them; the core never imports a vendor.
  */
 import type { PendingConflict } from './review.ts';
-import type { Memory, ProgressEvent } from './types.ts';
+import type { RelevanceCalibration } from './relevance.ts';
+import type { IndexKind, Memory, ProgressEvent } from './types.ts';
 
 export interface EmbedOptions {
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
+  /**
+   * What the texts are: 'passage' (stored memories; the default) or 'query' (a recall). Symmetric
+   * models ignore it; query/passage models (bge-small) prefix queries with their instruction.
+   */
+  input?: 'query' | 'passage';
 }
 
 /**
@@ -17,7 +23,11 @@ export interface EmbedOptions {
 export interface Embedder {
   readonly id: string;
   readonly dim: number;
+  /** Set by query/passage models: the instruction `embed(texts, { input: 'query' })` prepends. */
+  readonly queryInstruction?: string;
   embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
+  /** How this model's cosines map to relevance (see core/relevance.ts); known models have one shipped in core/calibrations.ts. */
+  readonly calibration?: RelevanceCalibration;
   /** Release model resources. Optional. */
   dispose?(): Promise<void> | void;
 }
@@ -43,8 +53,13 @@ export interface IndexHit {
  * vectors table in storage is the truth, and the index can always be rebuilt from it.
  */
 export interface VectorIndex {
-  readonly kind: 'hnsw' | 'exact';
+  readonly kind: IndexKind;
   readonly dim: number;
+  /**
+   * True when `similarity` is an approximation (a quantised index): callers that need the exact
+   * cosine order of the best hits rescore them from the stored vectors (see core/rescore.ts).
+   */
+  readonly approximate?: boolean;
   /** Number of live (not deleted) labels. */
   size(): number;
   has(label: number): boolean;
@@ -67,6 +82,36 @@ export interface VectorIndex {
   /** Forget the persisted snapshot. */
   dropSnapshot(): Promise<void>;
   dispose(): void;
+}
+
+/** One stored block of a chunked index snapshot: opaque bytes under an integer key. */
+export interface IndexBlock {
+  key: number;
+  bytes: Uint8Array;
+}
+
+/**
+ * Where a chunked index keeps its snapshot: a manifest plus fixed-size blocks, in the store's
+ * own database (one table), so a snapshot is rewritten block by block instead of as one file.
+ * `write` is atomic: the manifest and every block it names land together or not at all.
+ */
+export interface IndexBlockStore {
+  /** The manifest of the last write, or undefined. */
+  readManifest(): Promise<unknown>;
+  /** Visits every stored block in key order, a batch at a time (memory stays bounded). */
+  readBlocks(visit: (blocks: IndexBlock[]) => void | Promise<void>, options?: { batchSize?: number }): Promise<void>;
+  /**
+   * In one transaction: checks that the stored manifest's `tag` still equals `expectTag` (another
+   * writer wrote meanwhile otherwise, and nothing is written: returns false), then deletes every
+   * block when `replaceAll`, writes `blocks` one at a time as the iterator yields them, and the
+   * manifest last. Returns true once committed.
+   */
+  write(options: { manifest: { tag: string } & Record<string, unknown>; expectTag: string | null; replaceAll: boolean; blocks: Iterable<IndexBlock> }): Promise<boolean>;
+  /** Deletes the manifest and every block. */
+  clear(): Promise<void>;
+  /** Total bytes of the stored blocks (diagnostics and benchmarks). */
+  byteSize?(): Promise<number>;
+  close(): void;
 }
 
 /** Creates a fresh index for a store; `name` keys its snapshot. */
@@ -171,6 +216,20 @@ export interface DurabilityRegistry {
 }
 
 /** What a write passes so storage can journal it inside its transaction. */
+/** The lease of an import in progress (core/import-lease.ts): who owns it, and how to tell they still do. */
+export interface ImportLease {
+  importId: string;
+  /** A random id of the store instance running it. */
+  owner: string;
+  /** Unix seconds. */
+  startedAt: number;
+  /** Renewed while the owner lives (Unix seconds); the lease is abandoned `ttl` seconds after it. */
+  heartbeatAt: number;
+  ttl: number;
+  /** The Web Lock the owner holds for the import's life, where locks exist (authoritative then). */
+  lock: string | null;
+}
+
 export interface JournalContext {
   ts: number;
   op: string;
@@ -200,6 +259,8 @@ export interface StoreMeta {
   schemaVersion: number;
   embedderId: string;
   dim: number;
+  /** The query instruction of a query/passage model, recorded when the store is made with one. */
+  queryInstruction?: string;
   /** Bumped by every write that adds or removes a vector; snapshots are tagged with it. */
   generation: number;
   /** Next free vector label. */
@@ -314,14 +375,25 @@ export interface MemoryStorage {
   /**
    * Writes one import batch in one transaction, in order (a later write of an id replaces an
    * earlier one), and logs what it replaced under `importId` so `rollbackImport` can undo it.
+   * @throws MemoryError ABORTED (`reason: 'lease-lost'`) when the import's lease is gone; BUSY when an id is held by another import in progress.
    */
   importBatch(importId: string, writes: { memory: Memory; vector: Float32Array }[], journal?: JournalContext): Promise<IndexDelta>;
-  /** Undoes everything an import logged, in one transaction. */
+  /** Undoes everything an import logged and drops its lease, in one transaction. */
   rollbackImport(importId: string): Promise<IndexDelta>;
-  /** Forgets an import's undo log: the import is final. */
+  /**
+   * Forgets an import's undo log and lease: the import is final.
+   * @throws MemoryError ABORTED (`details.reason: 'lease-lost'`) when its lease is gone (another owner rolled it back).
+   */
   finishImport(importId: string): Promise<void>;
-  /** Imports that started and neither finished nor rolled back (a crash): roll them back at open. */
-  pendingImports(): Promise<string[]>;
+  /** Records the lease of an import about to write (see core/import-lease.ts). */
+  beginImport(lease: ImportLease): Promise<void>;
+  /** Renews a lease's heartbeat; false when the lease is gone. */
+  renewImport(importId: string, heartbeatAt: number): Promise<boolean>;
+  /**
+   * Imports that started and neither finished nor rolled back, with their lease (null for an
+   * undo log without one): rolled back once their owner is gone.
+   */
+  pendingImports(): Promise<{ importId: string; lease: ImportLease | null }[]>;
   getMany(ids: string[]): Promise<Map<string, Memory>>;
   /** The current vector label of each id (undefined when absent). */
   labelsOf(ids: string[]): Promise<(number | undefined)[]>;

@@ -1,27 +1,33 @@
 /**
  * The recall pipeline (AI-Houkai §3.3): validate → embed the query → over-fetch a cosine pool
  * from the vector index, widening until `k` candidates survive the filters → optionally union
- * memories found through the persistent lexical index → score (semantic, weighted hybrid or
- * RRF, with explanations and a calibrated confidence) → MMR / dedup selection → touch.
+ * memories found through the persistent lexical index → score (semantic, relevance-first
+ * weighted hybrid, linear or RRF, with explanations and a relevance verdict) → the confidence
+ * floor (`minConfidence`) → MMR / dedup selection → optional newest-first order → touch.
  */
 import { bm25Idf, bm25TermScore, BM25_B, BM25_K1, type PoolBm25Result } from './bm25.ts';
-import { ConfidenceCalibrator } from './confidence.ts';
+import type { Confidence } from './confidence.ts';
 import { invalid } from './errors.ts';
 import { mmrSelect } from './mmr.ts';
 import type { Clock, MemoryStorage, VectorIndex } from './ports.ts';
+import { rescoreHits } from './rescore.ts';
 import { FUSIONS, RECALL_MODES, checkChoice, checkNumberInRange, checkWeights, scoreCandidates, type LexicalScorer, type PoolItem } from './scoring.ts';
-import { expandHits, type ExpandOptions } from './graph.ts';
+import { checkExpandOptions, expandHits, type ExpandOptions } from './graph.ts';
 import { graphReader } from './graph-ops.ts';
+import type { RelevanceJudge } from './relevance.ts';
 import { lexicalTerms } from './tokenize.ts';
-import { TRUST_LEVELS, type Memory, type RecallHit, type RecallOptions, type Trust } from './types.ts';
+import { trustRank } from './trust.ts';
+import type { Memory, RecallHit, RecallOptions } from './types.ts';
 import { checkBoolean, checkImportance, checkInteger, checkKnownKeys, checkObject, checkSource, checkTag, checkTimestamp, checkTrust, checkType } from './validate.ts';
 
 export const LEXICAL_INDEXES = ['pool', 'corpus'] as const;
+export const CONFIDENCE_LEVELS = ['none', 'weak', 'strong'] as const;
+export const RECALL_SORTS = ['relevance', 'recent'] as const;
 
 const RECALL_KEYS: ReadonlySet<string> = new Set([
   'k', 'type', 'tag', 'minImportance', 'source', 'since', 'until', 'minCosine', 'overfetch', 'includeSuperseded',
   'includeExpired', 'minTrust', 'diversity', 'dedupThreshold', 'touch', 'mode', 'fusion', 'weights', 'explain',
-  'lexicalIndex', 'expand', 'signal',
+  'lexicalIndex', 'expand', 'signal', 'minConfidence', 'sort', 'recencyWeight',
 ]);
 
 /**
@@ -66,20 +72,23 @@ export function checkRecallOptions(options: unknown) {
     lexicalIndex,
     expand: checkExpand(o.expand),
     signal: o.signal as AbortSignal | undefined,
+    minConfidence: o.minConfidence === undefined ? ('none' as Confidence) : checkChoice(o.minConfidence, CONFIDENCE_LEVELS, 'minConfidence'),
+    sort: o.sort === undefined ? ('relevance' as const) : checkChoice(o.sort, RECALL_SORTS, 'sort'),
+    recencyWeight: o.recencyWeight === undefined ? 0 : checkNumberInRange(o.recencyWeight, 'recencyWeight', 0, Number.POSITIVE_INFINITY),
   };
 }
 
-/** `expand: true` takes the reference defaults; an object overrides them (validated by expandHits). */
+/**
+ * `expand: true` takes the reference defaults; an object overrides them. Validated whole here,
+ * before the recall touches any hit, so a bad value changes nothing.
+ */
 function checkExpand(value: unknown): ExpandOptions | undefined {
   if (value === undefined || value === false) return undefined;
   if (value === true) return {};
   const o = checkObject<ExpandOptions>(value, 'expand');
   checkKnownKeys(o, new Set(['rels', 'depth', 'cap', 'score', 'decay']), 'expand');
+  checkExpandOptions(o);
   return o;
-}
-
-function trustRank(trust: Trust): number {
-  return TRUST_LEVELS.indexOf(trust);
 }
 
 /** The post-filters of §3.3 step 3 and 6, against the stored row. */
@@ -121,9 +130,15 @@ export interface RecallContext {
   index: VectorIndex;
   clock: Clock;
   embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array>;
-  calibrator: ConfidenceCalibrator;
-  /** Samples background similarities for the calibrator when it has too few. */
+  /** Refreshes the store's background sample when the store has grown enough. */
   calibrate(): Promise<void>;
+  /** The relevance judge for one query vector (embedder calibration + store background). */
+  judge(queryVector: Float32Array): RelevanceJudge;
+}
+
+/** Whether a verdict reaches the floor (`'none'` admits everything). */
+export function meetsConfidence(verdict: Confidence | undefined, floor: Confidence): boolean {
+  return CONFIDENCE_LEVELS.indexOf(verdict ?? 'none') >= CONFIDENCE_LEVELS.indexOf(floor);
 }
 
 /** BM25 with the corpus statistics of the persistent lexical index, normalised by the pool max. */
@@ -176,9 +191,9 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
   const lift = lazy && polarityWeight > 0 && (await storage.hasPositivePolarity()) ? polarityWeight : 0;
   let fetch = Math.min(live, o.k * o.overfetch);
   let pool: Candidate[] = [];
-  let observed: number[] = [];
   for (;;) {
-    const found = index.search(vector, fetch);
+    // A quantised index's near-ties are settled by the stored float32 vectors (core/rescore.ts).
+    const found = await rescoreHits(index, storage, vector, index.search(vector, fetch));
     pool = [];
     const scores: number[] = [];
     let read = 0;
@@ -199,7 +214,6 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
       const kth = [...scores].sort((a, b) => b - a)[o.k - 1]!;
       if (kth > found[read]!.similarity + lift) break;
     }
-    observed = found.map((h) => h.similarity);
     if (pool.filter((c) => !c.filtered).length >= o.k || fetch >= live) break;
     fetch = Math.min(live, fetch * 4);
   }
@@ -230,12 +244,17 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
     }
     const missing = pool.filter((c) => !termsOf.has(c.label)).map((c) => c.label);
     if (missing.length) for (const [label, t] of await storage.lexicalTermsOf(missing)) termsOf.set(label, t);
+    // The stored terms serve the relevance coverage too (no re-tokenising of the pool).
+    for (const c of pool) {
+      const t = termsOf.get(c.label);
+      if (t) c.termSet = new Set(t.terms);
+    }
     lexicalScorer = scorer;
   }
 
-  // 3. Scoring, with a confidence verdict calibrated on this store's own similarities.
+  // 3. Scoring, with a relevance verdict (the embedder's calibration and this store's background),
+  //    then the confidence floor.
   await ctx.calibrate();
-  ctx.calibrator.observeRecall(observed);
   const scored = scoreCandidates(pool, query, {
     mode: o.mode,
     fusion: o.fusion,
@@ -243,9 +262,10 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
     now,
     explain: o.explain,
     ...(o.minCosine === undefined ? {} : { minCosine: o.minCosine }),
-    confidence: ctx.calibrator.thresholds(),
+    relevance: ctx.judge(vector),
+    recencyWeight: o.recencyWeight,
     ...(lexicalScorer ? { lexicalScorer } : {}),
-  });
+  }).filter((h) => meetsConfidence(h.confidence, o.minConfidence));
 
   // 4. Selection: MMR and near-duplicate suppression need the candidates' vectors.
   type Scored = (typeof scored)[number];
@@ -267,6 +287,8 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
   } else {
     chosen = scored.slice(0, o.k);
   }
+  // "Latest first": the best k, newest first (ties keep the relevance order).
+  if (o.sort === 'recent') chosen = chosen.map((h, i) => ({ h, i })).sort((a, b) => b.h.memory.createdAt - a.h.memory.createdAt || a.i - b.i).map((x) => x.h);
 
   // 5. Touch the returned memories in one transaction.
   let touched = new Map<string, Memory>();
@@ -274,6 +296,7 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
   const hits = chosen.map((h) => {
     const hit: RecallHit = { memory: touched.get(h.memory.id) ?? h.memory, score: h.score, cosine: h.cosine };
     if (h.confidence) hit.confidence = h.confidence;
+    if (h.relevance !== undefined) hit.relevance = h.relevance;
     if (h.explain) hit.explain = h.explain;
     return hit;
   });
@@ -286,14 +309,11 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
   return hits;
 }
 
-/** Samples up to `n` stored vectors and returns their pairwise cosines (the "unrelated" background). */
-export async function sampleBackground(storage: MemoryStorage, nextLabel: number, n = 64, random: () => number = Math.random): Promise<number[]> {
-  if (nextLabel <= 1) return [];
+/** Up to `n` stored vectors at random labels (the store's background sample). */
+export async function sampleVectors(storage: MemoryStorage, nextLabel: number, n = 64, random: () => number = Math.random): Promise<Float32Array[]> {
+  if (nextLabel <= 0) return [];
   const labels = new Set<number>();
   for (let tries = 0; labels.size < n && tries < n * 4; tries++) labels.add(Math.floor(random() * nextLabel));
-  const vectors = [...(await storage.vectorsOf([...labels])).values()];
-  const sims: number[] = [];
-  for (let i = 0; i < vectors.length; i++) for (let j = i + 1; j < vectors.length; j++) sims.push(cosine(vectors[i]!, vectors[j]!));
-  return sims;
+  return [...(await storage.vectorsOf([...labels])).values()];
 }
 

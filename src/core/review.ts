@@ -86,8 +86,8 @@ export function checkPendingConflict(value: unknown, field = 'conflict'): Pendin
   const newId = checkId(r.newId, `${field}.newId`);
   const oldId = checkId(r.oldId, `${field}.oldId`);
   if (newId === oldId) throw invalid(`${field}.oldId must differ from newId`, { field: `${field}.oldId` });
-  if (r.kind !== 'contradiction' && r.kind !== 'duplicate') {
-    throw invalid(`${field}.kind must be one of: contradiction, duplicate — got ${JSON.stringify(r.kind)}`, { field: `${field}.kind` });
+  if (r.kind !== 'contradiction' && r.kind !== 'update' && r.kind !== 'duplicate') {
+    throw invalid(`${field}.kind must be one of: contradiction, update, duplicate — got ${JSON.stringify(r.kind)}`, { field: `${field}.kind` });
   }
   if (typeof r.reason !== 'string' || r.reason.trim() === '') throw invalid(`${field}.reason must be a non-blank string`, { field: `${field}.reason` });
   const sim = r.similarity;
@@ -139,7 +139,7 @@ export function applyResolution(
   let mutations: ReviewMutation[];
   if (res === 'supersede') mutations = [{ type: 'supersede', oldId: checked.oldId, newId: checked.newId }];
   else if (res === 'drop_new') mutations = [{ type: 'forget', id: checked.newId }];
-  else mutations = checked.kind === 'contradiction' ? [{ type: 'link', from: checked.newId, to: checked.oldId, rel: checkRel(KEEP_BOTH_REL) }] : [];
+  else mutations = checked.kind !== 'duplicate' ? [{ type: 'link', from: checked.newId, to: checked.oldId, rel: checkRel(KEEP_BOTH_REL) }] : [];
   return { record: { ...checked, status: 'resolved', resolution: res, resolvedAt: now }, mutations };
 }
 

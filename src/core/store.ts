@@ -3,22 +3,27 @@
  * validate, embed first, then write each mutation in one storage transaction, then update the
  * in-memory index. Nothing here knows about Dexie, hnswlib or a model.
  */
+import { plainArguments } from './boundary.ts';
 import { MemoryError, invalid, throwIfAborted } from './errors.ts';
 import { DeferredIndex, type DeferredIndexOptions } from './deferred-index.ts';
+import { ImportLeases, type ImportLeaseOptions } from './import-lease.ts';
 import { IndexSync, type IndexOpenOutcome } from './index-sync.ts';
-import type { Clock, Embedder, IdSource, MemoryStorage, StoreMeta, VectorIndex } from './ports.ts';
+import type { Clock, Embedder, EmbedOptions, IdSource, MemoryStorage, StoreMeta, VectorIndex } from './ports.ts';
 import {
+  applyIndexDelta,
   archiveInfo,
   exportArchive,
   importArchive,
   type ArchiveDeps,
   type ArchiveInfo,
   type ArchiveSource,
+  type ArchiveLimits,
   type ExportArchiveOptions,
   type ImportArchiveOptions,
   type ImportResult,
 } from './archive/store-ops.ts';
-import { ConfidenceCalibrator } from './confidence.ts';
+import { calibrationFor } from './calibrations.ts';
+import { RelevanceBackground } from './relevance-background.ts';
 import { checkPolicy, type Classifier, type ConflictPolicy, type ContradictionFn } from './conflicts.ts';
 import {
   applyWritePolicy,
@@ -69,7 +74,7 @@ import {
 } from './maintenance.ts';
 import type { PendingConflict } from './review.ts';
 import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from './evaluate.ts';
-import { checkRecallOptions, recallFilter, runRecall, sampleBackground, type RecallContext } from './recall.ts';
+import { checkRecallOptions, recallFilter, runRecall, sampleVectors, type RecallContext } from './recall.ts';
 import { checkPackOptions, fanoutQueries, packMemories, type PackOptions, type PackResult } from './recall-pack.ts';
 import { suggestMemories, type SuggestOptions, type Suggestion } from './suggest.ts';
 import { contentHash } from './text.ts';
@@ -123,8 +128,8 @@ export interface MemoryApi {
   exportArchive(options?: ExportArchiveOptions): Promise<Blob>;
   /** Imports an `.ahkai` archive: validated whole first, then written atomically (rolled back on failure or cancel). */
   importArchive(source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult>;
-  /** What an archive holds (header, rows, vectors, warnings), without touching the store. */
-  archiveInfo(source: ArchiveSource): Promise<ArchiveInfo>;
+  /** What an archive holds (header, rows, vectors, warnings), without touching the store; bounded like an import. */
+  archiveInfo(source: ArchiveSource, options?: ArchiveLimits): Promise<ArchiveInfo>;
   /** Adds the typed link `src → dst` (default rel 'related'); idempotent. @throws NOT_FOUND, INVALID_ARGUMENT (self-link) */
   link(src: string, dst: string, rel?: string): Promise<{ added: boolean }>;
   /** Removes `src → dst` links (one rel or all); returns how many. */
@@ -247,13 +252,12 @@ export type ContextPackOptions = PackOptions & {
 
 const PACK_ONLY_KEYS = ['tokenBudget', 'maxItems', 'tokenCounter', 'header', 'compress', 'compressThreshold', 'compressMinGroup'] as const;
 
-/** Splits an options object into its pack part and the rest. */
+/** Splits an options object into its pack part and the rest (own data properties: a key "__proto__" stays a key). */
 function splitPack<T extends object>(options: T | undefined): { pack: PackOptions; rest: Record<string, unknown> } {
   const pack: Record<string, unknown> = {};
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(checkObject<T>(options, 'options'))) {
-    if ((PACK_ONLY_KEYS as readonly string[]).includes(key)) pack[key] = value;
-    else rest[key] = value;
+    Object.defineProperty((PACK_ONLY_KEYS as readonly string[]).includes(key) ? pack : rest, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return { pack: pack as PackOptions, rest };
 }
@@ -305,6 +309,8 @@ export interface StoreOpenOptions extends LongRunOptions {
   journalRetention?: JournalRetention;
   /** Pacing of background index insertion (imports, replay at open); see `DeferredIndex`. */
   indexDrain?: DeferredIndexOptions;
+  /** How imports prove they are alive to other owners of the store (lease length, heartbeat, lock manager); see core/import-lease.ts. */
+  importLease?: Pick<ImportLeaseOptions, 'ttlSeconds' | 'heartbeatSeconds' | 'locks'>;
 }
 
 const systemClock: Clock = { now: () => Date.now() / 1000 };
@@ -336,6 +342,7 @@ export async function openStore(
     schemaVersion: deps.schemaVersion,
     embedderId: embedder.id,
     dim: embedder.dim,
+    ...(embedder.queryInstruction ? { queryInstruction: embedder.queryInstruction } : {}),
     generation: 0,
     nextLabel: 0,
     createdAt: clock.now(),
@@ -351,8 +358,20 @@ export async function openStore(
     );
   }
 
-  // An import interrupted by a crash or a closed tab is undone before the index is opened.
-  for (const pending of await storage.pendingImports()) await storage.rollbackImport(pending);
+  // An import whose owner is gone (a crash, a closed tab) is undone before the index is opened;
+  // one another owner is still writing is left alone and watched (core/import-lease.ts).
+  const leases = new ImportLeases({
+    name,
+    storage,
+    now: () => clock.now(),
+    newId: () => ids.next(),
+    ...(options.importLease ?? {}),
+    rolledBack: (delta) => {
+      applyIndexDelta(index, delta);
+      sync.schedule(delta.generation);
+    },
+  });
+  await leases.recover();
   meta = (await storage.readMeta()) ?? meta;
 
   const sync = new IndexSync(index, storage, options.snapshotDelayMs === undefined ? {} : { snapshotDelayMs: options.snapshotDelayMs });
@@ -372,7 +391,7 @@ export async function openStore(
     }
   }
 
-  async function embed(texts: string[], opts: LongRunOptions = {}): Promise<Float32Array[]> {
+  async function embed(texts: string[], opts: LongRunOptions & Pick<EmbedOptions, 'input'> = {}): Promise<Float32Array[]> {
     throwIfAborted(opts.signal);
     let vectors: Float32Array[];
     try {
@@ -429,28 +448,35 @@ export async function openStore(
       throw invalid(`${where} must be a string or an object with a text field`, { field: where });
     }
     const { text, ...rest } = item as RememberItem;
-    return { text: checkText(text, `${where}.text`), input: checkMemoryInput(rest, where) };
+    const input = checkMemoryInput(rest, where);
+    // 'raise' must be decided before anything is written, and a batch writes as it goes: refused
+    // per item as for the whole call (use remember() for one memory that must not conflict).
+    if (input.onConflict === 'raise') throw invalid(`${where}.onConflict 'raise' is not supported by rememberMany; use remember()`, { field: `${where}.onConflict` });
+    // Checked here, for every item, before the first batch is written (not per batch).
+    checkValidity(input.validFrom ?? 0, input.validUntil ?? 0);
+    return { text: checkText(text, `${where}.text`), input };
   }
 
-  const calibrator = new ConfidenceCalibrator(embedder.id);
+  const relevance = new RelevanceBackground(calibrationFor(embedder));
   let calibratedAt = 0;
   const recallContext: RecallContext = {
     storage,
     index,
     clock,
-    calibrator,
-    embedQuery: async (text, signal) => (await embed([text], signal ? { signal } : {}))[0]!,
-    // Background similarities of random stored pairs, refreshed whenever the store doubles.
+    embedQuery: async (text, signal) => (await embed([text], { input: 'query', ...(signal ? { signal } : {}) }))[0]!,
+    // A random sample of stored vectors (the store's background), refreshed whenever the store doubles.
     async calibrate() {
       const size = index.size();
       if (size < 2 || (calibratedAt > 0 && size < calibratedAt * 2)) return;
       calibratedAt = size;
       // The label counter as it is now: `meta` was read at open and a fresh store starts at 0.
       meta = (await storage.readMeta()) ?? meta;
-      calibrator.observePairwise(await sampleBackground(storage, meta.nextLabel));
+      relevance.setSample(await sampleVectors(storage, meta.nextLabel));
     },
+    judge: (vector) => relevance.judgeFor(vector),
   };
 
+  const storeQuota = options.quota;
   const conflictDefaults = {
     policy: options.conflicts?.policy === undefined ? ('warn' as ConflictPolicy) : checkPolicy(options.conflicts.policy, 'conflicts.policy'),
     ...(options.conflicts?.threshold === undefined ? {} : { threshold: options.conflicts.threshold }),
@@ -500,16 +526,25 @@ export async function openStore(
       prepared: { text: string; input: MemoryInput }[],
       opts: LongRunOptions,
       precomputed?: Float32Array[],
+      roomMade = false,
+      journal = jctx('remember'),
     ): Promise<{ memories: Memory[]; vectors: Float32Array[] }> {
       const vectors = precomputed ?? (await embed(prepared.map((p) => p.text), opts));
-      if (options.quota) await makeRoom(prepared.length);
+      if (options.quota && !roomMade) await makeRoom(prepared.length);
       throwIfAborted(opts.signal);
       const now = clock.now();
       const memories = await Promise.all(prepared.map((p) => buildMemory(p.text, p.input, now)));
-      const { labels, generation } = await storage.insert(memories, vectors, jctx('remember'));
+      const { labels, generation } = await storage.insert(memories, vectors, journal);
       index.add(labels, vectors);
       sync.schedule(generation);
       return { memories, vectors };
+    }
+
+    /** Records the access of `ids` (once each) and shows the touched rows in the pack's items. */
+    async function touchPacked(result: PackResult, ids: string[]): Promise<PackResult> {
+      if (ids.length === 0) return result;
+      const touched = new Map((await storage.touch(ids, clock.now())).map((m) => [m.id, m]));
+      return { ...result, items: result.items.map((item) => ({ ...item, memory: touched.get(item.memory.id) ?? item.memory })) };
     }
 
     const graphDeps: GraphDeps = {
@@ -536,6 +571,7 @@ export async function openStore(
 
     const archiveDeps: ArchiveDeps = {
       name,
+      leases,
       storage,
       index,
       embedder,
@@ -549,11 +585,13 @@ export async function openStore(
     return {
       async exportArchive(options) {
         ensureOpen();
-        const blob = await exportArchive(archiveDeps, options);
+        const { record: recordOption, ...rest } = checkObject<ExportArchiveOptions>(options, 'options');
+        const record = recordOption === undefined ? true : checkBoolean(recordOption, 'record');
+        const blob = await exportArchive(archiveDeps, rest);
+        if (!record) return blob; // a read-only or untrusted connection's export leaves no trace
         await storage.journalAppend(jctx('export', { bytes: blob.size }), [{ id: '*', before: null, after: null }]);
         // A whole export (no type, tag or date filter) is a backup: the registry keeps its time.
-        const o = (options ?? {}) as ExportArchiveOptions;
-        if (o.types === undefined && o.tags === undefined && o.since === undefined) {
+        if (rest.types === undefined && rest.tags === undefined && rest.since === undefined) {
           await durability.check({ exportedAt: clock.now() }).catch(() => undefined);
         }
         return blob;
@@ -596,7 +634,9 @@ export async function openStore(
 
       async purgeExpired(options) {
         ensureOpen();
-        const { now, dryRun } = checkObject<{ now?: number; dryRun?: boolean }>(options, 'options');
+        const o = checkObject<{ now?: number; dryRun?: boolean }>(options, 'options');
+        checkKnownKeys(o, new Set(['now', 'dryRun']), 'options');
+        const { now, dryRun } = o;
         const at = now === undefined ? clock.now() : checkTimestamp(now, 'now');
         const dry = dryRun === undefined ? false : checkBoolean(dryRun, 'dryRun');
         const expired = expiredMemories(await storage.allMemories(), at).map((m) => m.id);
@@ -638,14 +678,19 @@ export async function openStore(
             clusters.push({ ids, summary: item.summary.text, summaryId: null });
             continue;
           }
+          // Every write of one cluster is the reflection's (actor 'reflection') and one call for
+          // undo (one journal group): the summary, the supersedes, the links, the forgets.
+          const group = jctx('reflect').group;
+          const asReflection = (op: string, meta: Record<string, unknown> = {}) => ({ ...jctx(op, meta, group), actor: 'reflection' });
+          const reflectionDeps: GraphDeps = { ...graphDeps, journal: asReflection };
           const { links: _links, ...fields } = item.summary;
-          const { memories: [summary] } = await writeBatch([{ text: item.summary.text, input: fields }], {});
+          const { memories: [summary] } = await writeBatch([{ text: item.summary.text, input: fields }], {}, undefined, false, asReflection('remember'));
           for (const id of item.supersede) {
-            await supersede(graphDeps, id, summary!.id, { movePin: false });
-            await link(graphDeps, summary!.id, id, 'derived_from');
+            await supersede(reflectionDeps, id, summary!.id, { movePin: false });
+            await link(reflectionDeps, summary!.id, id, 'derived_from');
           }
           for (const id of item.forget) {
-            const removed = await storage.remove(id, { ...jctx('forget', { reflection: summary!.id }), actor: 'reflection' });
+            const removed = await storage.remove(id, asReflection('forget', { reflection: summary!.id }));
             if (removed) {
               index.remove([removed.label]);
               sync.schedule(removed.generation);
@@ -765,9 +810,9 @@ export async function openStore(
         return importArchive(archiveDeps, source, options);
       },
 
-      async archiveInfo(source) {
+      async archiveInfo(source, options) {
         ensureOpen();
-        return archiveInfo(source);
+        return archiveInfo(source, options);
       },
 
       async link(src, dst, rel) {
@@ -829,10 +874,11 @@ export async function openStore(
           }
         }
         const { memories: [memory] } = await writeBatch([prepared], {}, [vector!]);
+        // 'raise' found nothing before the write; 'ignore' does not look.
+        if (policy === 'raise' || policy === 'ignore') return { memory: memory!, conflicts: [], action: 'stored' };
         const conflicts = await scanForWrite(graphDeps, memory!, vector!, settings);
-        if (policy === 'raise' || policy === 'ignore' || policy === 'warn') {
-          if (!settings.classifier) return { memory: memory!, conflicts, action: 'stored' };
-        }
+        // A classifier changes existing memories only under 'supersede' (see classifier-policy.ts).
+        if (policy === 'warn') return { memory: memory!, conflicts, action: 'stored' };
         const outcome = await applyWritePolicy(graphDeps, memory!, vector!, conflicts, settings);
         return { memory: outcome.memory, conflicts, action: outcome.action };
       },
@@ -850,19 +896,27 @@ export async function openStore(
         const prepared = items.map((item, i) => validateItem(item, `items[${i}]`));
         const total = prepared.length;
         const results: RememberResult[] = [];
+        // The quota is settled for the whole call before the first write: 'reject' refuses it
+        // whole, 'decay'/'lru' make room for all of it at once.
+        if (storeQuota && total > 0) await makeRoom(total);
         opts.onProgress?.({ kind: 'write', done: 0, total });
         for (let start = 0; start < total; start += batchSize) {
           throwIfAborted(opts.signal, { written: results.length, total });
           const batch = prepared.slice(start, start + batchSize);
-          const { memories: stored, vectors: batchVectors } = await writeBatch(batch, {
-            ...(opts.signal ? { signal: opts.signal } : {}),
-            onProgress: (e) => {
-              if (e.kind === 'embed') opts.onProgress?.({ kind: 'embed', done: start + e.done, total });
+          const { memories: stored, vectors: batchVectors } = await writeBatch(
+            batch,
+            {
+              ...(opts.signal ? { signal: opts.signal } : {}),
+              onProgress: (e) => {
+                if (e.kind === 'embed') opts.onProgress?.({ kind: 'embed', done: start + e.done, total });
+              },
             },
-          });
+            undefined,
+            true,
+          );
           for (const [i, memory] of stored.entries()) {
             const policy = batch[i]!.input.onConflict ?? manyPolicy;
-            if (policy === 'ignore' && !conflictDefaults.classifier) {
+            if (policy === 'ignore') {
               results.push({ memory, conflicts: [], action: 'stored' });
               continue;
             }
@@ -891,7 +945,10 @@ export async function openStore(
         const packOptions = checkPackOptions(pack);
         const pinned = includePinned === undefined ? false : checkBoolean(includePinned, 'includePinned');
         const checked = checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: packOptions.maxItems });
-        const ranked: { memory: Memory; score: number }[] = await runRecall(recallContext, text, checked);
+        // Recalled without touching, packed, and only then touched: a pack that fails (a bad
+        // tokenCounter) records no access.
+        const recalled = await runRecall(recallContext, text, { ...checked, touch: false });
+        const ranked: { memory: Memory; score: number }[] = [...recalled];
         if (pinned) {
           const top = ranked[0]?.score ?? 1;
           const accept = recallFilter({ ...checked, includeSuperseded: false }, clock.now());
@@ -901,7 +958,8 @@ export async function openStore(
           const pinnedIds = new Set(pins.map((m) => m.id));
           ranked.splice(0, ranked.length, ...pins.map((memory) => ({ memory, score: top })), ...ranked.filter((h) => !pinnedIds.has(h.memory.id)));
         }
-        return packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) });
+        const result = packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) });
+        return checked.touch ? touchPacked(result, recalled.filter((h) => !h.expandedFrom).map((h) => h.memory.id)) : result;
       },
 
       async contextPack(task, options) {
@@ -912,16 +970,19 @@ export async function openStore(
         checkKnownKeys(recallOptions, new Set(['mode', 'minCosine', 'minTrust', 'lexicalIndex', 'touch']), 'options');
         const phrases = maxPhrases === undefined ? 3 : checkInteger(maxPhrases, 'maxPhrases', 0, 20);
         const packOptions = checkPackOptions(pack);
+        const checked = checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: 10 });
         const queries = fanoutQueries(text, phrases);
         const best = new Map<string, { memory: Memory; score: number }>();
         for (const q of queries) {
-          for (const hit of await runRecall(recallContext, q, checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: 10 }))) {
+          for (const hit of await runRecall(recallContext, q, { ...checked, touch: false })) {
             const seen = best.get(hit.memory.id);
             if (!seen || hit.score > seen.score) best.set(hit.memory.id, { memory: hit.memory, score: hit.score });
           }
         }
         const ranked = [...best.values()].sort((a, b) => b.score - a.score);
-        return { ...packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) }), queries };
+        const result = packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) });
+        // Each recalled memory is touched once, after the pack succeeded.
+        return { ...(checked.touch ? await touchPacked(result, [...best.keys()]) : result), queries };
       },
 
       async suggest(context) {
@@ -942,6 +1003,8 @@ export async function openStore(
       async evaluate(cases, options) {
         ensureVectors();
         const { defaultK, defaultMode, ...recallOptions } = checkObject<RunEvaluationOptions & RecallOptions>(options, 'options');
+        // Checked before the first case (and with no case at all): k and mode come from each case.
+        checkRecallOptions({ ...recallOptions, touch: false });
         return runEvaluation(
           cases,
           async (query, { k, mode }) =>
@@ -1027,10 +1090,10 @@ export async function openStore(
           active: counts.total - counts.superseded,
           superseded: counts.superseded,
           byType,
-          embedder: { id: embedder.id, dim: embedder.dim },
+          embedder: { id: embedder.id, dim: embedder.dim, ...(embedder.queryInstruction ? { queryInstruction: embedder.queryInstruction } : {}) },
           index: { kind: index.kind, size: index.size(), pending: index.pendingCount, snapshotGeneration: sync.snapshotGeneration, generation: meta.generation },
           schemaVersion: meta.schemaVersion,
-          confidence: { ...calibrator.thresholds() },
+          confidence: relevance.describe(),
           ...(deps.storageInfo ? { storage: await deps.storageInfo() } : {}),
         };
       },
@@ -1042,7 +1105,7 @@ export async function openStore(
         const countExpired = o.countExpired === undefined ? false : checkBoolean(o.countExpired, 'countExpired');
         const topTags = o.topTags === undefined ? 12 : checkInteger(o.topTags, 'topTags', 0, 10_000);
         const includeSuperseded = o.includeSuperseded === undefined ? false : checkBoolean(o.includeSuperseded, 'includeSuperseded');
-        const edges = o.createdEdges ?? [];
+        const edges = o.createdEdges === undefined ? [] : o.createdEdges;
         if (!Array.isArray(edges) || edges.length > 1001) throw invalid('createdEdges must be an array of at most 1001 times', { field: 'createdEdges' });
         edges.forEach((edge, i) => {
           if (typeof edge !== 'number' || !Number.isFinite(edge)) throw invalid(`createdEdges[${i}] must be a finite number — got ${JSON.stringify(edge)}`, { field: 'createdEdges' });
@@ -1120,12 +1183,18 @@ export async function openStore(
   ]);
   function instrument(view: MemoryApi): MemoryApi {
     for (const key of Object.keys(view) as (keyof MemoryApi)[]) {
-      if (key === 'close' || key === 'runMaintenance' || key === 'maintenanceStatus') continue;
+      if (key === 'close') continue;
       const fn = view[key] as (...args: unknown[]) => Promise<unknown>;
+      // Arguments are read once, as plain data, before anything else (boundary.ts).
+      if (key === 'runMaintenance' || key === 'maintenanceStatus') {
+        (view as unknown as Record<string, unknown>)[key] = async (...args: unknown[]) => fn.apply(view, plainArguments(key, args));
+        continue;
+      }
       (view as unknown as Record<string, unknown>)[key] = async (...args: unknown[]) => {
+        const plain = plainArguments(key, args);
         inFlight += 1;
         try {
-          return await fn.apply(view, args);
+          return await fn.apply(view, plain);
         } finally {
           inFlight -= 1;
           if (countChanging.has(key) && !closed) durability.changed();
@@ -1148,6 +1217,7 @@ export async function openStore(
     view.close = () =>
       (closing ??= (async () => {
         scheduler.stop();
+        leases.stop();
         await durability.settle();
         try {
           await baseClose!();

@@ -15,7 +15,7 @@
  *   occurs in the lower-cased, whitespace-folded `filePath`, `errorMessage` or
  *   `conversationSnippet` with no letter, digit or `_` glued to either end (so `deploy` does not
  *   fire on "deployment"; edges that are CJK characters need no boundary).
- * - **concept overlap > `minOverlap`** (default 0.3): concepts are the `lexicalTerms` (word
+ * - **concept overlap > `minOverlap`** (default 0.3): concepts are the `rawLexicalTerms` (word
  *   tokens plus identifiers) of a text, minus the stop words and minus tokens of ≤ 2 characters
  *   (CJK bigrams are kept); a memory's concepts also include its tags. With C the context's
  *   concepts and M the memory's,
@@ -38,7 +38,8 @@ import { invalid } from './errors.ts';
 import { STOP_WORDS } from './recall-pack.ts';
 import { checkNumberInRange } from './scoring.ts';
 import { foldWhitespaceLower, pyStrip } from './text.ts';
-import { hasCjk, lexicalTerms } from './tokenize.ts';
+import { globMatches } from './glob.ts';
+import { hasCjk, rawLexicalTerms } from './tokenize.ts';
 import type { Memory } from './types.ts';
 import { checkInteger, checkKnownKeys, checkObject } from './validate.ts';
 
@@ -93,7 +94,7 @@ const CONTEXT_FIELDS: readonly ContextField[] = ['filePath', 'errorMessage', 'co
 /** The concept set of a text: lexical terms without stop words or ≤ 2-character tokens (CJK bigrams kept). */
 export function conceptTerms(text: string): Set<string> {
   const out = new Set<string>();
-  for (const term of lexicalTerms(text)) {
+  for (const term of rawLexicalTerms(text)) {
     if (STOP_WORDS.has(term)) continue;
     if (term.length > 2 || (term.length === 2 && hasCjk(term))) out.add(term);
   }
@@ -124,81 +125,7 @@ function memoryConcepts(memory: Memory): Set<string> {
 
 const GLOB_CHARS = /[*?[\]{}/\\]/;
 
-/** Translates a glob to a RegExp source (no anchors). */
-export function globToRegExpSource(glob: string): string {
-  let out = '';
-  let i = 0;
-  let braceDepth = 0;
-  while (i < glob.length) {
-    const ch = glob[i]!;
-    if (ch === '*') {
-      if (glob[i + 1] === '*') {
-        // `**/` matches zero or more whole directories; a bare `**` anything at all.
-        if (glob[i + 2] === '/') {
-          out += '(?:.*/)?';
-          i += 3;
-        } else {
-          out += '.*';
-          i += 2;
-        }
-      } else {
-        out += '[^/]*';
-        i += 1;
-      }
-    } else if (ch === '?') {
-      out += '[^/]';
-      i += 1;
-    } else if (ch === '[') {
-      const close = glob.indexOf(']', i + 2);
-      if (close < 0) {
-        out += '\\[';
-        i += 1;
-      } else {
-        let body = glob.slice(i + 1, close);
-        const negate = body.startsWith('!') || body.startsWith('^');
-        if (negate) body = body.slice(1);
-        body = body.replace(/[\\\]^]/g, '\\$&');
-        out += `[${negate ? '^' : ''}${body}]`;
-        i = close + 1;
-      }
-    } else if (ch === '{') {
-      braceDepth++;
-      out += '(?:';
-      i += 1;
-    } else if (ch === '}' && braceDepth > 0) {
-      braceDepth--;
-      out += ')';
-      i += 1;
-    } else if (ch === ',' && braceDepth > 0) {
-      out += '|';
-      i += 1;
-    } else {
-      out += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-      i += 1;
-    }
-  }
-  // An unclosed `{` would leave an open group; close it rather than throw.
-  out += ')'.repeat(braceDepth);
-  return out;
-}
-
-/** Does `glob` match the file path `path` (see the module comment for the anchoring rules)? */
-export function globMatches(glob: string, path: string): boolean {
-  const normalizedPath = path.replace(/\\/g, '/');
-  const normalizedGlob = glob.replace(/\\/g, '/');
-  const source = globToRegExpSource(normalizedGlob.startsWith('/') ? normalizedGlob.slice(1) : normalizedGlob);
-  try {
-    if (!normalizedGlob.includes('/')) {
-      const base = normalizedPath.slice(normalizedPath.lastIndexOf('/') + 1);
-      return new RegExp(`^${source}$`, 'iu').test(base);
-    }
-    const anchored = normalizedGlob.startsWith('/') ? `^/?${source}$` : `(?:^|/)${source}$`;
-    return new RegExp(anchored, 'iu').test(normalizedPath);
-  } catch {
-    // A malformed class such as `[z-a]`: a pattern that cannot match anything.
-    return false;
-  }
-}
+export { globMatches } from './glob.ts';
 
 const WORD_CHAR = /[\p{L}\p{N}_]/u;
 
@@ -241,13 +168,22 @@ export function parsePattern(pattern: string): ParsedPattern | null {
   return { pattern, kind: 'keyword', body: foldWhitespaceLower(trimmed) };
 }
 
-/** Every `surfacesWhen` pattern that matches the context. */
-export function matchPatterns(patterns: readonly string[], context: SuggestContext): PatternMatch[] {
+/** The context fields as keywords are matched against (lower-cased, whitespace folded). */
+function foldContext(context: SuggestContext): Partial<Record<ContextField, string>> {
   const folded: Partial<Record<ContextField, string>> = {};
   for (const f of CONTEXT_FIELDS) {
     const v = context[f];
     if (typeof v === 'string' && pyStrip(v)) folded[f] = foldWhitespaceLower(v);
   }
+  return folded;
+}
+
+/**
+ * Every `surfacesWhen` pattern that matches the context. `folded` is `foldContext(context)`,
+ * computed once per suggest call rather than once per candidate (a long context would otherwise
+ * be folded again for every memory).
+ */
+export function matchPatterns(patterns: readonly string[], context: SuggestContext, folded = foldContext(context)): PatternMatch[] {
   const out: PatternMatch[] = [];
   for (const pattern of patterns) {
     if (typeof pattern !== 'string') continue;
@@ -300,10 +236,11 @@ export function suggestMemories(candidates: readonly SuggestCandidate[], options
   if (texts.length === 0 || limit === 0) return [];
   const contextConcepts = conceptTerms(texts.join('\n'));
 
+  const folded = foldContext(context);
   const out: (Suggestion & { index: number })[] = [];
   candidates.forEach((candidate, index) => {
     const { memory } = candidate;
-    const matchedPatterns = matchPatterns(candidate.surfacesWhen ?? [], context);
+    const matchedPatterns = matchPatterns(candidate.surfacesWhen ?? [], context, folded);
     const { overlap, shared } = overlapCoefficient(contextConcepts, memoryConcepts(memory));
     const conceptMatch = shared.length >= minShared && overlap > minOverlap;
     if (matchedPatterns.length === 0 && !conceptMatch) return;

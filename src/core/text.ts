@@ -5,8 +5,6 @@
 
 /** The characters Python's `str.isspace()` accepts (JS `\s` differs: it has U+FEFF, lacks U+001C–U+001F and U+0085). */
 const PY_SPACE = '\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-const LEADING = new RegExp(`^[${PY_SPACE}]+`, 'u');
-const TRAILING = new RegExp(`[${PY_SPACE}]+$`, 'u');
 const RUNS = new RegExp(`[${PY_SPACE}]+`, 'u');
 
 /** Whether a UTF-16 code unit is one of `PY_SPACE` (all of them are single units). */
@@ -27,11 +25,23 @@ function isPySpace(c: number): boolean {
   );
 }
 
-/** Python's `text.strip()`. */
+/**
+ * Python's `text.strip()`, by scanning inwards from both ends: linear in the whitespace removed.
+ * (An end-anchored regex such as `[\s]+$` is not: the backtracking engine retries it from every
+ * position of every inner whitespace run, so `'a' + ' '.repeat(n) + 'b '` costs O(n²).)
+ */
 export function pyStrip(text: string): string {
-  // Most text has nothing to strip; the anchored-at-end regex would still scan all of it.
-  if (text.length === 0 || (!isPySpace(text.charCodeAt(0)) && !isPySpace(text.charCodeAt(text.length - 1)))) return text;
-  return text.replace(LEADING, '').replace(TRAILING, '');
+  let start = 0;
+  let end = text.length;
+  while (start < end && isPySpace(text.charCodeAt(start))) start++;
+  while (end > start && isPySpace(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+/** Whether the text is empty or only Python whitespace (`not text.strip()`), without copying it. */
+export function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (!isPySpace(text.charCodeAt(i))) return false;
+  return true;
 }
 
 /** Python's `" ".join(text.lower().split())`. */

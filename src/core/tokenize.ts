@@ -1,8 +1,8 @@
 /**
  * Tokenisers for lexical matching (BM25, Jaccard, key phrases, concept overlap).
  *
- * `tokenize` is AI-Houkai's `_tokenize` exactly, so BM25/Jaccard/key-phrase results agree with the
- * Python store:
+ * `tokenize` is AI-Houkai's `_tokenize` exactly, so Jaccard, key phrases and the negation rules
+ * agree with the Python store:
  *   1. lower-case;
  *   2. delete `'` and `’` ("don't" → "dont");
  *   3. take every run of `[\p{L}\p{N}_]` (Python's Unicode `\w`: letters, digits of any kind,
@@ -12,13 +12,23 @@
  *      characters of the token, as the Python code does). Scripts written without spaces collapse
  *      into one long token, so the bigrams are what lets a CJK query match a CJK document.
  *
- * `lexicalTerms` is `tokenize` plus whole technical identifiers, which word tokens break apart:
- * `PR #441` → also `#441` and `pr#441`; `MemoryStore.recall` → also `memorystore.recall` and the
- * camel-case parts `memory`, `store`; `snake_case` → also `snake`, `case`; `src/core/store.ts` →
- * also `src/core/store.ts` and `store.ts`; `v1.2.3` → also `v1.2.3` and `1.2.3`; `fast-check` →
- * also `fast-check`. For text with none of these, `lexicalTerms(text)` equals `tokenize(text)`,
- * so BM25 scores are then identical to the reference.
+ * `lexicalTerms` gives the terms BM25 scores and the UI highlights (the store persists them in
+ * its inverted index). Starting from the same normalisation:
+ *   - numbers stay whole: versions and dotted numbers (`v1.2.3` → `v1.2.3`, `1.2.3`; `99.9`,
+ *     `192.168.0.1`), times (`9:30`) and thousands (`5,000` → `5000`) are one term each, and
+ *     their digit fragments (`1`, `2`, `30`, `000`) are not terms;
+ *   - stop words (`stopwords.ts`: English, German, French, Spanish function words) are dropped;
+ *   - the remaining words are lightly stemmed (`stem.ts`: plurals, -ed, -ing);
+ *   - CJK bigrams are kept, except those holding a particle or function character;
+ *   - whole technical identifiers are added (`identifierTerms`): `PR #441` → also `#441` and
+ *     `pr#441`; `MemoryStore.recall` → also `memorystore.recall` and the parts `memori`, `store`;
+ *     `snake_case` → also `snake`, `case`; `src/core/store.ts` → also `src/core/store.ts` and
+ *     `store.ts`; `fast-check` → also `fast-check`.
+ * `rawLexicalTerms` is the previous definition (`tokenize` plus `identifierTerms`, nothing
+ * dropped or stemmed), kept for concept overlap and for comparisons.
  */
+import { stem } from './stem.ts';
+import { CJK_FUNCTION_CHARACTERS, STOP_WORDS } from './stopwords.ts';
 
 /** Python's `\w+` over Unicode text. */
 const WORD = /[\p{L}\p{N}_]+/gu;
@@ -100,12 +110,17 @@ function identifierParts(raw: string): string[] {
   return parts.length >= 2 ? parts : [];
 }
 
-/** Trims sentence punctuation that a greedy identifier pattern may have swallowed at the end. */
+/**
+ * Trims sentence punctuation that a greedy identifier pattern may have swallowed at the end (a
+ * loop: the end-anchored regex `[.~+-]+$` would be retried from every dot of a term).
+ */
 function trimTrailing(term: string): string {
-  return term.replace(/[.~+-]+$/u, '');
+  let end = term.length;
+  while (end > 0 && '.~+-'.includes(term[end - 1]!)) end--;
+  return end === term.length ? term : term.slice(0, end);
 }
 
-function chunkTerms(chunk: string, out: string[]): void {
+function chunkTerms(chunk: string, out: string[], numbers: boolean): void {
   if (chunk.includes('/') || chunk.includes('\\')) {
     for (const match of chunk.matchAll(PATH)) {
       let term = trimTrailing(match[0].replace(/\\/g, '/'));
@@ -115,7 +130,7 @@ function chunkTerms(chunk: string, out: string[]): void {
   }
   if (chunk.includes('.') || chunk.includes('::')) {
     for (const match of chunk.matchAll(DOTTED)) out.push(match[0]);
-    for (const match of chunk.matchAll(VERSION)) {
+    if (numbers) for (const match of chunk.matchAll(VERSION)) {
       const term = trimTrailing(match[0]);
       out.push(term);
       if (term.startsWith('v')) out.push(term.slice(1));
@@ -144,11 +159,12 @@ function refTerms(lower: string, out: string[]): void {
  * The identifier terms of `text` alone (no word tokens): paths, dotted and `::` names, versions,
  * hyphenated names, `#123` references and the parts of camel/snake-case identifiers. Lower-cased.
  */
-export function identifierTerms(text: string): string[] {
+export function identifierTerms(text: string, options: { numbers?: boolean } = {}): string[] {
   const out: string[] = [];
   const lower = text.toLowerCase();
+  const numbers = options.numbers ?? true;
   for (const chunk of lower.replace(NON_IDENTIFIER, ' ').split(' ')) {
-    if (chunk.length > 2 && chunk.length <= MAX_CHUNK) chunkTerms(chunk, out);
+    if (chunk.length > 2 && chunk.length <= MAX_CHUNK) chunkTerms(chunk, out, numbers);
   }
   refTerms(lower, out);
   for (const match of text.matchAll(IDENT)) if (match[0].length > 3) out.push(...identifierParts(match[0]));
@@ -156,13 +172,74 @@ export function identifierTerms(text: string): string[] {
 }
 
 /**
- * Terms for lexical scoring: `tokenize(text)` followed by `identifierTerms(text)`. Both halves keep
- * repeats, since BM25 counts term frequency.
+ * The previous lexical terms: `tokenize(text)` followed by `identifierTerms(text)`, repeats kept,
+ * nothing dropped or stemmed.
  */
-export function lexicalTerms(text: string): string[] {
+export function rawLexicalTerms(text: string): string[] {
   const tokens = tokenize(text);
   const extra = identifierTerms(text);
   return extra.length ? tokens.concat(extra) : tokens;
+}
+
+/** `5,000`, `1,234,567.5`: comma thousands (the term drops the commas). */
+const THOUSANDS = /(?<![\p{L}\p{N}_.,])\p{Nd}{1,3}(?:,\p{Nd}{3}){1,6}(?:\.\p{Nd}{1,20})?(?![\p{N}_]|[.,]\p{Nd})/gu;
+/** `v1.2.3`, `1.2.3-beta.1`, `99.9`, `192.168.0.1`, `9:30`, `02:00:15`: not glued to a word or another number. */
+const DOTTED_NUMBER = /(?<![\p{L}\p{N}_.:])v?\p{Nd}{1,20}(?:[.:]\p{Nd}{1,20}){1,10}(?:-[\p{L}\p{N}]{1,40}(?:\.[\p{L}\p{N}]{1,40}){0,10})?(?![\p{N}_]|[.:]\p{Nd})/gu;
+
+/** The whole-number terms of `lower` and the text with those numbers blanked out. */
+function wholeNumbers(lower: string): { terms: string[]; rest: string } {
+  if (!/\p{Nd}[.,:]\p{Nd}/u.test(lower)) return { terms: [], rest: lower };
+  const terms: string[] = [];
+  const blank = (m: string): string => ' '.repeat(m.length);
+  let rest = lower.replace(THOUSANDS, (m) => {
+    terms.push(m.replace(/,/g, ''));
+    return blank(m);
+  });
+  rest = rest.replace(DOTTED_NUMBER, (m) => {
+    const term = trimTrailing(m);
+    terms.push(term);
+    if (term.startsWith('v')) terms.push(term.slice(1));
+    return blank(m);
+  });
+  return { terms, rest };
+}
+
+/** The term of one word token: null for a stop word, else its light stem. */
+export function wordTerm(token: string): string | null {
+  return STOP_WORDS.has(token) ? null : stem(token);
+}
+
+/**
+ * Terms for lexical scoring and highlighting (see the module comment). Repeats are kept, since
+ * BM25 counts term frequency.
+ */
+export function lexicalTerms(text: string): string[] {
+  const lower = text.toLowerCase().replace(/['\u2019]/g, '');
+  const { terms: numbers, rest } = wholeNumbers(lower);
+  const out: string[] = [];
+  const words: string[] = rest.match(WORD) ?? [];
+  for (const token of words) {
+    const term = wordTerm(token);
+    if (term !== null) out.push(term);
+  }
+  if (HAS_CJK.test(rest)) {
+    for (const token of words) {
+      const chars: string[] = [];
+      for (const ch of token) if (CJK_CHAR.test(ch)) chars.push(ch);
+      for (let i = 0; i + 1 < chars.length; i++) {
+        if (!CJK_FUNCTION_CHARACTERS.has(chars[i]!) && !CJK_FUNCTION_CHARACTERS.has(chars[i + 1]!)) out.push(chars[i]! + chars[i + 1]!);
+      }
+    }
+  }
+  out.push(...numbers);
+  for (const term of identifierTerms(text, { numbers: false })) {
+    // Identifier parts are words: stop words dropped, stemmed like any other word.
+    if (/^[\p{L}\p{N}_]+$/u.test(term)) {
+      const t = wordTerm(term);
+      if (t !== null) out.push(t);
+    } else out.push(term);
+  }
+  return out;
 }
 
 /** |A ∩ B| / |A ∪ B| over two term sets; 0 when both are empty. */

@@ -78,8 +78,11 @@ export interface Conflict {
   a: Memory;
   b: Memory;
   similarity: number;
-  kind: 'duplicate' | 'contradiction';
+  /** 'update': the newer of the two replaces the older (a changed value or preference). */
+  kind: 'duplicate' | 'contradiction' | 'update';
   reason: string;
+  /** For a changed value or swapped alternatives: what changed (`older → newer`). */
+  detail?: string;
 }
 
 export interface RememberResult {
@@ -121,12 +124,22 @@ export interface RecallOptions {
   dedupThreshold?: number;
   /** Update `lastAccessed`/`accessCount` of the hits, default true. */
   touch?: boolean;
-  /** 'semantic' (default: cosine + 0.05·polarity) or 'hybrid' (cosine + BM25 + recency + importance). */
+  /** 'semantic' (default: cosine + 0.05·polarity) or 'hybrid' (cosine + BM25, then recency + importance). */
   mode?: 'semantic' | 'hybrid';
-  /** How hybrid signals combine: 'weighted' (default) or reciprocal-rank fusion 'rrf'. */
-  fusion?: 'weighted' | 'rrf';
-  /** Partial hybrid weights, completed from the defaults (cosine 0.55, lexical 0.20, recency 0.15, importance 0.10, decayRate 0.10). */
+  /**
+   * How hybrid signals combine: 'weighted' (default: relevance first; recency and importance only
+   * break near-ties between relevant memories), 'linear' (AI-Houkai's plain weighted sum) or
+   * reciprocal-rank fusion 'rrf'.
+   */
+  fusion?: 'weighted' | 'linear' | 'rrf';
+  /** Partial hybrid weights, completed from the defaults (cosine 0.55, lexical 0.20, recency 0.15, importance 0.10, decayRate 0.10, tieBand 0.05). */
   weights?: Partial<HybridWeightsInput>;
+  /** "Latest first": an extra recency weight that is not bounded by relevance (hybrid modes), default 0. */
+  recencyWeight?: number;
+  /** Order of the returned hits: 'relevance' (default) or 'recent' (the best k, newest first). */
+  sort?: 'relevance' | 'recent';
+  /** Drop hits whose confidence verdict is below this: 'weak' keeps strong and weak hits. Default 'none' (keep all). */
+  minConfidence?: 'strong' | 'weak' | 'none';
   /** Attach a score breakdown to each hit. */
   explain?: boolean;
   /** 'pool' (default: BM25 over the cosine pool) or 'corpus' (the persistent inverted index also finds candidates). */
@@ -144,6 +157,8 @@ export interface HybridWeightsInput {
   decayRate: number;
   polarityWeight: number;
   recencyBasis: 'created' | 'accessed';
+  /** 'weighted' fusion: the most recency and importance together add to a fully relevant memory. */
+  tieBand: number;
 }
 
 export interface ExplainSignal {
@@ -158,9 +173,11 @@ export interface ExplainSignal {
 
 export interface RecallExplanation {
   mode: 'semantic' | 'hybrid';
-  fusion?: 'weighted' | 'rrf';
+  fusion?: 'weighted' | 'linear' | 'rrf';
   score: number;
   signals: ExplainSignal[];
+  /** Why the hit got its confidence: P(relevant), the idf-weighted share of the query's terms it holds, and its cosine in background spreads. */
+  relevance?: { probability: number; confidence: 'strong' | 'weak' | 'none'; coverage: number; z: number };
   /** AI-Houkai's breakdown dict, rounded as it rounds. */
   breakdown: Record<string, unknown>;
 }
@@ -171,8 +188,10 @@ export interface RecallHit {
   score: number;
   /** Cosine similarity between the query and the memory. */
   cosine?: number;
-  /** Whether this store would call this a real match, calibrated on its own similarity distribution. */
+  /** Whether this is a real match: the relevance verdict, calibrated per embedder and on this store's background. */
   confidence?: 'strong' | 'weak' | 'none';
+  /** P(relevant) behind `confidence`, in [0, 1]. */
+  relevance?: number;
   explain?: RecallExplanation;
   /** Set on hits added by `expand`: the hit they were linked from, the relation and the hop. */
   expandedFrom?: { id: string; rel: string; hop: number };
@@ -193,9 +212,15 @@ export type ProgressEvent =
   | { kind: 'write'; done: number; total: number }
   | { kind: 'index-rebuild'; done: number; total: number }
   | { kind: 'reindex'; done: number; total: number }
-  | { kind: 'import'; phase: 'read' | 'write'; rowsRead: number; rowsWritten: number; bytes: number; totalBytes: number | null }
+  /**
+   * `read`: `rowsRead` rows of the file checked (as `archiveInfo().rows` counts them), `bytes` of
+   * `totalBytes` compressed bytes read. `write`: `rowsWritten` of `writesTotal` rows written
+   * (`rowsRead` is then every row of the file). Every count only grows.
+   */
+  | { kind: 'import'; phase: 'read' | 'write'; rowsRead: number; rowsWritten: number; bytes: number; totalBytes: number | null; writesTotal?: number | null }
   | { kind: 'export'; rowsWritten: number; bytes: number }
-  | { kind: 'model'; status: 'initiate' | 'download' | 'progress' | 'done' | 'ready'; file?: string; loaded?: number; total?: number };
+  /** Model loading: per file (`loaded`/`total` bytes) and `percent` (0–100) of all the model's files together. */
+  | { kind: 'model'; status: 'initiate' | 'download' | 'progress' | 'done' | 'ready'; file?: string; loaded?: number; total?: number; percent?: number };
 
 export interface LongRunOptions {
   signal?: AbortSignal;
@@ -238,21 +263,26 @@ export interface StoreAggregates {
   expired?: number;
 }
 
+/** Which vector index a store runs: hnswlib (float32), exact brute force, or the int8 HNSW kernel. */
+export type IndexKind = 'hnsw' | 'exact' | 'hnsw-i8';
+
 export interface StoreStats {
   name: string;
   count: number;
   active: number;
   superseded: number;
   byType: Record<MemoryType, number>;
-  embedder: { id: string; dim: number };
+  /** The model; `queryInstruction` marks a query/passage model (queries carry it, stored texts do not). */
+  embedder: { id: string; dim: number; queryInstruction?: string };
   /** `pending`: vectors searchable by exact scan, still being inserted into the graph in the background. */
-  index: { kind: 'hnsw' | 'exact'; size: number; pending: number; snapshotGeneration: number | null; generation: number };
+  index: { kind: IndexKind; size: number; pending: number; snapshotGeneration: number | null; generation: number };
   schemaVersion: number;
   /**
    * The thresholds behind the confidence verdicts: how they were derived ('pairwise-background'
    * once the store has sampled random pairs of its own vectors) and from how many samples.
    */
-  confidence: { strong: number; weak: number; calibrated: boolean; method: string; samples: number };
+  /** The relevance verdict in use: the cosines at which a hit sharing no query term becomes weak/strong, how it is calibrated, the background sample size and the reference source. */
+  confidence: { strong: number; weak: number; calibrated: boolean; method: string; samples: number; source?: string };
   /** Browser storage facts (persistent or not, bytes used and available), when known. */
   storage?: { persisted: boolean | null; usage: number | null; quota: number | null };
 }

@@ -1,21 +1,36 @@
 /**
  * Input validation for every public operation. Each check throws `MemoryError` with code
  * INVALID_ARGUMENT and names the offending field, before anything is embedded or written.
+ *
+ * The field checks here are the only ones: `remember`, `rememberMany` and `edit` run them on
+ * their options (`checkMemoryInput`), and an archive import runs them on every row
+ * (`checkRecord`, in `record.ts`), so a memory that `remember` would refuse cannot arrive by import.
+ * Messages quote the rejected value through `describe`, which never throws and stays short.
  */
+import { describe } from './describe.ts';
 import { invalid } from './errors.ts';
-import { pyStrip, utf8Length } from './text.ts';
+import { isBlank, pyStrip, utf8Length } from './text.ts';
 import { MEMORY_TYPES, TRUST_LEVELS } from './types.ts';
 import type { MemoryInput, MemoryType, Polarity, Trust } from './types.ts';
 
 /** Largest accepted memory text, in UTF-8 bytes. */
 export const MAX_TEXT_BYTES = 1_048_576;
+/** Most tags one memory carries (after repeats are dropped). */
+export const MAX_TAGS = 100;
+/** Longest tag, in UTF-16 code units. */
+export const MAX_TAG_LENGTH = 200;
+/** Longest `source` (provenance label, often a URL), in UTF-16 code units. */
+export const MAX_SOURCE_LENGTH = 8192;
+/** Most `surfacesWhen` patterns, and the longest one. */
+export const MAX_PATTERNS = 50;
+export const MAX_PATTERN_LENGTH = 500;
 
 export function checkText(text: unknown, field = 'text'): string {
-  if (typeof text !== 'string') throw invalid(`${field} must be a string`, { field });
+  if (typeof text !== 'string') throw invalid(`${field} must be a string — got ${describe(text)}`, { field });
   const stripped = pyStrip(text);
   if (stripped.length === 0) throw invalid(`${field} must not be empty or whitespace`, { field });
-  // Cheap bound first: a UTF-8 character takes at most 3 bytes per UTF-16 unit.
-  if (stripped.length * 3 > MAX_TEXT_BYTES && utf8Length(stripped) > MAX_TEXT_BYTES) {
+  // Cheap bounds first: a UTF-16 unit takes 1 to 3 UTF-8 bytes (a surrogate pair 4 for 2 units).
+  if (stripped.length > MAX_TEXT_BYTES || (stripped.length * 3 > MAX_TEXT_BYTES && utf8Length(stripped) > MAX_TEXT_BYTES)) {
     throw invalid(`${field} is larger than ${MAX_TEXT_BYTES} bytes`, { field, limit: MAX_TEXT_BYTES });
   }
   return stripped;
@@ -23,54 +38,60 @@ export function checkText(text: unknown, field = 'text'): string {
 
 export function checkType(type: unknown, field = 'type'): MemoryType {
   if (typeof type !== 'string' || !(MEMORY_TYPES as readonly string[]).includes(type)) {
-    throw invalid(`${field} must be one of: ${MEMORY_TYPES.join(', ')} — got ${JSON.stringify(type)}`, { field });
+    throw invalid(`${field} must be one of: ${MEMORY_TYPES.join(', ')} — got ${describe(type)}`, { field });
   }
   return type as MemoryType;
 }
 
 export function checkTrust(trust: unknown, field = 'trust'): Trust {
   if (typeof trust !== 'string' || !(TRUST_LEVELS as readonly string[]).includes(trust)) {
-    throw invalid(`${field} must be one of: ${TRUST_LEVELS.join(', ')} — got ${JSON.stringify(trust)}`, { field });
+    throw invalid(`${field} must be one of: ${TRUST_LEVELS.join(', ')} — got ${describe(trust)}`, { field });
   }
   return trust as Trust;
 }
 
 export function checkTag(tag: unknown, field = 'tag'): string {
-  if (typeof tag !== 'string') throw invalid(`${field} must be a string`, { field });
-  if (pyStrip(tag).length === 0) throw invalid(`${field} must not be blank`, { field });
-  if (tag.includes(',')) throw invalid(`${field} must not contain a comma — got ${JSON.stringify(tag)}`, { field });
+  if (typeof tag !== 'string') throw invalid(`${field} must be a string — got ${describe(tag)}`, { field });
+  if (tag.length > MAX_TAG_LENGTH) {
+    throw invalid(`${field} must be at most ${MAX_TAG_LENGTH} characters — got ${tag.length}`, { field, limit: MAX_TAG_LENGTH });
+  }
+  if (isBlank(tag)) throw invalid(`${field} must not be blank`, { field });
+  if (tag.includes(',')) throw invalid(`${field} must not contain a comma — got ${describe(tag)}`, { field });
   return tag;
 }
 
-/** Tags keep their order; repeats are dropped. */
+/** Tags keep their order; repeats are dropped (a set: linear); at most {@link MAX_TAGS} remain. */
 export function checkTags(tags: unknown, field = 'tags'): string[] {
-  if (!Array.isArray(tags)) throw invalid(`${field} must be an array of strings`, { field });
-  const out: string[] = [];
+  if (!Array.isArray(tags)) throw invalid(`${field} must be an array of strings — got ${describe(tags)}`, { field });
+  const seen = new Set<string>();
   for (const tag of tags) {
-    const checked = checkTag(tag, field);
-    if (!out.includes(checked)) out.push(checked);
+    seen.add(checkTag(tag, field));
+    if (seen.size > MAX_TAGS) throw invalid(`${field} holds more than ${MAX_TAGS} distinct tags`, { field, limit: MAX_TAGS });
   }
-  return out;
+  return [...seen];
 }
 
 /** A finite number, clamped to [0, 1]. */
 export function checkImportance(value: unknown, field = 'importance'): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw invalid(`${field} must be a finite number — got ${JSON.stringify(value)}`, { field });
+    throw invalid(`${field} must be a finite number — got ${describe(value)}`, { field });
   }
   return Math.min(1, Math.max(0, value));
 }
 
 export function checkPolarity(value: unknown, field = 'polarity'): Polarity {
   if (value !== -1 && value !== 0 && value !== 1) {
-    throw invalid(`${field} must be -1, 0 or 1 — got ${JSON.stringify(value)}`, { field });
+    throw invalid(`${field} must be -1, 0 or 1 — got ${describe(value)}`, { field });
   }
   return value;
 }
 
 export function checkSource(value: unknown, field = 'source'): string | null {
   if (value === null || value === undefined) return null;
-  if (typeof value !== 'string') throw invalid(`${field} must be a string or null`, { field });
+  if (typeof value !== 'string') throw invalid(`${field} must be a string or null — got ${describe(value)}`, { field });
+  if (value.length > MAX_SOURCE_LENGTH) {
+    throw invalid(`${field} must be at most ${MAX_SOURCE_LENGTH} characters — got ${value.length}`, { field, limit: MAX_SOURCE_LENGTH });
+  }
   return value;
 }
 
@@ -86,13 +107,13 @@ export function checkActor(value: unknown, field = 'actor'): string {
 /** A Unix-seconds timestamp ≥ 0 (0 meaning "unset"). */
 export function checkTimestamp(value: unknown, field: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw invalid(`${field} must be a finite number ≥ 0 (Unix seconds) — got ${JSON.stringify(value)}`, { field });
+    throw invalid(`${field} must be a finite number ≥ 0 (Unix seconds) — got ${describe(value)}`, { field });
   }
   return value;
 }
 
 export function checkBoolean(value: unknown, field: string): boolean {
-  if (typeof value !== 'boolean') throw invalid(`${field} must be a boolean`, { field });
+  if (typeof value !== 'boolean') throw invalid(`${field} must be a boolean — got ${describe(value)}`, { field });
   return value;
 }
 
@@ -100,7 +121,7 @@ export function checkBoolean(value: unknown, field: string): boolean {
 export function checkInteger(value: unknown, field: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `in [${min}, ${max}]`;
-    throw invalid(`${field} must be a whole number ${range} — got ${JSON.stringify(value)}`, { field });
+    throw invalid(`${field} must be a whole number ${range} — got ${describe(value)}`, { field });
   }
   return value;
 }
@@ -110,11 +131,17 @@ export function checkId(id: unknown, field = 'id'): string {
   return id;
 }
 
+/**
+ * An options object: absent (`{}`), or a plain object. A Date, Map, Blob or class instance is not
+ * one (read as options it would pass for `{}` and run the operation with every default).
+ */
 export function checkObject<T extends object>(value: unknown, field: string): Partial<T> {
   if (value === undefined) return {};
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw invalid(`${field} must be an options object`, { field });
+    throw invalid(`${field} must be an options object — got ${describe(value)}`, { field });
   }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) throw invalid(`${field} must be a plain options object`, { field });
   return value as Partial<T>;
 }
 
@@ -123,23 +150,25 @@ const INPUT_FIELDS: ReadonlySet<string> = new Set([
   'onConflict',
 ]);
 
-/** `surfacesWhen`: up to 50 non-blank patterns of at most 500 characters. */
+/** `surfacesWhen`: up to {@link MAX_PATTERNS} non-blank patterns of at most {@link MAX_PATTERN_LENGTH} characters. */
 export function checkPatterns(value: unknown, field = 'surfacesWhen'): string[] {
-  if (!Array.isArray(value) || value.length > 50) throw invalid(`${field} must be an array of at most 50 patterns`, { field });
-  const out: string[] = [];
-  for (const p of value) {
-    if (typeof p !== 'string' || pyStrip(p) === '' || p.length > 500) {
-      throw invalid(`${field} entries must be non-blank strings of at most 500 characters`, { field });
-    }
-    if (!out.includes(p)) out.push(p);
+  if (!Array.isArray(value) || value.length > MAX_PATTERNS) {
+    throw invalid(`${field} must be an array of at most ${MAX_PATTERNS} patterns`, { field, limit: MAX_PATTERNS });
   }
-  return out;
+  const out = new Set<string>();
+  for (const p of value) {
+    if (typeof p !== 'string' || p.length > MAX_PATTERN_LENGTH || isBlank(p)) {
+      throw invalid(`${field} entries must be non-blank strings of at most ${MAX_PATTERN_LENGTH} characters — got ${describe(p)}`, { field });
+    }
+    out.add(p);
+  }
+  return [...out];
 }
 
 /** Rejects keys a caller probably misspelled, instead of silently ignoring them. */
 export function checkKnownKeys(value: object, allowed: ReadonlySet<string>, field: string): void {
   for (const key of Object.keys(value)) {
-    if (!allowed.has(key)) throw invalid(`${field} has an unknown field ${JSON.stringify(key)}`, { field, key });
+    if (!allowed.has(key)) throw invalid(`${field} has an unknown field ${describe(key)}`, { field, key });
   }
 }
 
@@ -162,7 +191,7 @@ export function checkMemoryInput(input: unknown, field = 'options', extra: reado
   if (raw.onConflict !== undefined) {
     const policies = ['ignore', 'warn', 'supersede', 'raise', 'review'];
     if (typeof raw.onConflict !== 'string' || !policies.includes(raw.onConflict)) {
-      throw invalid(`onConflict must be one of: ${policies.join(', ')} — got ${JSON.stringify(raw.onConflict)}`, { field: 'onConflict' });
+      throw invalid(`onConflict must be one of: ${policies.join(', ')} — got ${describe(raw.onConflict)}`, { field: 'onConflict' });
     }
     out.onConflict = raw.onConflict as MemoryInput['onConflict'];
   }

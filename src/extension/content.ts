@@ -12,6 +12,7 @@ import type { Trust } from '../core/types.ts';
 import { chrome } from './chrome.ts';
 import { openMemory, openTools } from './connect.ts';
 import { PAGE_TAG, failure, isMessage, type CaptureMessage, type CaptureReply, type RelatedHit, type RelatedMessage, type RelatedReply } from './protocol.ts';
+import { cleanPageText } from './page-text.ts';
 
 const MAX_CHARS = 4000;
 
@@ -34,9 +35,8 @@ function toolsClient(): Promise<RemoteTools> {
   return tools;
 }
 
-function clean(text: string): string {
-  return text.replace(/[ \t]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
-}
+/** Cleaned page text; never more than the 4,000 characters kept (a page can hold megabytes). */
+const clean = (text: string): string => cleanPageText(text, MAX_CHARS);
 
 /** The selection, else the title with the description or the first paragraphs of the main content. */
 function pageText(): string {

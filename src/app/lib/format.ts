@@ -86,5 +86,11 @@ export function modelLabel(id: string | null | undefined): string {
 
 /** A file-name-safe form of a store name. */
 export function fileSafe(name: string): string {
-  return name.replace(/[^\p{L}\p{N}._-]+/gu, '-').replace(/^-+|-+$/g, '') || 'houkai';
+  const dashed = name.replace(/[^\p{L}\p{N}._-]+/gu, '-');
+  // Trimmed by a scan (an end-anchored `-+$` is retried from every dash of an inner run: O(n²)).
+  let start = 0;
+  let end = dashed.length;
+  while (start < end && dashed[start] === '-') start++;
+  while (end > start && dashed[end - 1] === '-') end--;
+  return dashed.slice(start, end) || 'houkai';
 }

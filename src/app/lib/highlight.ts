@@ -2,6 +2,7 @@
  * Splits a memory's text into plain-text segments around the query terms that matched it, so
  * the UI can wrap the matches in <mark> elements without ever building HTML from data.
  */
+import { wordTerm } from '../../core/tokenize.ts';
 
 export interface Segment {
   text: string;
@@ -22,9 +23,10 @@ export function termsOf(details: Record<string, unknown> | undefined): string[] 
 }
 
 /**
- * Case-insensitive matches of `terms` in `text`. Word terms match whole words only (the
- * tokeniser drops apostrophes, so `dont` also matches `don't`); identifiers (`store.ts`, `#441`)
- * and CJK bigrams match as substrings.
+ * Case-insensitive matches of `terms` in `text`. Word terms are the lexical index's stems, so a
+ * word is marked when its own term is one of them ("moved" for `move`, "offices" for `office`;
+ * the tokeniser drops apostrophes, so `dont` also matches `don't`); stop words are never terms,
+ * so they are never marked. Identifiers (`store.ts`, `#441`) and CJK bigrams match as substrings.
  */
 export function highlight(text: string, terms: readonly string[]): Segment[] {
   if (terms.length === 0 || text === '') return [{ text, hit: false }];
@@ -33,12 +35,13 @@ export function highlight(text: string, terms: readonly string[]): Segment[] {
   if (lower.length !== text.length) return [{ text, hit: false }];
   const marks = new Uint8Array(text.length);
   for (const term of terms) {
-    const wordTerm = WORD_ONLY.test(term) && !CJK.test(term);
-    if (wordTerm) {
+    const isWord = WORD_ONLY.test(term) && !CJK.test(term);
+    if (isWord) {
       // Walk word runs, comparing with apostrophes removed (as the tokeniser does).
       const runs = /[\p{L}\p{N}_'\u2019]+/gu;
       for (let m = runs.exec(lower); m; m = runs.exec(lower)) {
-        if (m[0].replace(/['\u2019]/g, '') === term) {
+        const word = m[0].replace(/['\u2019]/g, '');
+        if (word === term || wordTerm(word) === term) {
           // Trim apostrophes at the edges of the run from the mark.
           let start = m.index;
           let end = m.index + m[0].length;

@@ -3,8 +3,9 @@
  * written), let the person choose the conflict policy and whether to re-embed, import with
  * progress and Cancel, then show the summary with the row errors.
  */
-import type { ArchiveInfo, ProgressEvent } from '../../index.ts';
+import type { ArchiveInfo } from '../../index.ts';
 import { problemOf, type Problem } from '../lib/errors.ts';
+import { importBlocker, importFraction, type ImportProgress } from '../lib/import-progress.ts';
 import { sameModel } from '../lib/format.ts';
 import { memory } from './memory.svelte.ts';
 
@@ -30,8 +31,6 @@ export interface ImportSummary {
   vectorsRegenerated: boolean;
 }
 
-type ImportProgress = Extract<ProgressEvent, { kind: 'import' }>;
-
 export class ImporterState {
   stage = $state<ImportStage>('idle');
   fileName = $state('');
@@ -42,6 +41,8 @@ export class ImporterState {
   progress = $state<ImportProgress | null>(null);
   result = $state<ImportSummary | null>(null);
   problem = $state<Problem | null>(null);
+  /** The bar's value: the highest fraction any event reached, so it never moves back. */
+  fraction = $state(0);
 
   private file: Blob | null = null;
   private controller: AbortController | null = null;
@@ -92,15 +93,8 @@ export class ImporterState {
       const info = await client.archiveInfo(file);
       if (token !== this.token) return;
       const exportedAt = info.header['exported_at'];
-      this.info = {
-        collection: info.collection,
-        model: info.model,
-        dim: info.dim,
-        rows: info.rows,
-        hasVectors: info.hasVectors,
-        warnings: info.warnings,
-        exportedAt: typeof exportedAt === 'number' ? exportedAt : null,
-      };
+      const { header: _, ...facts } = info;
+      this.info = { ...facts, exportedAt: typeof exportedAt === 'number' ? exportedAt : null };
       this.stage = 'preview';
     } catch (error) {
       if (token === this.token) this.fail(problemOf(error, 'This file cannot be imported'));
@@ -122,16 +116,25 @@ export class ImporterState {
     this.stage = 'failed';
   }
 
+  /** Why the import cannot start with the current choices (it would fail), or null. */
+  get blocker(): string | null {
+    const info = this.info;
+    if (!info) return null;
+    return importBlocker({ info, policy: this.policy, needsEmbedding: this.needsEmbedding, regenerate: this.regenerate });
+  }
+
   async start(): Promise<void> {
     const client = memory.api;
     const file = this.file;
-    if (!client || !file || this.stage !== 'preview') return;
+    if (!client || !file || this.stage !== 'preview' || this.blocker !== null) return;
     const token = ++this.token;
     const controller = new AbortController();
     this.controller = controller;
     this.stage = 'importing';
     this.problem = null;
-    this.progress = { kind: 'import', phase: 'read', rowsRead: 0, rowsWritten: 0, bytes: 0, totalBytes: file.size };
+    this.progress = { kind: 'import', phase: 'read', rowsRead: 0, rowsWritten: 0, bytes: 0, totalBytes: file.size, writesTotal: null };
+    this.fraction = 0;
+    const rows = this.info?.rows ?? 0;
     try {
       const result = await client.importArchive(file, {
         onConflict: this.policy,
@@ -141,7 +144,9 @@ export class ImporterState {
         batchSize: this.needsEmbedding ? 100 : 500,
         signal: controller.signal,
         onProgress: (event) => {
-          if (token === this.token && event.kind === 'import') this.progress = event;
+          if (token !== this.token || event.kind !== 'import') return;
+          this.progress = event;
+          this.fraction = Math.max(this.fraction, importFraction(event, rows));
         },
       });
       if (token !== this.token) return;
@@ -182,15 +187,6 @@ export class ImporterState {
     this.result = null;
     this.problem = null;
     this.progress = null;
-  }
-
-  /** 0‥1 for the progress bar: checking the file is the first half, writing the second. */
-  get fraction(): number {
-    const p = this.progress;
-    if (!p) return 0;
-    const rows = this.info?.rows ?? 0;
-    const part = p.totalBytes ? Math.min(1, p.bytes / p.totalBytes) : rows ? Math.min(1, p.rowsRead / rows) : 0;
-    return p.phase === 'read' ? part * 0.5 : 0.5 + part * 0.5;
   }
 }
 

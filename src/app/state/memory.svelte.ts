@@ -13,6 +13,7 @@ import {
   type StoreStats,
 } from '../../index.ts';
 import { describe, problemOf, quote, type Problem } from '../lib/errors.ts';
+import type { ModelChoice } from '../lib/models.ts';
 import { toasts } from './toasts.svelte.ts';
 
 export type Phase = 'connecting' | 'ready' | 'failed';
@@ -109,10 +110,11 @@ export class MemoryState {
   }
 
   /**
-   * Opens `name` (closing the store open before). `remember: false` opens it without making it
-   * the store the app starts with next time (the Agent demo's sandbox).
+   * Opens (or creates) `name`, closing the store open before. `remember: false` opens it without
+   * making it the store the app starts with next time (the Agent demo's sandbox); `embedder`
+   * picks the model of a new store (an existing one keeps its own).
    */
-  async connect(name = this.storeName, options: { remember?: boolean } = {}): Promise<void> {
+  async connect(name = this.storeName, options: { remember?: boolean; embedder?: ModelChoice } = {}): Promise<void> {
     const store = name.trim() || 'default';
     const token = ++this.connectToken;
     this.phase = 'connecting';
@@ -133,6 +135,7 @@ export class MemoryState {
         name: store,
         actor: 'ui',
         conflictPolicy: 'review',
+        ...(options.embedder && options.embedder !== 'auto' ? { embedder: options.embedder } : {}),
         onProgress: (e) => {
           if (token !== this.connectToken) return;
           this.progress = e;
@@ -256,7 +259,7 @@ export class MemoryState {
       const { memory, conflicts, action } = await client.remember(text, { type, tags, importance });
       if (action === 'queued' && conflicts.length > 0) {
         // Said on the spot: the memory is kept, and the pair waits in Review for a decision.
-        const kind = conflicts.some((c) => c.kind === 'contradiction') ? 'contradicts' : 'repeats';
+        const kind = conflicts.some((c) => c.kind === 'contradiction') ? 'contradicts' : conflicts.some((c) => c.kind === 'update') ? 'updates' : 'repeats';
         toasts.push(`Remembered — it ${kind} ${conflicts.length === 1 ? 'a memory you already have' : `${conflicts.length} memories you have`}.`, {
           tone: 'error',
           action: { label: 'Review', run: () => void (location.hash = '#/review') },

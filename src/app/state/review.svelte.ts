@@ -11,7 +11,7 @@ export type Resolution = 'supersede' | 'keep_both' | 'drop_new';
 
 export interface PendingPair {
   id: string;
-  kind: 'contradiction' | 'duplicate';
+  kind: 'contradiction' | 'update' | 'duplicate';
   reason: string;
   similarity: number;
   createdAt: number;
@@ -21,6 +21,8 @@ export interface PendingPair {
 
 const REASONS: Record<string, string> = {
   negation_diff: 'One says the opposite of the other (a negation differs)',
+  value_mismatch: 'They give different values for the same thing',
+  swapped_alternatives: 'They swap the same alternatives',
   polarity_diff: 'They carry opposite polarity',
   custom_fn: 'Your contradiction check flagged them',
   similarity: 'They say nearly the same thing',

@@ -21,6 +21,14 @@ export interface SearchFilters {
 
 export const RESULT_COUNT = 20;
 
+/** Hits at or above the relevance floor ('weak'), and the rest (folded away under "weaker matches"). */
+export function splitByConfidence(hits: readonly RecallHit[]): { matches: RecallHit[]; weaker: RecallHit[] } {
+  const matches: RecallHit[] = [];
+  const weaker: RecallHit[] = [];
+  for (const hit of hits) (hit.confidence === 'none' ? weaker : matches).push(hit);
+  return { matches, weaker };
+}
+
 export function emptyFilters(): SearchFilters {
   return { type: '', tag: '', minImportance: 0, since: '', includeSuperseded: false };
 }
@@ -32,6 +40,8 @@ export class SearchState {
   results = $state.raw<RecallHit[] | null>(null);
   /** The query the current results answer. */
   answered = $state('');
+  /** The results split at the relevance floor. */
+  split = $derived(splitByConfidence(this.results ?? []));
   searching = $state(false);
   error = $state<string | null>(null);
 

@@ -7,6 +7,7 @@
  * header or a row (applying `Memory.from_dict` defaults exactly) and writes rows byte-for-byte
  * the way Python's `json.dumps(..., separators=(",", ":"))` does.
  */
+import { describe } from '../describe.ts';
 import { MemoryError } from '../errors.ts';
 import { pyStrip } from '../text.ts';
 import type { Link, Memory, MemoryType, Polarity, Trust } from '../types.ts';
@@ -37,7 +38,8 @@ export type ArchiveErrorCode = (typeof ARCHIVE_ERROR_CODES)[number];
  * `details.reason` of an `INVALID_ARCHIVE` error. The first six are the reference's distinct
  * header failures (§1.15 item 2); `corrupt` is damaged compressed data (bad CRC, bad deflate
  * data, garbage after a member), `too-long` a line over the reader's limit, and `changed` an
- * archive whose second read differs from the first (two-pass import).
+ * archive whose second read differs from the first (two-pass import); `too-large` and
+ * `too-many-lines` an archive that decompresses past the reader's bounds (a decompression bomb).
  */
 export type ArchiveFailure =
   | 'not-gzip'
@@ -48,6 +50,8 @@ export type ArchiveFailure =
   | 'truncated'
   | 'corrupt'
   | 'too-long'
+  | 'too-large'
+  | 'too-many-lines'
   | 'changed';
 
 export function archiveError(code: ArchiveErrorCode, message: string, details: Record<string, unknown> = {}): MemoryError {
@@ -107,7 +111,7 @@ function pyStr(value: unknown): string {
   if (value === true) return 'True';
   if (value === false) return 'False';
   if (value === null || value === undefined) return 'None';
-  return JSON.stringify(value);
+  return describe(value);
 }
 
 /**
@@ -295,7 +299,7 @@ export function parseHeader(line: string | undefined): ArchiveHeader {
   }
   const version = 'version' in raw ? pyIntOf(raw['version']) : 0;
   if (version === undefined) {
-    throw invalidArchive('bad-format', `unreadable format version ${JSON.stringify(raw['version'])}`, { version: raw['version'] });
+    throw invalidArchive('bad-format', `unreadable format version ${describe(raw['version'])}`, { version: raw['version'] });
   }
   if (version > EXPORT_VERSION) {
     throw invalidArchive(
@@ -490,6 +494,8 @@ export interface ParsedRow {
   vector?: Float32Array;
   /** Why a present `vector` could not be read (not an array of finite numbers). */
   vectorError?: string;
+  /** Why the row's vector was dropped as unusable (the row is embedded from its text instead). */
+  vectorDropped?: string;
   /** `meta.x_houkai_web`, when present and an object. */
   extension?: Record<string, unknown>;
 }
@@ -522,7 +528,7 @@ class Malformed extends Error {}
 function finiteNumber(value: unknown, key: string): number {
   if (value === null) throw new Malformed(`${key} is null`);
   if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new Malformed(`${key} must be a number — got ${JSON.stringify(value)}`);
+    throw new Malformed(`${key} must be a number — got ${describe(value)}`);
   }
   return value;
 }
@@ -542,28 +548,28 @@ function optionalFloat(meta: Record<string, unknown>, key: string): number {
 function optionalString(meta: Record<string, unknown>, key: string, fallback: string): string {
   const value = meta[key];
   if (!pyTruthy(value)) return fallback;
-  if (typeof value !== 'string') throw new Malformed(`${key} must be a string — got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string') throw new Malformed(`${key} must be a string — got ${describe(value)}`);
   return value;
 }
 
 function readTags(value: unknown): string[] {
   if (!pyTruthy(value)) return [];
-  if (!Array.isArray(value)) throw new Malformed(`tags must be an array — got ${JSON.stringify(value)}`);
+  if (!Array.isArray(value)) throw new Malformed(`tags must be an array — got ${describe(value)}`);
   for (const tag of value) {
-    if (typeof tag !== 'string') throw new Malformed(`tags must be strings — got ${JSON.stringify(tag)}`);
+    if (typeof tag !== 'string') throw new Malformed(`tags must be strings — got ${describe(tag)}`);
   }
   return [...(value as string[])];
 }
 
 function readLinks(value: unknown): Link[] {
   if (!pyTruthy(value)) return [];
-  if (!Array.isArray(value)) throw new Malformed(`links must be an array — got ${JSON.stringify(value)}`);
+  if (!Array.isArray(value)) throw new Malformed(`links must be an array — got ${describe(value)}`);
   return value.map((link) => {
     if (!isObject(link) || !('to' in link) || !('rel' in link)) {
-      throw new Malformed(`each link needs "to" and "rel" — got ${JSON.stringify(link)}`);
+      throw new Malformed(`each link needs "to" and "rel" — got ${describe(link)}`);
     }
     if (typeof link['to'] !== 'string' || typeof link['rel'] !== 'string') {
-      throw new Malformed(`link "to" and "rel" must be strings — got ${JSON.stringify(link)}`);
+      throw new Malformed(`link "to" and "rel" must be strings — got ${describe(link)}`);
     }
     return { to: link['to'], rel: link['rel'] };
   });
@@ -626,12 +632,12 @@ export function rowFromLine(text: string, lineNo: number, options: RowOptions = 
   const rawId = pyTruthy(row['id']) ? row['id'] : meta['id'];
   const scanId = pyTruthy(rawId) ? pyStr(rawId) : '';
   const fail = (message: string): RowError => ({ ok: false, lineNo, where, kind: 'malformed', message, id: scanId });
-  if (!metaOk) return fail(`meta must be an object — got ${JSON.stringify(rawMeta)}`);
+  if (!metaOk) return fail(`meta must be an object — got ${describe(rawMeta)}`);
   if (typeof rawId !== 'string' || rawId.length === 0) {
-    return fail(rawId === undefined || rawId === null || rawId === '' ? 'missing id' : `id must be a string — got ${JSON.stringify(rawId)}`);
+    return fail(rawId === undefined || rawId === null || rawId === '' ? 'missing id' : `id must be a string — got ${describe(rawId)}`);
   }
   const rawText = pyTruthy(row['text']) ? row['text'] : 'text' in meta ? meta['text'] : '';
-  if (typeof rawText !== 'string') return fail(`text must be a string — got ${JSON.stringify(rawText)}`);
+  if (typeof rawText !== 'string') return fail(`text must be a string — got ${describe(rawText)}`);
   if (rawText.length === 0) return fail('missing text');
 
   const now = options.now ?? Date.now() / 1000;
@@ -640,7 +646,7 @@ export function rowFromLine(text: string, lineNo: number, options: RowOptions = 
     if ('type' in meta) {
       const value = meta['type'];
       if (value === null) throw new Malformed('type is null');
-      if (typeof value !== 'string') throw new Malformed(`type must be a string — got ${JSON.stringify(value)}`);
+      if (typeof value !== 'string') throw new Malformed(`type must be a string — got ${describe(value)}`);
       type = value as MemoryType; // not validated on import (§1.7)
     }
     const accessCount = Math.trunc(requiredFloat(meta, 'access_count', 0)) || 0;
@@ -649,11 +655,11 @@ export function rowFromLine(text: string, lineNo: number, options: RowOptions = 
     const extension = isObject(extensionValue) ? extensionValue : undefined;
     const patterns = extension?.['surfaces_when'];
     if (patterns !== undefined && patterns !== null && (!Array.isArray(patterns) || patterns.some((p) => typeof p !== 'string'))) {
-      throw new Malformed(`${EXTENSION_KEY}.surfaces_when must be an array of strings — got ${JSON.stringify(patterns)}`);
+      throw new Malformed(`${EXTENSION_KEY}.surfaces_when must be an array of strings — got ${describe(patterns)}`);
     }
     const sourceValue = meta['source'];
     if (sourceValue !== undefined && sourceValue !== null && typeof sourceValue !== 'string') {
-      throw new Malformed(`source must be a string or null — got ${JSON.stringify(sourceValue)}`);
+      throw new Malformed(`source must be a string or null — got ${describe(sourceValue)}`);
     }
     const memory: Memory = {
       id: rawId,

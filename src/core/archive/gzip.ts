@@ -50,10 +50,28 @@ export interface GunzipOptions {
   native?: boolean;
 }
 
-export interface LineOptions extends GunzipOptions {
+export interface LineOptions extends GunzipOptions, ArchiveLimits {
   /** Longest accepted line in bytes (default 64 MiB); longer → `INVALID_ARCHIVE` `too-long`. */
   maxLineBytes?: number;
 }
+
+/**
+ * Bounds on the work one archive may cause, whatever its compressed size: a gzip member can
+ * expand about 1,000-fold, so 2 MB of compressed newlines is 2 billion lines (40 minutes of
+ * reading) and a repeated row is millions of rows. Reading stops with `INVALID_ARCHIVE` as soon
+ * as a bound is crossed (`details.reason` `too-large` or `too-many-lines`, with the limit).
+ */
+export interface ArchiveLimits {
+  /** Most decompressed bytes read (default {@link DEFAULT_MAX_DECOMPRESSED_BYTES}). */
+  maxDecompressedBytes?: number;
+  /** Most lines read, the header and blank lines included (default {@link DEFAULT_MAX_LINES}). */
+  maxLines?: number;
+}
+
+/** 4 GiB: an archive of ~450,000 memories with 384-d vectors as Python writes them (~9 KB a row). */
+export const DEFAULT_MAX_DECOMPRESSED_BYTES = 4 * 2 ** 30;
+/** A header and a million memories (a million-line bomb of one repeated row is read in ~5 s). */
+export const DEFAULT_MAX_LINES = 1_000_001;
 
 /** A decompressed chunk and how many compressed bytes had been read when it was produced. */
 export interface GunzipChunk {
@@ -75,8 +93,15 @@ export interface ArchiveLine {
   bytesOut: number;
 }
 
-/** Compressed bytes handed to the inflater per step (bounds the output held per step). */
+/**
+ * Compressed bytes handed to the inflater per step. fflate inflates a whole step at once, so
+ * the output held per step is up to ~1,032 times the step: steps start small and grow to the
+ * full size only while the data expands like an archive (JSON with vectors: ~3:1), never like a
+ * bomb.
+ */
 const PIECE_BYTES = 512 * 1024;
+const SMALL_PIECE_BYTES = 32 * 1024;
+const ARCHIVE_LIKE_RATIO = 32;
 /** Recent input kept to read a member's trailer when the next member's header is found. */
 const HISTORY_BYTES = 64 * 1024;
 /** A gzip member is at least a 10-byte header, a 2-byte empty deflate block and 8-byte trailer. */
@@ -206,6 +231,11 @@ class CheckedGunzip {
     return this.bytesIn;
   }
 
+  /** The next step's size: small until the output has shown it does not expand like a bomb. */
+  get pieceSize(): number {
+    return this.bytesIn >= PIECE_BYTES && this.bytesOut < ARCHIVE_LIKE_RATIO * this.bytesIn ? PIECE_BYTES : SMALL_PIECE_BYTES;
+  }
+
   push(piece: Uint8Array): Uint8Array[] {
     if (piece.length === 0) return [];
     this.checkMagic(piece);
@@ -326,15 +356,19 @@ function readUint32(bytes: Uint8Array, at: number): number {
   return ((bytes[at] as number) | ((bytes[at + 1] as number) << 8) | ((bytes[at + 2] as number) << 16) | ((bytes[at + 3] as number) << 24)) >>> 0;
 }
 
-/** Compressed bytes handed to the native inflater per chunk (bounds what it holds). */
+/**
+ * Compressed bytes handed to the native inflater per chunk. A DecompressionStream inflates a
+ * whole input chunk and queues all of its output at once (Chromium ignores backpressure inside
+ * one chunk), so chunks start small and grow only while the data expands like an archive.
+ */
 const NATIVE_PIECE_BYTES = 1024 * 1024;
 
 function hasNativeGunzip(): boolean {
   return typeof DecompressionStream === 'function' && typeof ReadableStream === 'function';
 }
 
-/** The source as a stream of at most `NATIVE_PIECE_BYTES` pieces, counting what was read. */
-function countedStream(source: Blob | Uint8Array, counter: { read: number }): ReadableStream<Uint8Array> {
+/** The source as a stream of pieces of at most `pieceSize()` bytes, counting what was read. */
+function countedStream(source: Blob | Uint8Array, counter: { read: number }, pieceSize: () => number): ReadableStream<Uint8Array> {
   let at = 0;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let pending: Uint8Array | undefined;
@@ -342,7 +376,7 @@ function countedStream(source: Blob | Uint8Array, counter: { read: number }): Re
     async pull(controller) {
       let piece: Uint8Array | undefined;
       if (source instanceof Uint8Array) {
-        if (at < source.length) piece = source.subarray(at, (at = Math.min(source.length, at + NATIVE_PIECE_BYTES)));
+        if (at < source.length) piece = source.subarray(at, (at = Math.min(source.length, at + pieceSize())));
       } else {
         if (!pending || pending.length === 0) {
           reader ??= (source.stream() as ReadableStream<Uint8Array>).getReader();
@@ -350,7 +384,7 @@ function countedStream(source: Blob | Uint8Array, counter: { read: number }): Re
           pending = next.done ? undefined : next.value;
         }
         if (pending) {
-          piece = pending.subarray(0, NATIVE_PIECE_BYTES);
+          piece = pending.subarray(0, pieceSize());
           pending = pending.subarray(piece.length);
         }
       }
@@ -385,9 +419,11 @@ async function* nativeGunzip(
   signal?: AbortSignal,
 ): AsyncGenerator<GunzipChunk> {
   const counter = { read: 0 };
+  const pieceSize = (): number =>
+    counter.read >= PIECE_BYTES && state.yielded < ARCHIVE_LIKE_RATIO * counter.read ? NATIVE_PIECE_BYTES : SMALL_PIECE_BYTES;
   let reader: ReadableStreamDefaultReader<Uint8Array>;
   try {
-    reader = countedStream(source, counter)
+    reader = countedStream(source, counter, pieceSize)
       .pipeThrough(new DecompressionStream('gzip') as unknown as ReadableWritablePair<Uint8Array, Uint8Array>)
       .getReader();
   } catch {
@@ -461,15 +497,25 @@ async function* checkedGunzip(source: ByteSource, options: GunzipOptions): Async
     // Small chunks are gathered (fflate's cost per push is high), big ones cut into pieces.
     pending.push(chunk);
     pendingBytes += chunk.length;
-    if (pendingBytes < PIECE_BYTES) continue;
+    if (pendingBytes < inflater.pieceSize) continue;
     const whole = take();
-    for (let at = 0; at < whole.length; at += PIECE_BYTES) {
-      const out = inflater.push(whole.subarray(at, Math.min(whole.length, at + PIECE_BYTES)));
+    for (let at = 0; at < whole.length; ) {
+      const end = Math.min(whole.length, at + inflater.pieceSize);
+      const out = inflater.push(whole.subarray(at, end));
+      at = end;
       for (const data of out) yield { data, bytesIn: inflater.consumed };
     }
   }
   throwIfAborted(options.signal);
-  if (pendingBytes > 0) for (const data of inflater.push(take())) yield { data, bytesIn: inflater.consumed };
+  if (pendingBytes > 0) {
+    const rest = take();
+    for (let at = 0; at < rest.length; ) {
+      const end = Math.min(rest.length, at + inflater.pieceSize);
+      const out = inflater.push(rest.subarray(at, end));
+      at = end;
+      for (const data of out) yield { data, bytesIn: inflater.consumed };
+    }
+  }
   for (const data of inflater.finish()) yield { data, bytesIn: inflater.consumed };
 }
 
@@ -491,11 +537,14 @@ function concat(parts: Uint8Array[], total: number): Uint8Array {
  * Decompresses and splits the archive into lines, like iterating Python's text-mode gzip file:
  * UTF-8, universal newlines (`\n`, `\r\n`, `\r`), a final line without a terminator still
  * counts. A BOM is kept (Python's `utf-8` codec keeps it, so such a header is not JSON).
+ * Empty lines after the first are counted in `lineNo` but not yielded (every reader skips them).
  * Invalid UTF-8 does not stop the stream: that line is flagged `invalidUtf8`. Holds at most
  * one decompressed chunk and one partial line.
  */
 export async function* gunzipLines(source: ByteSource, options: LineOptions = {}): AsyncGenerator<ArchiveLine> {
   const maxLine = options.maxLineBytes ?? DEFAULT_MAX_LINE;
+  const maxBytes = options.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
+  const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
   let parts: Uint8Array[] = [];
   let partBytes = 0;
   let lineNo = 0;
@@ -504,6 +553,7 @@ export async function* gunzipLines(source: ByteSource, options: LineOptions = {}
   let lastBytesIn = 0;
 
   const makeLine = (bytes: Uint8Array, bytesIn: number, bytesOut: number): ArchiveLine => {
+    if (lineNo >= maxLines) throw tooManyLines(maxLines, bytesIn, bytesOut);
     lineNo += 1;
     let text: string;
     let invalidUtf8 = false;
@@ -518,6 +568,7 @@ export async function* gunzipLines(source: ByteSource, options: LineOptions = {}
 
   for await (const { data, bytesIn } of gunzip(source, options)) {
     lastBytesIn = bytesIn;
+    if (outBase + data.length > maxBytes) throw tooLarge(maxBytes, bytesIn);
     let pos = 0;
     if (afterCR) {
       afterCR = false;
@@ -546,6 +597,13 @@ export async function* gunzipLines(source: ByteSource, options: LineOptions = {}
         else if (data[pos] === 0x0a) pos += 1;
       }
       start = pos;
+      if (bytes.length === 0 && lineNo > 0) {
+        // An empty line after the header is counted, not handed out: a stream of newlines (a
+        // bomb) then costs a counter step per line instead of a line object and a parse.
+        if (lineNo >= maxLines) throw tooManyLines(maxLines, bytesIn, outBase + pos);
+        lineNo += 1;
+        continue;
+      }
       yield makeLine(bytes, bytesIn, outBase + pos);
     }
     if (start < data.length) {
@@ -561,6 +619,22 @@ export async function* gunzipLines(source: ByteSource, options: LineOptions = {}
 
 function tooLong(lineNo: number, limit: number): MemoryError {
   return invalidArchive('too-long', `line ${lineNo} is longer than ${limit} bytes`, { lineNo, limit });
+}
+
+function tooLarge(limit: number, bytesIn: number): MemoryError {
+  return invalidArchive(
+    'too-large',
+    `the archive decompresses to more than ${limit} bytes (after ${bytesIn} compressed bytes): a decompression bomb, or pass a larger maxDecompressedBytes`,
+    { limit, bytesIn, option: 'maxDecompressedBytes' },
+  );
+}
+
+function tooManyLines(limit: number, bytesIn: number, bytesOut: number): MemoryError {
+  return invalidArchive(
+    'too-many-lines',
+    `the archive has more than ${limit} lines (after ${bytesIn} compressed bytes): a decompression bomb, or pass a larger maxLines`,
+    { limit, bytesIn, bytesOut, option: 'maxLines' },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -24,11 +24,14 @@
  * `planImport(openLines, options)` runs both passes and collects every write (small archives,
  * tests).
  */
+import { describe } from '../describe.ts';
 import { MemoryError, invalid, throwIfAborted } from '../errors.ts';
 import type { Memory } from '../types.ts';
-import { archiveError, invalidArchive, isSameModel, parseHeader, rowFromLine } from './format.ts';
+import { archiveError, invalidArchive, isSameModel, parseHeader } from './format.ts';
 import type { ArchiveHeader, ParsedRow } from './format.ts';
 import type { ArchiveLine } from './gzip.ts';
+import { supersedeCycles, type WrittenLink } from './cycles.ts';
+import { readRow } from './row-check.ts';
 
 /** `IMPORT_POLICIES`: what to do when an imported id already exists (§1.8). */
 export const IMPORT_POLICIES = ['skip', 'overwrite', 'rename', 'error'] as const;
@@ -49,8 +52,13 @@ export interface ImportSummary {
   skipped: number;
   overwritten: number;
   renamed: number;
-  /** Bad-JSON lines first (in line order), then rows that failed to build, as in the reference. */
+  /**
+   * Bad-JSON lines first (in line order), then rows that failed to build or validate, as in the
+   * reference; at most {@link MAX_REPORTED_ERRORS} of them.
+   */
   errors: ImportRowError[];
+  /** How many more rows failed than `errors` lists (absent when it lists them all). */
+  errorsOmitted?: number;
   /** `not useVectors and (imported + overwritten + renamed) > 0` — also in a dry run. */
   vectorsRegenerated: boolean;
 }
@@ -71,12 +79,16 @@ export interface ImportCollision {
 export interface StoreLookup {
   exists(ids: readonly string[]): Promise<readonly boolean[]>;
   texts?(ids: readonly string[]): Promise<ReadonlyArray<string | null>>;
+  /** The `supersededBy` of stored memories (null when absent), to find supersede cycles through them. */
+  supersededBy?(ids: readonly string[]): Promise<ReadonlyArray<string | null>>;
 }
 
 export interface ImportProgress {
   phase: 'validate' | 'write';
   /** Archive lines read so far (header included). */
   rowsRead: number;
+  /** Rows read so far: non-blank lines after the header (what `archiveInfo().rows` counts). Pass 1 only. */
+  rows?: number;
   /** Compressed bytes read so far. */
   bytesIn: number;
 }
@@ -134,6 +146,8 @@ export interface ImportValidation {
   renames: Map<string, string>;
   /** Lines in the archive (header included) and its compressed size. */
   lines: number;
+  /** Rows in the archive: non-blank lines after the header. */
+  rowCount: number;
   bytesIn: number;
   /** Writes pass 2 will yield, and how many of them need embedding. */
   writes: number;
@@ -187,6 +201,9 @@ export interface ImportPlan {
   writes: PlannedWrite[];
 }
 
+/** Row errors an import reports one by one; beyond this only their number (`errorsOmitted`). */
+export const MAX_REPORTED_ERRORS = 1000;
+
 const DUPLICATE_REASON = '(duplicate id within import file)';
 const IN_STORE_REASON = '(already in store)';
 
@@ -205,7 +222,7 @@ function first80(text: string): string {
 function policyOf(policy: unknown): ConflictPolicy {
   const value = policy ?? 'skip';
   if (typeof value !== 'string' || !(IMPORT_POLICIES as readonly string[]).includes(value)) {
-    throw invalid(`on_conflict must be one of: ${IMPORT_POLICIES.join(', ')} — got ${JSON.stringify(value)}`, {
+    throw invalid(`on_conflict must be one of: ${IMPORT_POLICIES.join(', ')} — got ${describe(value)}`, {
       field: 'policy',
     });
   }
@@ -288,30 +305,45 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
   try {
     const first = await iterator.next();
     const headerLine = first.done ? undefined : first.value;
-    if (headerLine?.invalidUtf8) throw invalidArchive('not-json', 'not an ai-houkai export (the header is not valid UTF-8)');
-    const header = parseHeader(headerLine?.text);
+    let header: ArchiveHeader;
+    let vectors: VectorDecision;
+    try {
+      if (headerLine?.invalidUtf8) throw invalidArchive('not-json', 'not an ai-houkai export (the header is not valid UTF-8)');
+      header = parseHeader(headerLine?.text);
 
-    // §1.7 step 4 / §1.10: the vector policy, decided from the header before any row is read.
-    const vectors: VectorDecision = {
-      useVectors: false,
-      fileHasVectors: header.fileHasVectors,
-      fileModel: header.source.embeddingModel,
-      fileDim: header.source.embeddingDim,
-      storeModel: options.store.embedderId,
-      storeDim: options.store.dim,
-    };
-    if (header.fileHasVectors) {
-      const modelMismatch = header.source.embeddingModel !== null && !isSameModel(header.source.embeddingModel, options.store.embedderId);
-      const dimMismatch = header.source.embeddingDim !== options.store.dim;
-      const rejected = modelMismatch ? 'model' : dimMismatch ? 'dimension' : undefined;
-      if (rejected && !options.regenerateVectors) throw mismatchError(vectors, rejected);
-      if (rejected) vectors.rejected = rejected;
-      else vectors.useVectors = true;
+      // §1.7 step 4 / §1.10: the vector policy, decided from the header before any row is read.
+      vectors = {
+        useVectors: false,
+        fileHasVectors: header.fileHasVectors,
+        fileModel: header.source.embeddingModel,
+        fileDim: header.source.embeddingDim,
+        storeModel: options.store.embedderId,
+        storeDim: options.store.dim,
+      };
+      if (header.fileHasVectors) {
+        const modelMismatch = header.source.embeddingModel !== null && !isSameModel(header.source.embeddingModel, options.store.embedderId);
+        const dimMismatch = header.source.embeddingDim !== options.store.dim;
+        const rejected = modelMismatch ? 'model' : dimMismatch ? 'dimension' : undefined;
+        if (rejected && !options.regenerateVectors) throw mismatchError(vectors, rejected);
+        if (rejected) vectors.rejected = rejected;
+        else vectors.useVectors = true;
+      }
+    } catch (error) {
+      // Damage can garble the first line long before the gzip checksum is read: read on (without
+      // parsing), so a damaged file is reported as damaged rather than as a bad header or model.
+      if (error instanceof MemoryError && headerLine !== undefined) await drainForDamage(iterator, signal);
+      throw error;
     }
 
     const summary: ImportSummary = { imported: 0, skipped: 0, overwritten: 0, renamed: 0, errors: [], vectorsRegenerated: false };
     const jsonErrors: ImportRowError[] = [];
     const rowErrors: ImportRowError[] = [];
+    let errorCount = 0;
+    /** Keeps at most MAX_REPORTED_ERRORS of each kind (an archive of a million bad lines must not hold a million messages). */
+    const reportError = (list: ImportRowError[], error: ImportRowError): void => {
+      errorCount += 1;
+      if (list.length < MAX_REPORTED_ERRORS) list.push(error);
+    };
     const actions = new ActionTable();
     const ids: (string | undefined)[] = [];
     const renamedTo = new Map<number, string>();
@@ -326,8 +358,12 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
     let kept: ParsedRow[] | null = keepBudget > 0 && !dryRun ? [] : null;
     let keptBytes = 0;
     let lineCount = headerLine ? 1 : 0;
+    let rowCount = 0;
     let bytesIn = headerLine?.bytesIn ?? 0;
     let pending: Pending[] = [];
+    let vectorMismatch: { lineNo: number; vectorLength: number } | null = null;
+    /** Every write's final id and supersession, for the cycle check; with whether it carries a vector. */
+    const links: (WrittenLink & { vector: boolean; action: Action; scanId: string })[] = [];
 
     const decide = (item: Pending): void => {
       const known = inStore.get(item.scanId) ?? false;
@@ -362,6 +398,8 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
       }
       actions.set(row.lineNo, action);
       if (action !== Action.Skip) {
+        const finalId = action === Action.Rename ? renamedTo.get(row.lineNo)! : row.id;
+        links.push({ lineNo: row.lineNo, id: finalId, supersededBy: row.memory.supersededBy, vector: row.vector !== undefined, action, scanId: row.id });
         writes += 1;
         if (row.vector) writesWithVector += 1;
         if (kept) {
@@ -381,7 +419,7 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
       }
       for (const item of pending) decide(item);
       pending = [];
-      onProgress?.({ phase: 'validate', rowsRead: lineCount, bytesIn });
+      onProgress?.({ phase: 'validate', rowsRead: lineCount, rows: rowCount, bytesIn });
     };
 
     for (;;) {
@@ -391,20 +429,21 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
       const line = next.value;
       lineCount = line.lineNo;
       bytesIn = line.bytesIn;
-      const result = rowFromLine(line.text, line.lineNo, { now, invalidUtf8: line.invalidUtf8 });
+      const result = readRow(line.text, line.lineNo, { now, invalidUtf8: line.invalidUtf8 });
       if (result === null) continue;
+      rowCount += 1;
       if (!result.ok) {
         const error: ImportRowError = { where: result.where, id: result.id || null, message: result.message };
-        (result.kind === 'bad-json' ? jsonErrors : rowErrors).push(error);
+        reportError(result.kind === 'bad-json' ? jsonErrors : rowErrors, error);
         // A row that is a JSON object still takes part in the `error` pre-scan (Python scans
         // every parsed row, even one that later fails to build).
         if (policy === 'error' && result.id !== null) pending.push({ lineNo: result.lineNo, row: null, scanId: result.id });
       } else {
-        if (vectors.useVectors && (result.vector || result.vectorError)) {
-          const length = result.vector?.length;
-          if (result.vectorError || length !== options.store.dim) {
-            const extra = { lineNo: result.lineNo, vectorLength: length ?? null, vectorError: result.vectorError ?? null };
-            if (!options.regenerateVectors) throw mismatchError(vectors, 'vector', extra);
+        if (vectors.useVectors && result.vector && result.vector.length !== options.store.dim && !vectorMismatch) {
+          // Reported once the whole file has been read: a damaged archive (a byte flipped in a
+          // vector) must fail as corrupt, not as a model mismatch that advises regenerateVectors.
+          vectorMismatch = { lineNo: result.lineNo, vectorLength: result.vector.length };
+          if (options.regenerateVectors) {
             vectors.useVectors = false;
             vectors.rejected = 'vector';
           }
@@ -414,6 +453,32 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
       if (pending.length >= batchSize) await flush();
     }
     await flush();
+    if (vectorMismatch && !options.regenerateVectors) throw mismatchError(vectors, 'vector', { ...vectorMismatch, vectorError: null });
+
+    // Supersede cycles the import would leave (renamed targets re-pointed as pass 2 will).
+    const lookupSuperseded = lookup.supersededBy ? (ids: readonly string[]) => lookup.supersededBy!(ids) : null;
+    const finalLinks = links.map((l) => ({ ...l, supersededBy: (l.supersededBy && renames.get(l.supersededBy)) || l.supersededBy }));
+    const byLine = new Map(finalLinks.map((l) => [l.lineNo, l]));
+    const cycles = await supersedeCycles(finalLinks, lookupSuperseded);
+    for (const rejection of cycles) {
+      const link = byLine.get(rejection.lineNo)!;
+      actions.set(link.lineNo, Action.None);
+      if (link.action === Action.Insert) summary.imported -= 1;
+      else if (link.action === Action.Rename) summary.renamed -= 1;
+      else summary.overwritten -= 1;
+      writes -= 1;
+      if (link.vector) writesWithVector -= 1;
+      reportError(rowErrors, {
+        where: `line:${link.lineNo}`,
+        id: link.scanId,
+        message: `supersede cycle: ${rejection.cycle.map((id) => JSON.stringify(id)).join(' → ')} (every memory on it would be hidden); the row was not imported`,
+      });
+    }
+    if (cycles.length > 0) {
+      const dropped = new Set(cycles.map((c) => c.lineNo));
+      if (kept) kept = kept.filter((r) => !dropped.has(r.lineNo));
+      rowErrors.sort((a, b) => lineOf(a) - lineOf(b));
+    }
 
     if (collisions.length > 0) {
       const needText = [...new Set(collisions.filter((c) => c.reason === null).map((c) => c.id))];
@@ -435,7 +500,8 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
       });
     }
 
-    summary.errors = [...jsonErrors, ...rowErrors];
+    summary.errors = [...jsonErrors, ...rowErrors].slice(0, MAX_REPORTED_ERRORS);
+    if (errorCount > summary.errors.length) summary.errorsOmitted = errorCount - summary.errors.length;
     const wrote = summary.imported + summary.overwritten + summary.renamed;
     summary.vectorsRegenerated = !vectors.useVectors && wrote > 0;
     return {
@@ -446,6 +512,7 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
       summary,
       renames,
       lines: lineCount,
+      rowCount,
       bytesIn,
       writes,
       toEmbed: vectors.useVectors ? writes - writesWithVector : writes,
@@ -494,7 +561,7 @@ export async function* planWrites(
     if (line.lineNo === 1) continue;
     const action = (actions[line.lineNo] ?? Action.None) as Action;
     if (action === Action.None || action === Action.Skip) continue;
-    const row = rowFromLine(line.text, line.lineNo, { now: validation.now, invalidUtf8: line.invalidUtf8 });
+    const row = readRow(line.text, line.lineNo, { now: validation.now, invalidUtf8: line.invalidUtf8 });
     if (!row || !row.ok) throw changed(line.lineNo, 'the row no longer reads');
     if (row.id !== ids[line.lineNo]) throw changed(line.lineNo, `id ${JSON.stringify(row.id)} was ${JSON.stringify(ids[line.lineNo])}`);
 
@@ -514,6 +581,19 @@ export async function* planWrites(
     options.onProgress?.({ phase: 'write', rowsRead, bytesIn });
     yield { writes: batch, rowsRead, rowsWritten, bytesIn };
   }
+}
+
+/** Reads the rest of the archive without parsing it: the reader throws if it is damaged (or past its bounds). */
+async function drainForDamage(iterator: AsyncIterator<ArchiveLine>, signal: AbortSignal | undefined): Promise<void> {
+  for (;;) {
+    throwIfAborted(signal);
+    if ((await iterator.next()).done) return;
+  }
+}
+
+/** The line number of a row error (`line:<n>`). */
+function lineOf(error: ImportRowError): number {
+  return Number(error.where.slice(5));
 }
 
 /** The estimated memory a kept row holds (its vector, strings and objects). */

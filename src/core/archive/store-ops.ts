@@ -10,14 +10,19 @@
  * HNSW graph in the background (`DeferredIndex`), after the import returns.
  */
 import { DeferredIndex } from '../deferred-index.ts';
+import { describe } from '../describe.ts';
+import { ImportLeases } from '../import-lease.ts';
 import { invalid, throwIfAborted } from '../errors.ts';
 import type { IndexDelta, JournalContext, MemoryStorage, VectorIndex } from '../ports.ts';
-import type { Memory, ProgressEvent } from '../types.ts';
-import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkType, checkTags } from '../validate.ts';
+import { lowerTrust } from '../trust.ts';
+import type { Memory, ProgressEvent, Trust } from '../types.ts';
+import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkTrust, checkType, checkTags } from '../validate.ts';
 import { exportRows } from './export.ts';
-import { parseHeader, type ArchiveHeader } from './format.ts';
-import { gunzipLines, type ByteSource } from './gzip.ts';
+import { gunzipLines, type ArchiveLimits, type ByteSource, type LineOptions } from './gzip.ts';
+
+export type { ArchiveLimits } from './gzip.ts';
 import { IMPORT_POLICIES, cachedWrites, planWrites, validateImport, type ConflictPolicy, type ImportSummary } from './plan.ts';
+import { previewLines, type ArchiveRefusal, type ArchiveRowProblem } from './preview.ts';
 
 /** What can be imported: a File, Blob, ArrayBuffer, bytes, or a stream of bytes. */
 export type ArchiveSource = Blob | ArrayBuffer | Uint8Array | ReadableStream<Uint8Array>;
@@ -29,12 +34,23 @@ export interface ExportArchiveOptions {
   tags?: string[];
   /** Unix seconds: drop memories created before this. */
   since?: number;
+  /**
+   * Journal the export and, for a whole one, count it as a backup (the durability reminder).
+   * Default true; a read-only or untrusted connection always exports with `false`.
+   */
+  record?: boolean;
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
 }
 
-export interface ImportArchiveOptions {
+export interface ImportArchiveOptions extends ArchiveLimits {
   onConflict?: ConflictPolicy;
+  /**
+   * The most trusted level a row is stored with, and no row stays pinned unless this is
+   * `trusted` (default): `'untrusted'` imports a stranger's file as untrusted content. A scoped
+   * connection below `trusted` always imports with its ceiling.
+   */
+  maxTrust?: Trust;
   regenerateVectors?: boolean;
   dryRun?: boolean;
   /** Rows written per transaction, default 500. */
@@ -49,6 +65,8 @@ export interface ImportResult {
   overwritten: number;
   renamed: number;
   errors: { where: string; message: string }[];
+  /** Rows that failed beyond the first 1,000 listed in `errors` (absent when none). */
+  errorsOmitted?: number;
   vectorsRegenerated: boolean;
 }
 
@@ -57,13 +75,26 @@ export interface ArchiveInfo {
   collection: string | null;
   model: string | null;
   dim: number;
+  /** Rows after the header (blank lines are not rows): what the import's progress counts. */
   rows: number;
+  /** Rows that parse and build (before any id collision with the store). */
+  validRows: number;
   hasVectors: boolean;
   warnings: string[];
+  /** Row problems the import will report (broken lines, rows that do not build, ids repeated in the file): the first 100. */
+  problems: ArchiveRowProblem[];
+  /** All row problems, listed or not. */
+  problemCount: number;
+  /** Rows whose id appeared on an earlier line of the file. */
+  duplicateIds: number;
+  /** Why the import will refuse this file whatever the options (e.g. a newer format version), or null. */
+  refusal: ArchiveRefusal | null;
 }
 
 export interface ArchiveDeps {
   name: string;
+  /** Import ownership (lease, lock, heartbeat); default: leases over `storage` with the platform's locks. */
+  leases?: Pick<ImportLeases, 'begin' | 'recover'>;
   storage: MemoryStorage;
   index: VectorIndex;
   embedder: { id: string; dim: number };
@@ -82,7 +113,16 @@ export interface ArchiveDeps {
 export const KEEP_ROWS_BYTES = 48 * 2 ** 20;
 
 const EXPORT_KEYS = new Set(['includeVectors', 'includeSuperseded', 'types', 'tags', 'since', 'signal', 'onProgress']);
-const IMPORT_KEYS = new Set(['onConflict', 'regenerateVectors', 'dryRun', 'batchSize', 'signal', 'onProgress']);
+const IMPORT_KEYS = new Set(['onConflict', 'regenerateVectors', 'dryRun', 'batchSize', 'signal', 'onProgress', 'maxTrust', 'maxDecompressedBytes', 'maxLines']);
+const INFO_KEYS = new Set(['maxDecompressedBytes', 'maxLines']);
+
+/** The reader's bounds from an options object (validated; absent ones take the defaults). */
+function checkLimits(o: ArchiveLimits): ArchiveLimits {
+  const limits: ArchiveLimits = {};
+  if (o.maxDecompressedBytes !== undefined) limits.maxDecompressedBytes = checkInteger(o.maxDecompressedBytes, 'maxDecompressedBytes', 1);
+  if (o.maxLines !== undefined) limits.maxLines = checkInteger(o.maxLines, 'maxLines', 1);
+  return limits;
+}
 
 /**
  * Applies a storage write's effect on the vector set to the in-memory index; `deferred` puts
@@ -95,6 +135,12 @@ export function applyIndexDelta(index: VectorIndex, delta: IndexDelta, deferred 
   const vectors = delta.added.map((a) => a.vector);
   if (deferred && index instanceof DeferredIndex) index.addDeferred(labels, vectors);
   else index.add(labels, vectors);
+}
+
+/** Each row as stored under a trust ceiling: at most `ceiling` trusted, and unpinned below `trusted`. */
+function capRows(ceiling: Trust): (memory: Memory) => Memory {
+  if (ceiling === 'trusted') return (memory) => memory;
+  return (memory) => ({ ...memory, trust: lowerTrust(memory.trust, ceiling), pinned: false });
 }
 
 /** A source that can be read twice (pass 1 validates, pass 2 writes); streams are buffered compressed. */
@@ -154,40 +200,28 @@ export async function exportArchive(deps: ArchiveDeps, options?: ExportArchiveOp
   return new Blob(chunks as BlobPart[], { type: 'application/gzip' });
 }
 
-/** Header, row count, vector presence and warnings, without touching any store. */
-export async function archiveInfo(source: ArchiveSource): Promise<ArchiveInfo> {
+/** Header, rows, vector presence, row problems and any refusal, without touching any store (core/archive/preview.ts). */
+export async function archiveInfo(source: ArchiveSource, options?: ArchiveLimits): Promise<ArchiveInfo> {
+  const o = checkObject<ArchiveLimits>(options, 'options');
+  checkKnownKeys(o, INFO_KEYS, 'options');
+  const limits = checkLimits(o);
   const { open } = await rereadable(source);
-  let header: ArchiveHeader | undefined;
-  let raw: Record<string, unknown> = {};
-  const warnings: string[] = [];
-  let rows = 0;
-  let first = true;
-  for await (const line of gunzipLines(open())) {
-    if (first) {
-      first = false;
-      try {
-        header = parseHeader(line.text);
-        raw = header.raw;
-      } catch (error) {
-        const e = error as { details?: { reason?: string } };
-        if (e.details?.reason !== 'future-version') throw error;
-        raw = JSON.parse(line.text) as Record<string, unknown>;
-        warnings.push(`written by a newer ai-houkai (version ${String(raw['version'])} > 1): import will refuse this file`);
-      }
-      continue;
-    }
-    if (line.text.trim() !== '') rows += 1;
-  }
-  if (first) parseHeader(undefined);
+  const contents = await previewLines(gunzipLines(open(), limits));
+  const { header, raw } = contents;
   const src = (raw['source'] ?? {}) as Record<string, unknown>;
   return {
     header: raw,
     collection: header?.source.collection ?? (typeof src['collection'] === 'string' ? src['collection'] : null),
     model: header?.source.embeddingModel ?? (typeof src['embedding_model'] === 'string' ? src['embedding_model'] : null),
     dim: header?.source.embeddingDim ?? 0,
-    rows,
+    rows: contents.rows,
+    validRows: contents.validRows,
     hasVectors: header?.fileHasVectors ?? false,
-    warnings,
+    warnings: [],
+    problems: contents.problems,
+    problemCount: contents.problemCount,
+    duplicateIds: contents.duplicateIds,
+    refusal: contents.refusal,
   };
 }
 
@@ -202,18 +236,23 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   checkKnownKeys(o, IMPORT_KEYS, 'options');
   const policy = o.onConflict === undefined ? 'skip' : o.onConflict;
   if (!(IMPORT_POLICIES as readonly string[]).includes(policy)) {
-    throw invalid(`onConflict must be one of: ${IMPORT_POLICIES.join(', ')} — got ${JSON.stringify(policy)}`, { field: 'onConflict' });
+    throw invalid(`onConflict must be one of: ${IMPORT_POLICIES.join(', ')} — got ${describe(policy)}`, { field: 'onConflict' });
   }
   const dryRun = o.dryRun === undefined ? false : checkBoolean(o.dryRun, 'dryRun');
   const regenerateVectors = o.regenerateVectors === undefined ? false : checkBoolean(o.regenerateVectors, 'regenerateVectors');
   const batchSize = o.batchSize === undefined ? 500 : checkInteger(o.batchSize, 'batchSize', 1, 10_000);
+  const cap = capRows(o.maxTrust === undefined ? 'trusted' : checkTrust(o.maxTrust, 'maxTrust'));
+  const lineOptions: LineOptions = { ...checkLimits(o), ...(o.signal ? { signal: o.signal } : {}) };
   const { open, size } = await rereadable(source);
   const keepBudget = deps.keepRowsBytes ?? KEEP_ROWS_BYTES;
   const signal = o.signal;
+  // Monotone and true: reading counts rows (as archiveInfo does) and compressed bytes; writing
+  // counts rows written against the rows to write (known once pass 1 is done).
+  let writesTotal: number | null = null;
   const report = (phase: 'read' | 'write', rowsRead: number, rowsWritten: number, bytes: number): void =>
-    o.onProgress?.({ kind: 'import', phase, rowsRead, rowsWritten, bytes, totalBytes: size });
+    o.onProgress?.({ kind: 'import', phase, rowsRead, rowsWritten, bytes, totalBytes: size, writesTotal });
 
-  const validation = await validateImport(gunzipLines(open(), signal ? { signal } : {}), {
+  const validation = await validateImport(gunzipLines(open(), lineOptions), {
     policy,
     dryRun,
     regenerateVectors,
@@ -221,13 +260,17 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     lookup: {
       exists: (ids) => deps.storage.exists([...ids]),
       texts: async (ids) => (await deps.storage.textsOf([...ids])).map((t) => t ?? null),
+      supersededBy: async (ids) => {
+        const found = await deps.storage.getMany([...ids]);
+        return ids.map((id) => found.get(id)?.supersededBy ?? null);
+      },
     },
     now: deps.now(),
     newId: deps.newId,
     // A file this big cannot fit (a kept row costs at least ~0.45× its gzipped bytes): read it twice.
     keepRowsBytes: size !== null && size > 3 * keepBudget ? 0 : keepBudget,
     ...(signal ? { signal } : {}),
-    onProgress: (p) => report('read', p.rowsRead, 0, p.bytesIn),
+    onProgress: (p) => report('read', p.rows ?? 0, 0, p.bytesIn),
   });
   const result = (summary: ImportSummary): ImportResult => ({
     imported: summary.imported,
@@ -235,6 +278,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     overwritten: summary.overwritten,
     renamed: summary.renamed,
     errors: summary.errors.map((e) => ({ where: e.where, message: e.message })),
+    ...(summary.errorsOmitted ? { errorsOmitted: summary.errorsOmitted } : {}),
     vectorsRegenerated: summary.vectorsRegenerated,
   });
   if (dryRun || validation.writes === 0) return result(validation.summary);
@@ -245,13 +289,19 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     vectorsPreserved: !validation.summary.vectorsRegenerated,
     ...(typeof File !== 'undefined' && source instanceof File && source.name ? { archive: source.name } : {}),
   };
+  const leases = deps.leases ?? new ImportLeases({ name: deps.name, storage: deps.storage, now: deps.now, newId: deps.newId });
+  // Abandoned imports of other owners go first (their rows would otherwise stay BUSY).
+  await leases.recover();
+  const hold = await leases.begin(importId);
   let written = 0;
+  writesTotal = validation.writes;
+  report('write', validation.rowCount, 0, validation.bytesIn);
   // The graph insertion waits until the writes are done (it would compete with them for the CPU).
   const release = deps.index instanceof DeferredIndex ? deps.index.hold() : () => undefined;
   const passOptions = { batchSize, ...(signal ? { signal } : {}) };
   const batches = validation.rows
     ? cachedWrites(validation, passOptions)
-    : planWrites(gunzipLines(open(), signal ? { signal } : {}), validation, passOptions);
+    : planWrites(gunzipLines(open(), lineOptions), validation, passOptions);
   try {
     for await (const batch of batches) {
       throwIfAborted(signal, { written });
@@ -263,13 +313,13 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
       throwIfAborted(signal, { written });
       const delta = await deps.storage.importBatch(
         importId,
-        batch.writes.map((w) => ({ memory: w.memory, vector: vectors.get(w) ?? w.vector! })),
+        batch.writes.map((w) => ({ memory: cap(w.memory), vector: vectors.get(w) ?? w.vector! })),
         deps.journal('import', journalMeta, importId),
       );
       applyIndexDelta(deps.index, delta, true);
       deps.changed(delta.generation);
       written += batch.writes.length;
-      report('write', batch.rowsRead, written, batch.bytesIn);
+      report('write', validation.rowCount, written, validation.bytesIn);
     }
     // A cancel that arrived during the last batch still counts: roll back instead of finishing.
     throwIfAborted(signal, { written });
@@ -280,6 +330,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     deps.changed(delta.generation);
     throw error;
   } finally {
+    hold.end();
     release();
   }
   return result(validation.summary);

@@ -1,0 +1,187 @@
+/**
+ * The app's response headers: ONE table, read by everything that serves or describes the built
+ * app — the `npm start` server (scripts/serve.mjs), the dev server's isolation headers
+ * (vite.config.ts), the CSP `<meta>` fallback written into index.html at build time, the
+ * generated hosting configs (`npm run hosting` → docs/hosting/_headers and nginx.conf) and the
+ * tests that check them (test/hosting.test.ts, e2e/quickstart.spec.ts).
+ *
+ * Plain JavaScript so `node scripts/serve.mjs` runs it without a compiler; types in headers.d.mts.
+ */
+
+/**
+ * The Content-Security-Policy of the app's pages, directive by directive.
+ * - `'wasm-unsafe-eval'`: WebAssembly (HNSW, TF.js, onnxruntime) compiles; no JavaScript `eval`.
+ * - `style-src 'self'`: no inline `<style>` and no `style="…"` in markup. Svelte's `style:`
+ *   directives set `element.style` through the CSSOM, which CSP does not govern (checked by the
+ *   browser tests, which fail on any CSP violation).
+ * - `connect-src 'self'`: the app talks to its own origin only. Its models load from the origin's
+ *   /models/ (provisioned by `npm run models`, precached by the service worker); the app never
+ *   downloads from the Hugging Face hub (a library user may, with `allowRemoteModels`, on a page
+ *   whose policy allows it).
+ * - `frame-ancestors 'none'` (with `X-Frame-Options: DENY` for older browsers): never framed.
+ */
+export const CSP = Object.freeze({
+  'default-src': ["'self'"],
+  'script-src': ["'self'", "'wasm-unsafe-eval'"],
+  'worker-src': ["'self'"],
+  'style-src': ["'self'"],
+  'img-src': ["'self'", 'data:', 'blob:'],
+  'font-src': ["'self'"],
+  'connect-src': ["'self'"],
+  'manifest-src': ["'self'"],
+  'object-src': ["'none'"],
+  'base-uri': ["'self'"],
+  'form-action': ["'self'"],
+  'frame-ancestors': ["'none'"],
+});
+
+/** Directives a `<meta>` CSP cannot carry (browsers ignore them there, with a console warning). */
+const HEADER_ONLY = new Set(['frame-ancestors', 'report-uri', 'report-to', 'sandbox']);
+
+/**
+ * The policy as a header value, for:
+ * - `document` (default): the app's pages;
+ * - `meta`: the `<meta>` copy in the built pages (less what a meta tag cannot carry);
+ * - `service-worker`: the service worker script (no framing directive: workers are not framed);
+ * - `worker`: the memory worker's scripts. They add `'unsafe-eval'`: the Emscripten glue of
+ *   hnswlib-wasm and onnxruntime-web (embind) builds its call wrappers with `new Function`, and
+ *   both run only in the worker, which has no DOM to inject into. The pages stay eval-free.
+ *   And `blob:`: transformers.js loads onnxruntime-web's WASM factory (fetched from this origin)
+ *   through a `blob:` URL it makes after patching out a Node check, so MiniLM and bge-small need
+ *   it to start; where the page is cross-origin isolated, its threads are workers started from
+ *   that `blob:` URL too (`worker-src blob:`). A `blob:` URL can only be made by code already
+ *   running in the worker.
+ */
+const WORKER_EXTRA = Object.freeze({ 'script-src': ["'unsafe-eval'", 'blob:'], 'worker-src': ['blob:'] });
+
+export function cspValue({ for: kind = 'document', meta = false } = {}) {
+  const target = meta ? 'meta' : kind;
+  return Object.entries(CSP)
+    .filter(([name]) => (target === 'document' ? true : target === 'meta' ? !HEADER_ONLY.has(name) : name !== 'frame-ancestors'))
+    .map(([name, sources]) => [name, ...sources, ...(target === 'worker' ? (WORKER_EXTRA[name] ?? []) : [])].join(' '))
+    .join('; ');
+}
+
+/**
+ * Cross-origin isolation (`crossOriginIsolated`, SharedArrayBuffer for multi-threaded WASM):
+ * the page and its workers opt in with COOP + COEP; every response says it may be embedded
+ * only by its own origin (CORP), which is all `require-corp` asks of same-origin assets.
+ */
+export const ISOLATION = Object.freeze({
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+});
+
+/**
+ * Where the build puts worker entry scripts (vite.config.ts), so they get their own policy: a
+ * folder beside assets/ (the worker finds the model files at `../models/`, as from assets/).
+ */
+export const WORKER_DIR = '/workers/';
+
+/**
+ * The rules, in the `_headers` file's terms: a path pattern (`*` matches anything, `/` included)
+ * and the headers every matching response gets. A response gets the headers of every rule it
+ * matches; no two rules that can match one path set the same header (static hosts would join the
+ * values into one header, and two CSPs are both enforced). A CSP matters only on documents and
+ * worker scripts, so only they get one.
+ */
+export const RULES = Object.freeze([
+  {
+    path: '/*',
+    why: 'every response: isolation, no framing, no sniffing, no referrer',
+    headers: {
+      ...ISOLATION,
+      'X-Frame-Options': 'DENY',
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    },
+  },
+  {
+    path: '/',
+    why: 'the app page: its policy, and always revalidated so a deploy is seen at once',
+    headers: { 'Content-Security-Policy': cspValue(), 'Cache-Control': 'no-cache' },
+  },
+  {
+    path: '/index.html',
+    why: 'the app page by name',
+    headers: { 'Content-Security-Policy': cspValue(), 'Cache-Control': 'no-cache' },
+  },
+  {
+    path: '/e2e/*',
+    why: 'the test pages of the e2e build (npm run build:app -- --mode e2e)',
+    headers: { 'Content-Security-Policy': cspValue() },
+  },
+  {
+    path: '/sw.js',
+    why: 'the service worker: its policy, and always revalidated so updates are found',
+    headers: { 'Content-Security-Policy': cspValue({ for: 'service-worker' }), 'Cache-Control': 'no-cache' },
+  },
+  {
+    path: '/assets/*',
+    why: 'content-hashed bundles: cached for good',
+    headers: { 'Cache-Control': 'public, max-age=31536000, immutable' },
+  },
+  {
+    path: `${WORKER_DIR}*`,
+    why: 'the memory worker (content-hashed): its own policy (see cspValue), cached for good',
+    headers: { 'Content-Security-Policy': cspValue({ for: 'worker' }), 'Cache-Control': 'public, max-age=31536000, immutable' },
+  },
+]);
+
+/** Whether a rule's path pattern matches a URL path. */
+export function matches(pattern, pathname) {
+  const source = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  return new RegExp(`^${source}$`).test(pathname);
+}
+
+/** Every header a response for `pathname` gets from the table. */
+export function headersFor(pathname) {
+  const out = {};
+  for (const rule of RULES) if (matches(rule.path, pathname)) Object.assign(out, rule.headers);
+  return out;
+}
+
+/** What the dev server sends (`npm run dev`): isolation only — Vite's dev client needs inline code a CSP would refuse. */
+export const DEV_HEADERS = ISOLATION;
+
+const GENERATED = 'Generated by `npm run hosting` from scripts/hosting/headers.mjs: edit the table there, not this file.';
+
+/** The `_headers` file static hosts read from the site's root (Netlify, Cloudflare Pages). */
+export function renderHeadersFile() {
+  const lines = [`# ${GENERATED}`, ''];
+  for (const rule of RULES) {
+    lines.push(`# ${rule.why}`, rule.path);
+    for (const [name, value] of Object.entries(rule.headers)) lines.push(`  ${name}: ${value}`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+/**
+ * An nginx `server { … }` body. nginx drops every inherited `add_header` in a block that has
+ * one of its own, so each location repeats the full set it needs.
+ */
+export function renderNginx() {
+  const header = (name, value) => `    add_header ${name} "${value.replaceAll('"', '\\"')}" always;`;
+  const location = (match, pathname, extra = []) => [
+    `  location ${match} {`,
+    ...extra,
+    ...Object.entries(headersFor(pathname)).map(([name, value]) => header(name, value)),
+    '  }',
+  ];
+  return [
+    `# ${GENERATED}`,
+    '# Inside a server { … } block whose root is the built app (dist/app). nginx needs',
+    '# `application/wasm` for .wasm and `application/manifest+json` for .webmanifest in its mime.types.',
+    '',
+    ...location('/', '/index.html', ['    try_files $uri $uri/ /index.html;']),
+    '',
+    ...location('/assets/', '/assets/x'),
+    '',
+    ...location(WORKER_DIR, `${WORKER_DIR}x`),
+    '',
+    ...location('= /sw.js', '/sw.js'),
+    '',
+  ].join('\n');
+}

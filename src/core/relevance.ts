@@ -1,0 +1,148 @@
+/**
+ * Relevance verdicts: how likely a recalled memory is to answer the query, and the
+ * `strong | weak | none` badge derived from it. Pure and deterministic.
+ *
+ * Two pieces of evidence per hit:
+ * - the **cosine**, expressed in the embedder's own units: `z = (cosine − location) / spread`,
+ *   where `location` and `spread` are the median and robust spread (1.4826·MAD) of the cosine of
+ *   unrelated text pairs for that embedder (its reference background), raised by the store's
+ *   background when the query is, on the whole, much closer to this store's memories than
+ *   unrelated text usually is (see {@link backgroundLocation});
+ * - the **coverage**, the share of the query's informative terms found in the memory:
+ *   Σ idf(matched query terms) / Σ idf(query terms), with stop words and stems as BM25 sees them
+ *   (`lexicalTerms`) and BM25's idf over the candidate pool, so a word most candidates share
+ *   ("user") counts for little and a query word no candidate holds ("zebra") weighs fully against.
+ *
+ * `P(relevant) = σ(bias + a·z + b·coverage)`; `'strong'` at P ≥ thresholds.strong, `'weak'` at
+ * P ≥ thresholds.weak, else `'none'`. The coefficients and the background are the embedder's
+ * reference calibration (`calibrations.ts`, fitted by `npm run eval -- --calibrate`); an embedder
+ * without one gets {@link GENERIC_MODEL} over a background sampled from the store itself.
+ */
+import { bm25Idf } from './bm25.ts';
+import { median, type Confidence } from './confidence.ts';
+
+export interface RelevanceModel {
+  /** Logit at z = 0 and coverage = 0. */
+  bias: number;
+  /** Logit per unit of z (cosine above the background, in background spreads). */
+  cosine: number;
+  /** Logit per unit of coverage. */
+  coverage: number;
+}
+
+export interface RelevanceCalibration {
+  version: 1;
+  /** The embedder this calibration belongs to (`Embedder.id`). */
+  embedderId: string;
+  /** Cosine of unrelated pairs: median and 1.4826·MAD. */
+  background: { median: number; spread: number };
+  model: RelevanceModel;
+  /** Probability cut-offs of `'weak'` and `'strong'`. */
+  thresholds: { weak: number; strong: number };
+  /** Where the numbers come from (data, split, date). */
+  source: string;
+}
+
+export interface RelevanceFeatures {
+  cosine: number;
+  /** In [0, 1]; see {@link lexicalCoverage}. */
+  coverage: number;
+}
+
+export interface RelevanceJudgement {
+  /** P(relevant) in [0, 1]. */
+  probability: number;
+  confidence: Confidence;
+  /** The z the model saw. */
+  z: number;
+}
+
+/** Turns a hit's features into a judgement; made per query by {@link relevanceJudge}. */
+export type RelevanceJudge = (features: RelevanceFeatures) => RelevanceJudgement;
+
+/**
+ * Default probability cut-offs: chosen once, for every embedder, on the dev half of the
+ * agent-memory set (bench/data/agent-memory.json); the test half is only measured.
+ */
+export const DEFAULT_RELEVANCE_THRESHOLDS = Object.freeze({ weak: 0.65, strong: 0.9 });
+
+/**
+ * The store's background moves the location only beyond this many reference spreads: a store of
+ * notes on one subject is expectedly closer to an on-subject query than random text is (moving
+ * fully cost MiniLM nothing but bge-small a third of its correct answers on the dev queries);
+ * a store of near-identical notes, where every hit would otherwise look strong, is not.
+ */
+export const STORE_SHIFT_TOLERANCE = 2;
+
+/**
+ * Coefficients for embedders without a reference calibration: the mean, in z units, of the
+ * shipped calibrations (see `calibrations.ts`, which checks it stays close to them).
+ */
+export const GENERIC_MODEL: Readonly<RelevanceModel> = Object.freeze({ bias: -6, cosine: 1.2, coverage: 4 });
+
+/** Store background is trusted once the query was compared with at least this many memories. */
+export const MIN_STORE_BACKGROUND = 16;
+
+const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
+
+export function verdictFor(probability: number, thresholds: { weak: number; strong: number }): Confidence {
+  if (probability >= thresholds.strong) return 'strong';
+  if (probability >= thresholds.weak) return 'weak';
+  return 'none';
+}
+
+export interface JudgeContext {
+  calibration: Pick<RelevanceCalibration, 'background' | 'model' | 'thresholds'>;
+  /**
+   * The query's cosines with a random sample of stored memories (the store's background for this
+   * query). When at least {@link MIN_STORE_BACKGROUND} are given and their median exceeds the
+   * reference median by more than {@link STORE_SHIFT_TOLERANCE} spreads, the location moves up
+   * by the excess.
+   */
+  queryBackground?: readonly number[];
+}
+
+/** The background location used for one query (reference median, raised by the store's). */
+export function backgroundLocation(context: JudgeContext): { location: number; shift: number } {
+  const reference = context.calibration.background.median;
+  const sample = context.queryBackground;
+  if (!sample || sample.length < MIN_STORE_BACKGROUND) return { location: reference, shift: 0 };
+  const shift = Math.max(0, median(sample) - reference - STORE_SHIFT_TOLERANCE * context.calibration.background.spread);
+  return { location: reference + shift, shift };
+}
+
+/** A judge for one query (see the module comment). */
+export function relevanceJudge(context: JudgeContext): RelevanceJudge {
+  const { model, thresholds, background } = context.calibration;
+  const { location } = backgroundLocation(context);
+  const spread = Math.max(background.spread, 1e-3);
+  return ({ cosine, coverage }) => {
+    const z = (cosine - location) / spread;
+    const probability = sigmoid(model.bias + model.cosine * z + model.coverage * coverage);
+    return { probability, confidence: verdictFor(probability, thresholds), z };
+  };
+}
+
+/**
+ * Per document, the idf-weighted share of the query terms it contains (see the module comment).
+ * `queryTerms` is used as a set; `docs[i]` is the term set of pool document i. Document
+ * frequencies are counted over `docs`. All 0 when the query has no terms.
+ */
+export function lexicalCoverage(queryTerms: readonly string[], docs: readonly ReadonlySet<string>[]): number[] {
+  const query = [...new Set(queryTerms)];
+  const n = docs.length;
+  if (query.length === 0 || n === 0) return docs.map(() => 0);
+  const idf = query.map((t) => {
+    let df = 0;
+    for (const d of docs) if (d.has(t)) df++;
+    return bm25Idf(n, df);
+  });
+  const total = idf.reduce((a, b) => a + b, 0);
+  return docs.map((d) => {
+    let got = 0;
+    query.forEach((t, i) => {
+      if (d.has(t)) got += idf[i]!;
+    });
+    return total > 0 ? got / total : 0;
+  });
+}

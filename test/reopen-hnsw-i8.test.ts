@@ -1,0 +1,113 @@
+import 'fake-indexeddb/auto';
+import Dexie from 'dexie';
+import { describe, expect, it } from 'vitest';
+import { databaseName, SCHEMA_VERSION, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
+import { createMemory, type LocalMemory } from '../src/local.ts';
+import { createHashEmbedder } from './helpers/fake-embedder.ts';
+import { uniqueName } from './helpers/store.ts';
+
+const TOPICS = ['deploy', 'staging', 'cluster', 'lint', 'format', 'code', 'database', 'backups', 'nightly', 'coffee', 'tea', 'review'];
+const corpus = (n: number, tag = 'note'): string[] =>
+  Array.from({ length: n }, (_, i) => `${TOPICS[i % 12]} ${TOPICS[(i * 7) % 12]} ${TOPICS[(i * 5 + 3) % 12]} ${tag} ${i}`);
+const open = (name: string, snapshotDelayMs = 50): Promise<LocalMemory> =>
+  // Maintenance off: its background jobs would write while two instances share the database.
+  createMemory({ name, embedder: createHashEmbedder({ id: 'hash', dim: 96 }), index: 'hnsw-i8', snapshotDelayMs, maintenance: { enabled: false } });
+
+/** Every memory finds itself first by its own text: the index holds exactly what storage holds. */
+async function consistent(store: LocalMemory, texts: string[]): Promise<void> {
+  const stats = await store.stats();
+  expect(stats.index.kind).toBe('hnsw-i8');
+  expect(stats.index.size).toBe(stats.count); // size counts what is still pending insertion too
+  for (const text of texts) {
+    const [top] = await store.recall(text, { k: 1, touch: false });
+    expect(top!.memory.text).toBe(text);
+  }
+}
+
+async function blockRows(name: string): Promise<number> {
+  const raw = new Dexie(databaseName(name));
+  await raw.open();
+  try {
+    return await raw.table('indexBlocks').count();
+  } finally {
+    raw.close();
+  }
+}
+
+describe('a store on the int8 HNSW index', () => {
+  it('reopens from its block snapshot, replays unsnapshotted writes, and survives a crash mid-insert', async () => {
+    const name = uniqueName('i8-reopen');
+    const first = await open(name);
+    const texts = corpus(1500);
+    await first.rememberMany(texts, { batchSize: 500 });
+    await first.close();
+    expect(await blockRows(name)).toBe(5); // 2 chunks × (vectors + links) + the manifest
+
+    const second = await open(name, 60_000);
+    expect(second.opened).toBe('snapshot');
+    await consistent(second, [texts[0]!, texts[777]!, texts[1499]!]);
+
+    // A snapshot is written while an insert is under way, then the tab dies (no close(), no
+    // later snapshot): the blocks hold some generation in the middle of the insert.
+    const more = corpus(1200, 'late');
+    const inserting = second.rememberMany(more, { batchSize: 100 });
+    await new Promise((r) => setTimeout(r, 5));
+    await Promise.all([inserting, second.flush()]);
+    const late = await second.remember('coffee written after the last snapshot');
+    const third = await open(name, 60_000);
+    expect(['snapshot', 'snapshot+replay']).toContain(third.opened);
+    await consistent(third, [texts[3]!, more[0]!, more[600]!, more[1199]!, late.memory.text]);
+    expect((await third.stats()).count).toBe(2701);
+    await third.close();
+    await second.close();
+  }, 60_000);
+
+  it('recall reports exact float32 cosines and the exact order (the int8 hits are rescored from storage)', async () => {
+    const name = uniqueName('i8-rescore');
+    const embedder = createHashEmbedder({ id: 'hash', dim: 96 });
+    const i8 = await createMemory({ name, embedder, index: 'hnsw-i8' });
+    const exact = await createMemory({ name: `${name}-exact`, embedder, index: 'exact' });
+    const texts = corpus(800);
+    await i8.rememberMany(texts);
+    await exact.rememberMany(texts);
+    for (const q of ['deploy staging cluster', 'coffee tea review', 'lint format code note 17']) {
+      const got = await i8.recall(q, { k: 10, touch: false });
+      const want = await exact.recall(q, { k: 10, touch: false });
+      expect(got.map((h) => h.memory.text)).toEqual(want.map((h) => h.memory.text));
+      got.forEach((h, i) => expect(h.cosine).toBeCloseTo(want[i]!.cosine!, 6));
+    }
+    await i8.close();
+    await exact.close();
+  });
+
+  it('v8 → v9: a store written with the v8 layout gains the index block table and snapshots into it', async () => {
+    const name = uniqueName('i8-v8');
+    const embedder = createHashEmbedder({ id: 'hash', dim: 96 });
+    const texts = corpus(300);
+    const vectors = await embedder.embed(texts);
+    const legacy = new Dexie(databaseName(name));
+    for (const v of SCHEMA_VERSIONS.filter((s) => s.version <= 8)) legacy.version(v.version).stores(v.stores);
+    await legacy.table('meta').put({ key: 'store', value: { schemaVersion: 8, embedderId: 'hash', dim: 96, generation: 1, nextLabel: 300, createdAt: 1, lexicalDocs: 300, lexicalLength: 1500 } });
+    await legacy.table('memories').bulkPut(
+      texts.map((text, i) => ({
+        id: `m${i}`, text, type: 'semantic', tags: [], importance: 0.5, createdAt: 1 + i, lastAccessed: 1 + i, accessCount: 0,
+        source: null, links: [], supersededBy: '', supersededAt: 0, polarity: 0, expiresAt: 0, pinned: false, trust: 'trusted',
+        contentHash: `h${i}`, validFrom: 0, validUntil: 0, label: i, terms: [], termCounts: [], termLength: 0, linkTargets: [],
+      })),
+    );
+    await legacy.table('vectors').bulkPut(vectors.map((vector, i) => ({ label: i, id: `m${i}`, vector, gen: 1 })));
+    expect(legacy.verno).toBe(8);
+    legacy.close();
+
+    const upgraded = await createMemory({ name, embedder, index: 'hnsw-i8', snapshotDelayMs: 50 });
+    expect(upgraded.opened).toBe('rebuilt');
+    expect((await upgraded.stats()).schemaVersion).toBe(SCHEMA_VERSION);
+    await consistent(upgraded, [texts[0]!, texts[150]!, texts[299]!]);
+    await upgraded.close();
+    expect(await blockRows(name)).toBe(3);
+    const again = await createMemory({ name, embedder, index: 'hnsw-i8' });
+    expect(again.opened).toBe('snapshot');
+    expect((await again.get('m7'))!.text).toBe(texts[7]);
+    await again.close();
+  });
+});
