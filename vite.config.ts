@@ -84,18 +84,21 @@ export default defineConfig(({ mode }) => mode === 'extension' ? extensionConfig
         ],
       },
       workbox: {
-        // The app shell, the worker bundle, the bundled use-lite model and the WASM binaries:
-        // everything the app needs to run with the network off after the first visit.
-        globPatterns: ['**/*.{js,mjs,css,html,wasm,json,png,svg,webmanifest}', 'models/use-lite/*'],
-        maximumFileSizeToCacheInBytes: 16 * 1024 * 1024,
-        // onnxruntime's WASM (27 MB) only matters once MiniLM runs: cache it on first use
-        // instead of making every install download it.
-        globIgnores: ['**/ort-wasm*'],
+        // The app shell, the worker bundle, the default model (MiniLM, ~23 MB), onnxruntime's WASM
+        // and the bundled use-lite model: everything the app needs to run with the network off
+        // after the first visit. bge-small (~34 MB, chosen per store) is cached on first use.
+        globPatterns: [
+          '**/*.{js,mjs,css,html,wasm,json,png,svg,webmanifest}',
+          'models/use-lite/*',
+          'models/Xenova/all-MiniLM-L6-v2/**/*',
+        ],
+        globIgnores: ['models/Xenova/bge-small-en-v1.5/**'],
+        maximumFileSizeToCacheInBytes: 32 * 1024 * 1024,
         runtimeCaching: [
           {
-            urlPattern: ({ url }) => url.pathname.includes('/assets/ort-wasm'),
+            urlPattern: ({ url }) => url.pathname.startsWith('/models/Xenova/'),
             handler: 'CacheFirst',
-            options: { cacheName: 'houkai-onnxruntime' },
+            options: { cacheName: 'houkai-models' },
           },
         ],
         // A first install takes the open page at once; an update waits for the banner's Reload

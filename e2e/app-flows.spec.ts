@@ -45,7 +45,7 @@ async function dropFile(page: Page, name: string, bytes: Uint8Array, type = 'app
 
 /**
  * An archive of `n` memories with 512-d vectors labelled as the store's own model
- * (use-lite), so importing it embeds nothing. Rows are the project's own serialisation; only
+ * (use-lite: the harness page opens stores on it), so importing it embeds nothing. Rows are the project's own serialisation; only
  * 64 distinct vectors are serialised (the slow part) and reused.
  */
 function seedArchive(n: number, base: number): Uint8Array {
@@ -168,7 +168,7 @@ test('add → search shows the score breakdown → edit in the detail pane → f
   await expect(page.getByRole('img', { name: /3 memories created in the last 30 days/ })).toBeVisible();
   await expect(page.locator('.stat-card').filter({ hasText: 'Top tags' })).toContainText('#tooling');
   await expect(page.locator('.stat-card').filter({ hasText: 'Search index' })).toContainText('HNSW');
-  await expect(page.locator('.stat-card').filter({ hasText: 'Embedder' })).toContainText('universal-sentence-encoder-lite');
+  await expect(page.locator('.stat-card').filter({ hasText: 'Embedder' })).toContainText('Xenova/all-MiniLM-L6-v2');
   await shot(page, 'stats');
 });
 
@@ -427,11 +427,13 @@ test('the production build runs under its Content-Security-Policy (worker, WASM 
   const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
   expect(csp).toContain("script-src 'self' 'wasm-unsafe-eval'");
   expect(csp).toContain("object-src 'none'");
-  // Embedding ran (remember + recall) in the SharedWorker with the WASM backend and the bundled model.
+  // Models load from the origin only: nothing else may be fetched.
+  expect(csp).toContain("connect-src 'self';");
+  // Embedding ran (remember + recall) in the SharedWorker with the WASM backend and the default model (MiniLM, from the origin).
   await remember(page, 'The CSP allows WebAssembly but no eval.');
   await page.getByLabel('Search your memories').fill('webassembly policy');
   await expect(page.locator('.result').first()).toContainText('The CSP allows WebAssembly');
-  await expect(page.locator('.chips')).toContainText('USE-lite · 512-d');
+  await expect(page.locator('.chips')).toContainText('all-MiniLM-L6-v2 · 23 MB · 384-d · wasm · SIMD');
   // Inline script is refused: the policy is really in force.
   const inlineRan = await page.evaluate(async () => {
     const s = document.createElement('script');

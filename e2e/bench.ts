@@ -7,7 +7,7 @@
 // for Node to ask), for the cold-start measurement; the outcome lands in `window.bench.cold`.
 import * as Comlink from 'comlink';
 import { connectMemory, type ConnectOptions, type MemoryClient } from '../src/index.ts';
-import type { BenchHostApi, BenchInfo, IndexBenchResult, OpenProbe, RecallProbe, WorkerMemory } from './bench.worker.ts';
+import type { BenchHostApi, BenchInfo, EmbedProbe, IndexBenchResult, Isolation, OpenProbe, RecallProbe, WorkerMemory } from './bench.worker.ts';
 
 export interface ColdStartResult {
   /** performance.now() (ms since navigation start) when this script began. */
@@ -57,6 +57,11 @@ export interface BenchApi {
   /** The steps of opening `name` from its snapshot, timed one by one (needs a fresh worker). */
   probeOpen(name: string): Promise<{ probe: OpenProbe; info: BenchInfo }>;
   cold?: Promise<ColdStartResult>;
+  /**
+   * Real-model embedding in a bench worker, loaded as the memory worker loads models: in the
+   * shared worker, or (`dedicated`) in a dedicated Worker started for this call.
+   */
+  embed(model: string, texts: string[], options?: { input?: 'query' | 'passage'; dedicated?: boolean; threads?: number; batchSize?: number }): Promise<EmbedProbe & { isolation: Isolation }>;
 }
 
 declare global {
@@ -139,8 +144,23 @@ async function coldStart(name: string, index?: 'hnsw' | 'hnsw-i8' | 'exact'): Pr
   };
 }
 
+async function embedIn(model: string, texts: string[], options: { input?: 'query' | 'passage'; dedicated?: boolean; threads?: number; batchSize?: number } = {}): Promise<EmbedProbe & { isolation: Isolation }> {
+  const { dedicated, ...rest } = options;
+  const run = async (remote: Comlink.Remote<BenchHostApi>) => ({ ...(await remote.embedProbe(model, texts, rest)), isolation: await remote.isolation() });
+  if (!dedicated) return withWorker(run);
+  const worker = new Worker(new URL('./bench.worker.ts', import.meta.url), { type: 'module', name: 'houkai-bench-dedicated' });
+  const remote = Comlink.wrap<BenchHostApi>(worker);
+  try {
+    return await run(remote);
+  } finally {
+    remote[Comlink.releaseProxy]();
+    worker.terminate();
+  }
+}
+
 window.bench = {
   connect,
+  embed: embedIn,
   async open(name, options = {}) {
     const t0 = performance.now();
     const memory = await connect({ ...options, name });

@@ -26,6 +26,8 @@ import { databaseName, openDexieStorage } from '../src/adapters/storage-dexie.ts
 import { StoreRegistry, createHost, type OpenedStore } from '../src/rpc/host.ts';
 import type { OpenRequest } from '../src/rpc/protocol.ts';
 import { installErrorTransfer } from '../src/rpc/transfer.ts';
+import { originModelOptions, originTransformersOptions } from '../worker/origin-assets.ts';
+import { createTransformersEmbedder } from '../src/adapters/embedder-transformers.ts';
 import { mulberry32 } from '../test/helpers/prng.ts';
 import { corpusVector, DIM, SYNTHETIC_ID, syntheticVector } from './synthetic.ts';
 
@@ -60,8 +62,7 @@ function openWithOriginAssets(request: OpenRequest, onProgress?: CreateMemoryOpt
     ...(request.index ? { index: request.index } : {}),
     ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
     ...(onProgress ? { onProgress } : {}),
-    useLite: { modelUrl: asset('../models/use-lite/'), wasmPaths: asset('../wasm/tfjs/'), ...request.useLite },
-    minilm: { localModelPath: asset('../models/'), ...request.minilm },
+    ...originModelOptions(request),
   });
 }
 
@@ -128,7 +129,7 @@ async function memoryInfo(): Promise<WorkerMemory> {
 async function open(request: OpenRequest, onProgress?: CreateMemoryOptions['onProgress']): Promise<OpenedStore> {
   const t0 = performance.now();
   const store =
-    request.embedder === 'use-lite'
+    request.embedder === 'use-lite' || request.embedder === 'minilm' || request.embedder === 'bge-small'
       ? await openWithOriginAssets(request, onProgress)
       : await createMemory({
           name: request.name,
@@ -426,6 +427,50 @@ async function rowCount(name: string): Promise<number | undefined> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Real models in this worker, loaded exactly as the memory worker loads them (origin-assets.ts)
+
+export interface EmbedProbe {
+  /** One vector per text, as plain arrays. */
+  vectors: number[][];
+  backend: string;
+  loadMs: number;
+  embedMs: number;
+}
+
+export interface Isolation {
+  crossOriginIsolated: boolean;
+  sharedArrayBuffer: boolean;
+  hardwareConcurrency: number;
+  shared: boolean;
+}
+
+function isolation(): Isolation {
+  return {
+    crossOriginIsolated: (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true,
+    sharedArrayBuffer: typeof SharedArrayBuffer !== 'undefined',
+    hardwareConcurrency: navigator.hardwareConcurrency,
+    shared: isShared,
+  };
+}
+
+/** Loads `model` (a transformers.js id) from this origin and embeds `texts`; times both. */
+async function embedProbe(model: string, texts: string[], options: { input?: 'query' | 'passage'; threads?: number; batchSize?: number } = {}): Promise<EmbedProbe> {
+  const t0 = performance.now();
+  const embedder = await createTransformersEmbedder({
+    model,
+    ...originTransformersOptions(),
+    ...(options.threads ? { threads: options.threads } : {}),
+    ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+  });
+  const t1 = performance.now();
+  try {
+    const vectors = await embedder.embed(texts, options.input ? { input: options.input } : {});
+    return { vectors: vectors.map((v) => Array.from(v)), backend: embedder.backend, loadMs: t1 - t0, embedMs: performance.now() - t1 };
+  } finally {
+    await embedder.dispose();
+  }
+}
+
 // The int8 index alone at a million (bench/million.ts --index-only): no store rows, so a million
 // vectors go in within minutes; its snapshot blocks live in a database of their own.
 
@@ -522,6 +567,8 @@ function connection() {
     }),
     probeRecall,
     probeOpen,
+    embedProbe,
+    isolation: async () => isolation(),
     memoryInfo,
     indexBench,
     indexOpen,

@@ -111,13 +111,16 @@ function hnswlibWithoutEval(): Plugin {
 function withoutMiniLM(): Plugin {
   // A plain path (a '\0' id would name the chunk '_…', a prefix Chrome reserves in extensions).
   const id = here('src/extension/no-minilm.virtual.ts');
+  const noOrt = here('src/extension/no-ort-assets.virtual.ts');
   return {
     name: 'houkai-extension-no-minilm',
     enforce: 'pre',
     resolveId(source, importer) {
+      if (source.endsWith('/ort-assets.ts') && importer?.endsWith('/worker/origin-assets.ts')) return noOrt;
       return source.endsWith('/embedder-transformers.ts') && importer?.endsWith('/src/local.ts') ? id : null;
     },
     load(loading) {
+      if (loading === noOrt) return 'export const ORT_WASM_PATHS = undefined;';
       if (loading !== id) return null;
       return [
         `import { MemoryError } from ${JSON.stringify(here('src/core/errors.ts'))};`,

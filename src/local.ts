@@ -21,6 +21,7 @@ import type { IndexOpenOutcome } from './core/index-sync.ts';
 import { openStore, type MemoryApi, type StoreOpenOptions } from './core/store.ts';
 import type { LongRunOptions } from './core/types.ts';
 import type { TransformersEmbedderOptions } from './adapters/embedder-transformers.ts';
+import type { TransformersModelKey } from './adapters/model-catalog.ts';
 import type { UseLiteOptions } from './adapters/embedder-use-lite.ts';
 
 export * from './core/types.ts';
@@ -33,19 +34,29 @@ export type { JournalHorizon, LossRecord } from './core/ports.ts';
 export { contentHash } from './core/text.ts';
 export { scopeMemory, SCOPE_POLICY, type ConnectionScope, type Access, type ApiMethod, type MethodPolicy } from './core/scope/index.ts';
 
-export type EmbedderChoice = 'auto' | 'minilm' | 'use-lite' | Embedder;
+export type EmbedderChoice = 'auto' | 'minilm' | 'bge-small' | 'use-lite' | Embedder;
 
 export interface CreateMemoryOptions extends LongRunOptions {
   /** Store name; stores are isolated from each other. Default 'default'. */
   name?: string;
   /**
-   * 'minilm' (all-MiniLM-L6-v2 on transformers.js), 'use-lite' (bundled Universal Sentence
-   * Encoder lite, fully offline), your own `Embedder`, or 'auto' (default): the embedder the
-   * store was made with, else MiniLM when its files load, else use-lite.
+   * 'minilm' (all-MiniLM-L6-v2 on transformers.js), 'bge-small' (bge-small-en-v1.5, a
+   * query/passage model), 'use-lite' (bundled Universal Sentence Encoder lite, no download), your
+   * own `Embedder`, or 'auto' (default): the embedder the store was made with, else MiniLM when
+   * its files load, else use-lite.
    */
   embedder?: EmbedderChoice;
-  /** Options for the MiniLM embedder (model host, local path, device…). */
+  /**
+   * Where and how transformers.js loads its models (both MiniLM and bge-small): `localModelPath`
+   * (a folder in Node, a URL path in browsers, holding `Xenova/<model>/…` as `npm run models`
+   * lays it out), device, wasm paths… Nothing is downloaded from another origin unless you set
+   * `allowRemoteModels` or `remoteHost`.
+   */
+  transformers?: TransformersEmbedderOptions;
+  /** Options for MiniLM only (over `transformers`). */
   minilm?: TransformersEmbedderOptions;
+  /** Options for bge-small only (over `transformers`). */
+  bgeSmall?: TransformersEmbedderOptions;
   /** Options for the use-lite embedder (model URL, wasm paths…). */
   useLite?: UseLiteOptions;
   /**
@@ -89,14 +100,18 @@ export type LocalMemory = MemoryApi & {
   readonly opened: IndexOpenOutcome | 'pending-reindex';
 };
 
-const MINILM_ALIASES = new Set(['Xenova/all-MiniLM-L6-v2', 'sentence-transformers/all-MiniLM-L6-v2', 'all-MiniLM-L6-v2']);
 const USE_LITE_ID = 'universal-sentence-encoder-lite';
 
-async function loadMiniLM(options: CreateMemoryOptions): Promise<Embedder> {
-  const { createTransformersEmbedder } = await import('./adapters/embedder-transformers.ts');
+async function loadTransformers(key: TransformersModelKey, options: CreateMemoryOptions): Promise<Embedder> {
+  const [{ createTransformersEmbedder }, { TRANSFORMERS_MODELS }] = await Promise.all([
+    import('./adapters/embedder-transformers.ts'),
+    import('./adapters/model-catalog.ts'),
+  ]);
   return createTransformersEmbedder({
+    model: TRANSFORMERS_MODELS[key].id,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    ...options.minilm,
+    ...options.transformers,
+    ...(key === 'minilm' ? options.minilm : options.bgeSmall),
   });
 }
 
@@ -116,16 +131,19 @@ export async function resolveEmbedder(choice: EmbedderChoice, options: CreateMem
     }
     return choice;
   }
-  if (choice === 'minilm') return loadMiniLM(options);
+  if (choice === 'minilm' || choice === 'bge-small') return loadTransformers(choice, options);
   if (choice === 'use-lite') return loadUseLite(options);
   if (choice !== 'auto') {
-    throw invalid(`embedder must be 'auto', 'minilm', 'use-lite' or an Embedder — got ${JSON.stringify(choice)}`, { field: 'embedder' });
+    throw invalid(`embedder must be 'auto', 'minilm', 'bge-small', 'use-lite' or an Embedder — got ${JSON.stringify(choice)}`, { field: 'embedder' });
   }
   if (recordedId === USE_LITE_ID) return loadUseLite(options);
+  const { knownModel } = await import('./adapters/model-catalog.ts');
+  const recorded = recordedId ? knownModel(recordedId) : undefined;
+  // A store made with a known model reopens with it, and fails loudly when its files are missing.
+  if (recorded) return loadTransformers(recorded.key, options);
   try {
-    return await loadMiniLM(options);
+    return await loadTransformers('minilm', options);
   } catch (error) {
-    if (recordedId && MINILM_ALIASES.has(recordedId)) throw error;
     if (error instanceof MemoryError && error.code === 'MODEL_UNAVAILABLE') return loadUseLite(options);
     throw error;
   }

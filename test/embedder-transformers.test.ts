@@ -89,7 +89,12 @@ describe('createTransformersEmbedder (tiny offline BERT)', () => {
     expect(loadEvents.every((e) => e.kind === 'model')).toBe(true);
     expect(statuses.has('initiate')).toBe(true);
     expect(statuses.has('done')).toBe(true);
-    expect(loadEvents.at(-1)).toEqual({ kind: 'model', status: 'ready' });
+    expect(loadEvents.at(-1)).toEqual({ kind: 'model', status: 'ready', percent: 100 });
+    // One percentage over all the model's files, never going backwards.
+    const percents = loadEvents.map((e) => (e.kind === 'model' ? e.percent : undefined));
+    expect(percents.every((p) => typeof p === 'number' && p >= 0 && p <= 100)).toBe(true);
+    expect(percents).toEqual([...(percents as number[])].sort((a, b) => a - b));
+    expect(percents.some((p) => p! > 0 && p! < 100)).toBe(true);
     const files = new Set(loadEvents.flatMap((e) => (e.kind === 'model' && e.file ? [e.file] : [])));
     expect(files).toContain('config.json');
     expect(files).toContain('tokenizer.json');

@@ -38,7 +38,7 @@ describe('header table', () => {
     expect(headersFor('/assets/x.js')['Cross-Origin-Embedder-Policy']).toBe('require-corp');
     const worker = headersFor('/workers/memory.worker-abc.js')['Content-Security-Policy']!;
     expect(worker).toBe(cspValue({ for: 'worker' }));
-    expect(worker).toContain("script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'");
+    expect(worker).toContain("script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval' blob:");
     expect(worker).not.toContain('frame-ancestors');
     expect(cspValue({ meta: true })).not.toContain('frame-ancestors');
     expect(Object.keys(CSP)).toContain('style-src');

@@ -4,9 +4,7 @@
  * tabs of the origin (one writer, one HNSW index in memory); as a dedicated Worker it serves
  * the page (or extension document) that started it, and any connection that document hands it.
  *
- * Model files are served from the app's own origin, beside this script's folder:
- * `../models/use-lite/` (Universal Sentence Encoder lite), `../wasm/tfjs/` (TF.js WASM
- * binaries) and `../models/` for MiniLM files a site chooses to host itself.
+ * Models and runtimes come from the app's own origin only (./origin-assets.ts).
  */
 import * as Comlink from 'comlink';
 import { createMemory, type CreateMemoryOptions } from '../src/local.ts';
@@ -14,10 +12,10 @@ import { StoreRegistry, createHost, type OpenedStore } from '../src/rpc/host.ts'
 import { acceptConnections } from '../src/rpc/port-host.ts';
 import type { OpenRequest } from '../src/rpc/protocol.ts';
 import { installErrorTransfer } from '../src/rpc/transfer.ts';
+import { originModelOptions } from './origin-assets.ts';
 
 installErrorTransfer();
 
-const asset = (path: string): string => new URL(path, import.meta.url).href;
 const isShared = typeof (globalThis as { onconnect?: unknown }).onconnect !== 'undefined' || 'SharedWorkerGlobalScope' in globalThis;
 
 /** Opens a store with asset URLs on this origin; request options override them. */
@@ -33,8 +31,7 @@ export function openWithOriginAssets(request: OpenRequest, onProgress?: CreateMe
     // TTL purge, trash retention and journal compaction run in the worker while a tab holds the store.
     maintenance: { enabled: true },
     ...(onProgress ? { onProgress } : {}),
-    useLite: { modelUrl: asset('../models/use-lite/'), wasmPaths: asset('../wasm/tfjs/'), ...request.useLite },
-    minilm: { localModelPath: asset('../models/'), ...request.minilm },
+    ...originModelOptions(request),
   }) as Promise<OpenedStore>;
 }
 

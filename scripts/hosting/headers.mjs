@@ -14,8 +14,10 @@
  * - `style-src 'self'`: no inline `<style>` and no `style="…"` in markup. Svelte's `style:`
  *   directives set `element.style` through the CSSOM, which CSP does not govern (checked by the
  *   browser tests, which fail on any CSP violation).
- * - `connect-src`: the app's own origin, plus the Hugging Face hosts a person may choose to
- *   download a model from (the default models load from the app's origin).
+ * - `connect-src 'self'`: the app talks to its own origin only. Its models load from the origin's
+ *   /models/ (provisioned by `npm run models`, precached by the service worker); the app never
+ *   downloads from the Hugging Face hub (a library user may, with `allowRemoteModels`, on a page
+ *   whose policy allows it).
  * - `frame-ancestors 'none'` (with `X-Frame-Options: DENY` for older browsers): never framed.
  */
 export const CSP = Object.freeze({
@@ -25,7 +27,7 @@ export const CSP = Object.freeze({
   'style-src': ["'self'"],
   'img-src': ["'self'", 'data:', 'blob:'],
   'font-src': ["'self'"],
-  'connect-src': ["'self'", 'https://huggingface.co', 'https://*.hf.co', 'https://cdn-lfs.huggingface.co'],
+  'connect-src': ["'self'"],
   'manifest-src': ["'self'"],
   'object-src': ["'none'"],
   'base-uri': ["'self'"],
@@ -44,12 +46,19 @@ const HEADER_ONLY = new Set(['frame-ancestors', 'report-uri', 'report-to', 'sand
  * - `worker`: the memory worker's scripts. They add `'unsafe-eval'`: the Emscripten glue of
  *   hnswlib-wasm and onnxruntime-web (embind) builds its call wrappers with `new Function`, and
  *   both run only in the worker, which has no DOM to inject into. The pages stay eval-free.
+ *   And `blob:`: transformers.js loads onnxruntime-web's WASM factory (fetched from this origin)
+ *   through a `blob:` URL it makes after patching out a Node check, so MiniLM and bge-small need
+ *   it to start; where the page is cross-origin isolated, its threads are workers started from
+ *   that `blob:` URL too (`worker-src blob:`). A `blob:` URL can only be made by code already
+ *   running in the worker.
  */
+const WORKER_EXTRA = Object.freeze({ 'script-src': ["'unsafe-eval'", 'blob:'], 'worker-src': ['blob:'] });
+
 export function cspValue({ for: kind = 'document', meta = false } = {}) {
   const target = meta ? 'meta' : kind;
   return Object.entries(CSP)
     .filter(([name]) => (target === 'document' ? true : target === 'meta' ? !HEADER_ONLY.has(name) : name !== 'frame-ancestors'))
-    .map(([name, sources]) => [name, ...sources, ...(target === 'worker' && name === 'script-src' ? ["'unsafe-eval'"] : [])].join(' '))
+    .map(([name, sources]) => [name, ...sources, ...(target === 'worker' ? (WORKER_EXTRA[name] ?? []) : [])].join(' '))
     .join('; ');
 }
 

@@ -1,7 +1,9 @@
 /**
- * The `minilm` embedder: sentence embeddings from a feature-extraction pipeline of
- * @huggingface/transformers (ONNX Runtime underneath: onnxruntime-web with WebGPU/WASM in
- * browsers, onnxruntime-node on the CPU in Node).
+ * The `minilm` and `bge-small` embedders: sentence embeddings from @huggingface/transformers
+ * (ONNX Runtime underneath: onnxruntime-web with WebGPU/WASM in browsers, onnxruntime-node on
+ * the CPU in Node). The pipeline loads the tokenizer and the model; the forward pass is ours, so
+ * truncation (sentence-transformers' max_seq_length), pooling (mean or [CLS]) and the query
+ * instruction of asymmetric models match the reference implementations.
  *
  * transformers.js is imported dynamically so that importing this module costs nothing until an
  * embedder is actually created; only its types are imported statically (erased at build time).
@@ -15,9 +17,10 @@ import type {
 import { MemoryError, throwIfAborted } from '../core/errors.ts';
 import type { Embedder, EmbedOptions } from '../core/ports.ts';
 import type { ProgressEvent } from '../core/types.ts';
+import { knownModel, TRANSFORMERS_MODELS } from './model-catalog.ts';
 
 /** The default model: 384-d, ~23 MB quantized, the usual small sentence-embedding baseline. */
-export const DEFAULT_TRANSFORMERS_MODEL = 'Xenova/all-MiniLM-L6-v2';
+export const DEFAULT_TRANSFORMERS_MODEL = TRANSFORMERS_MODELS.minilm.id;
 
 /**
  * Where to run. 'auto' = WebGPU when `navigator.gpu` yields an adapter, else WASM (browsers);
@@ -45,26 +48,47 @@ export interface TransformersEmbedderOptions {
   remotePathTemplate?: string;
   /** Folder (Node) or URL path (browser) holding `<model id>/…`, e.g. '/models/'. Implies `allowLocalModels`. */
   localModelPath?: string;
-  /** Default true. False = never download; the model must be local or already cached. */
+  /**
+   * Whether files may be downloaded from `remoteHost` (the Hugging Face hub unless set). Default:
+   * true only when `remoteHost` is given, so nothing is fetched from another origin unless asked.
+   */
   allowRemoteModels?: boolean;
   /** Default: true when `localModelPath` is given, else transformers' default (true in Node, false in browsers). */
   allowLocalModels?: boolean;
   /** Node only: where downloaded files are cached on disk. */
   cacheDir?: string;
   /**
-   * Browser only: where onnxruntime-web's .wasm/.mjs files are served from. By default
-   * transformers.js fetches them from jsDelivr (then caches them), so set this for offline-first apps.
+   * Browser only: where onnxruntime-web's .wasm/.mjs files are served from (a folder URL, or
+   * each file's URL). Unset, transformers.js fetches them from jsDelivr: the app's worker always
+   * sets them to files on its own origin.
    */
-  wasmPaths?: string;
+  wasmPaths?: string | { mjs?: string; wasm?: string };
+  /**
+   * Browser only: WASM threads. Default: every core (up to 4) where the realm is cross-origin
+   * isolated (SharedArrayBuffer), else 1.
+   */
+  threads?: number;
   /** Model loading progress, mirrored from transformers' `progress_callback`. */
   onProgress?: (event: ProgressEvent) => void;
-  /** Texts per forward pass. Default 16. */
+  /**
+   * Texts per forward pass. Default 1: the q8 models quantise activations with one scale per
+   * batch, so a text's vector would otherwise depend on its neighbours (and padding); one at a
+   * time gives the reference's vectors and, on CPU, as many texts per second.
+   */
   batchSize?: number;
+  /** Pooling; default the known model's ('mean' for MiniLM, 'cls' for BGE), else 'mean'. */
+  pooling?: 'mean' | 'cls';
+  /** Tokens kept per text; default the known model's (256 MiniLM, 512 BGE), else the tokenizer's limit. */
+  maxTokens?: number;
+  /** Prepended to queries (`embed(texts, { input: 'query' })`); default the known model's. '' for none. */
+  queryInstruction?: string;
 }
 
 /** An embedder backed by transformers.js; `device` tells where it actually runs. */
 export interface TransformersEmbedder extends Embedder {
   readonly device: ResolvedTransformersDevice;
+  /** Where it runs, for people: 'webgpu', 'wasm · SIMD · 2 threads', 'cpu'. */
+  readonly backend: string;
   dispose(): Promise<void>;
 }
 
@@ -93,20 +117,30 @@ async function resolveDevice(requested: TransformersDevice): Promise<ResolvedTra
   }
 }
 
-/** Maps transformers' progress payloads onto ours; the aggregate 'progress_total' is dropped. */
-function toProgressEvent(info: ProgressInfo): ProgressEvent | null {
-  switch (info.status) {
-    case 'initiate':
-    case 'download':
-    case 'done':
-      return { kind: 'model', status: info.status, file: info.file };
-    case 'progress':
-      return { kind: 'model', status: 'progress', file: info.file, loaded: info.loaded, total: info.total };
-    case 'ready':
-      return { kind: 'model', status: 'ready' };
-    default:
-      return null;
-  }
+/**
+ * Maps transformers' progress payloads onto ours. Its aggregate 'progress_total' (sent before each
+ * file's 'progress', over every file of the load) becomes `percent` on the events that follow,
+ * never going backwards; 'ready' is 100.
+ */
+function progressMapper(): (info: ProgressInfo) => ProgressEvent | null {
+  let percent = 0;
+  return (info) => {
+    switch (info.status) {
+      case 'progress_total':
+        percent = Math.max(percent, Math.min(100, Math.floor(info.progress)));
+        return null;
+      case 'initiate':
+      case 'download':
+      case 'done':
+        return { kind: 'model', status: info.status, file: info.file, percent };
+      case 'progress':
+        return { kind: 'model', status: 'progress', file: info.file, loaded: info.loaded, total: info.total, percent };
+      case 'ready':
+        return { kind: 'model', status: 'ready', percent: 100 };
+      default:
+        return null;
+    }
+  };
 }
 
 /**
@@ -115,17 +149,29 @@ function toProgressEvent(info: ProgressInfo): ProgressEvent | null {
  */
 function configureEnv(tf: TransformersModule, options: TransformersEmbedderOptions): void {
   const { env } = tf;
-  env.allowRemoteModels = options.allowRemoteModels ?? true;
+  env.allowRemoteModels = options.allowRemoteModels ?? options.remoteHost !== undefined;
   if (options.localModelPath !== undefined) env.localModelPath = options.localModelPath;
   if (options.allowLocalModels !== undefined) env.allowLocalModels = options.allowLocalModels;
   else if (options.localModelPath !== undefined) env.allowLocalModels = true;
   if (options.remoteHost !== undefined) env.remoteHost = absoluteHost(options.remoteHost);
   if (options.remotePathTemplate !== undefined) env.remotePathTemplate = options.remotePathTemplate;
   if (options.cacheDir !== undefined) env.cacheDir = options.cacheDir;
-  // Browsers: keep downloaded model files in the Cache API so the model works offline later.
-  if (!isNodeRuntime() && typeof caches !== 'undefined') env.useBrowserCache = true;
+  // Browsers: keep files downloaded from another host in the Cache API so the model works offline
+  // later. Files from the app's own origin are the service worker's to cache (no second copy).
+  if (!isNodeRuntime() && typeof caches !== 'undefined') env.useBrowserCache = env.allowRemoteModels;
   const wasm = env.backends.onnx.wasm;
-  if (options.wasmPaths !== undefined && wasm) wasm.wasmPaths = options.wasmPaths;
+  if (wasm) {
+    if (options.wasmPaths !== undefined) wasm.wasmPaths = options.wasmPaths;
+    if (!isNodeRuntime()) wasm.numThreads = wasmThreads(options.threads);
+  }
+}
+
+/** WASM threads for this realm: multi-threaded only where SharedArrayBuffer is allowed. */
+export function wasmThreads(requested?: number): number {
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
+  if (!isolated) return 1;
+  const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ?? 1;
+  return Math.max(1, Math.floor(requested ?? Math.min(4, cores)));
 }
 
 function absoluteHost(host: string): string {
@@ -135,6 +181,69 @@ function absoluteHost(host: string): string {
   } catch {
     return host;
   }
+}
+
+/**
+ * Tokenizes (padded), truncates to `maxTokens` the way the reference implementations do (the
+ * text's first tokens, then the closing [SEP]: transformers.js' own truncation cuts the [SEP]
+ * off), runs the model, pools (mean over the attention mask, or the [CLS] token) and
+ * L2-normalises: one [n, dim] tensor.
+ */
+async function forward(
+  tf: TransformersModule,
+  extractor: FeatureExtractionPipeline,
+  texts: string[],
+  pooling: 'mean' | 'cls',
+  maxTokens: number | undefined,
+): Promise<Tensor> {
+  const limit = maxTokens ?? extractor.tokenizer.model_max_length;
+  const inputs = batchInputs(tf, extractor, texts, limit);
+  const outputs = (await extractor.model(inputs)) as Record<string, Tensor | undefined>;
+  const hidden = outputs.last_hidden_state ?? outputs.token_embeddings ?? outputs.logits;
+  try {
+    if (!hidden) throw new Error(`the model returned none of last_hidden_state, token_embeddings, logits (got ${Object.keys(outputs).join(', ')})`);
+    const pooled = pooling === 'cls' ? hidden.slice(null, 0) : tf.mean_pooling(hidden, inputs.attention_mask!);
+    const normalized = pooled.normalize(2, -1);
+    if (normalized !== pooled) pooled.dispose();
+    return normalized;
+  } finally {
+    for (const tensor of Object.values(outputs)) tensor?.dispose();
+    for (const tensor of Object.values(inputs)) tensor.dispose?.();
+  }
+}
+
+/**
+ * One padded batch of model inputs. Each text is tokenized on its own (with its special tokens),
+ * then a text longer than `limit` keeps its first `limit - 1` tokens and its last one ([SEP]).
+ */
+function batchInputs(tf: TransformersModule, extractor: FeatureExtractionPipeline, texts: string[], limit: number): Record<string, Tensor> {
+  const rows = texts.map((text) => {
+    // A token never covers more than ~100 characters ([UNK] for longer words), so this prefix holds
+    // every token that can be kept, and a megabyte of text is not tokenized for nothing.
+    const head = Number.isFinite(limit) && text.length > limit * 128 ? text.slice(0, limit * 128) : text;
+    // encode(): ids with the special tokens; a single text is all token type 0.
+    const ids = extractor.tokenizer.encode(head);
+    const kept = ids.length <= limit ? ids : [...ids.slice(0, limit - 1), ids[ids.length - 1]!];
+    return { ids: kept, types: kept.map(() => 0) };
+  });
+  const width = Math.max(1, ...rows.map((r) => r.ids.length));
+  const ids = new BigInt64Array(rows.length * width);
+  const mask = new BigInt64Array(rows.length * width);
+  const types = new BigInt64Array(rows.length * width);
+  rows.forEach((row, i) => {
+    for (let j = 0; j < row.ids.length; j++) {
+      ids[i * width + j] = BigInt(row.ids[j]!);
+      mask[i * width + j] = 1n;
+      types[i * width + j] = BigInt(row.types[j]!);
+    }
+  });
+  // Padding stays 0: the [PAD] id, mask 0 and token type 0 of BERT tokenizers.
+  const dims = [rows.length, width];
+  return {
+    input_ids: new tf.Tensor('int64', ids, dims),
+    attention_mask: new tf.Tensor('int64', mask, dims),
+    token_type_ids: new tf.Tensor('int64', types, dims),
+  };
 }
 
 /** Copies one row per text out of a [n, dim] tensor (the tensor's buffer is disposed after). */
@@ -162,9 +271,13 @@ function rows(tensor: Tensor): Float32Array[] {
  */
 export async function createTransformersEmbedder(options: TransformersEmbedderOptions = {}): Promise<TransformersEmbedder> {
   const model = options.model ?? DEFAULT_TRANSFORMERS_MODEL;
+  const spec = knownModel(model);
+  const pooling = options.pooling ?? spec?.pooling ?? 'mean';
+  const maxTokens = options.maxTokens ?? spec?.maxTokens;
+  const queryInstruction = options.queryInstruction ?? spec?.queryInstruction ?? '';
   const dtype: DataType = options.dtype ?? 'q8';
   const requested = options.device ?? 'auto';
-  const batchSize = Math.max(1, Math.floor(options.batchSize ?? 16));
+  const batchSize = Math.max(1, Math.floor(options.batchSize ?? 1));
   const fail = (stage: string, cause: unknown, device?: string): MemoryError =>
     new MemoryError('MODEL_UNAVAILABLE', `Embedding model "${model}" is unavailable (${stage}): ${errorMessage(cause)}`, {
       model,
@@ -183,6 +296,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
 
   // Only hook progress when asked: with a callback, transformers also probes every file's size.
   const { onProgress } = options;
+  const toProgressEvent = progressMapper();
   const progress_callback = onProgress
     ? (info: ProgressInfo): void => {
         const event = toProgressEvent(info);
@@ -209,7 +323,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     // The dimension comes from the model itself (384 for MiniLM), not from a table of known models.
     let probe: Tensor | undefined;
     try {
-      probe = await extractor('dimension probe', { pooling: 'mean', normalize: true });
+      probe = await forward(tf, extractor, ['dimension probe'], pooling, maxTokens);
       const dim = probe.dims.at(-1);
       if (!dim) throw new Error(`unexpected output shape [${probe.dims.join(', ')}]`);
       return { extractor, dim };
@@ -233,15 +347,20 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     loaded = await load(device);
   }
   const { extractor, dim } = loaded;
-  console.info(`[houkai] embedder ${model} (${dtype}, ${dim}-d) running on ${device}`);
+  const threads = device === 'wasm' ? tf.env.backends.onnx.wasm?.numThreads ?? 1 : 0;
+  const backend = device === 'wasm' ? `wasm · SIMD · ${threads} thread${threads === 1 ? '' : 's'}` : device;
+  console.info(`[houkai] embedder ${model} (${dtype}, ${dim}-d) running on ${backend}`);
 
   let disposed = false;
   return {
     id: model,
     dim,
     device,
+    backend,
+    ...(queryInstruction ? { queryInstruction } : {}),
     async embed(texts: string[], embedOptions: EmbedOptions = {}): Promise<Float32Array[]> {
       const { signal, onProgress } = embedOptions;
+      if (embedOptions.input === 'query' && queryInstruction) texts = texts.map((t) => queryInstruction + t);
       if (disposed) throw new MemoryError('CLOSED', `Embedder "${model}" has been disposed`);
       const total = texts.length;
       throwIfAborted(signal, { done: 0, total });
@@ -249,7 +368,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
       for (let start = 0; start < total; start += batchSize) {
         if (start > 0) throwIfAborted(signal, { done: out.length, total });
         const batch = texts.slice(start, start + batchSize);
-        const tensor = await extractor(batch, { pooling: 'mean', normalize: true });
+        const tensor = await forward(tf, extractor, batch, pooling, maxTokens);
         try {
           out.push(...rows(tensor));
         } finally {

@@ -8,6 +8,11 @@ import type { IndexKind, Memory, ProgressEvent } from './types.ts';
 export interface EmbedOptions {
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
+  /**
+   * What the texts are: 'passage' (stored memories; the default) or 'query' (a recall). Symmetric
+   * models ignore it; query/passage models (bge-small) prefix queries with their instruction.
+   */
+  input?: 'query' | 'passage';
 }
 
 /**
@@ -17,6 +22,8 @@ export interface EmbedOptions {
 export interface Embedder {
   readonly id: string;
   readonly dim: number;
+  /** Set by query/passage models: the instruction `embed(texts, { input: 'query' })` prepends. */
+  readonly queryInstruction?: string;
   embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
   /** Release model resources. Optional. */
   dispose?(): Promise<void> | void;
@@ -247,6 +254,8 @@ export interface StoreMeta {
   schemaVersion: number;
   embedderId: string;
   dim: number;
+  /** The query instruction of a query/passage model, recorded when the store is made with one. */
+  queryInstruction?: string;
   /** Bumped by every write that adds or removes a vector; snapshots are tagged with it. */
   generation: number;
   /** Next free vector label. */

@@ -8,7 +8,7 @@ import { MemoryError, invalid, throwIfAborted } from './errors.ts';
 import { DeferredIndex, type DeferredIndexOptions } from './deferred-index.ts';
 import { ImportLeases, type ImportLeaseOptions } from './import-lease.ts';
 import { IndexSync, type IndexOpenOutcome } from './index-sync.ts';
-import type { Clock, Embedder, IdSource, MemoryStorage, StoreMeta, VectorIndex } from './ports.ts';
+import type { Clock, Embedder, EmbedOptions, IdSource, MemoryStorage, StoreMeta, VectorIndex } from './ports.ts';
 import {
   applyIndexDelta,
   archiveInfo,
@@ -327,6 +327,7 @@ export async function openStore(
     schemaVersion: deps.schemaVersion,
     embedderId: embedder.id,
     dim: embedder.dim,
+    ...(embedder.queryInstruction ? { queryInstruction: embedder.queryInstruction } : {}),
     generation: 0,
     nextLabel: 0,
     createdAt: clock.now(),
@@ -375,7 +376,7 @@ export async function openStore(
     }
   }
 
-  async function embed(texts: string[], opts: LongRunOptions = {}): Promise<Float32Array[]> {
+  async function embed(texts: string[], opts: LongRunOptions & Pick<EmbedOptions, 'input'> = {}): Promise<Float32Array[]> {
     throwIfAborted(opts.signal);
     let vectors: Float32Array[];
     try {
@@ -448,7 +449,7 @@ export async function openStore(
     index,
     clock,
     calibrator,
-    embedQuery: async (text, signal) => (await embed([text], signal ? { signal } : {}))[0]!,
+    embedQuery: async (text, signal) => (await embed([text], { input: 'query', ...(signal ? { signal } : {}) }))[0]!,
     // Background similarities of random stored pairs, refreshed whenever the store doubles.
     async calibrate() {
       const size = index.size();
@@ -1058,7 +1059,7 @@ export async function openStore(
           active: counts.total - counts.superseded,
           superseded: counts.superseded,
           byType,
-          embedder: { id: embedder.id, dim: embedder.dim },
+          embedder: { id: embedder.id, dim: embedder.dim, ...(embedder.queryInstruction ? { queryInstruction: embedder.queryInstruction } : {}) },
           index: { kind: index.kind, size: index.size(), pending: index.pendingCount, snapshotGeneration: sync.snapshotGeneration, generation: meta.generation },
           schemaVersion: meta.schemaVersion,
           confidence: { ...calibrator.thresholds() },

@@ -200,7 +200,8 @@ export type ProgressEvent =
    */
   | { kind: 'import'; phase: 'read' | 'write'; rowsRead: number; rowsWritten: number; bytes: number; totalBytes: number | null; writesTotal?: number | null }
   | { kind: 'export'; rowsWritten: number; bytes: number }
-  | { kind: 'model'; status: 'initiate' | 'download' | 'progress' | 'done' | 'ready'; file?: string; loaded?: number; total?: number };
+  /** Model loading: per file (`loaded`/`total` bytes) and `percent` (0–100) of all the model's files together. */
+  | { kind: 'model'; status: 'initiate' | 'download' | 'progress' | 'done' | 'ready'; file?: string; loaded?: number; total?: number; percent?: number };
 
 export interface LongRunOptions {
   signal?: AbortSignal;
@@ -248,7 +249,8 @@ export interface StoreStats {
   active: number;
   superseded: number;
   byType: Record<MemoryType, number>;
-  embedder: { id: string; dim: number };
+  /** The model; `queryInstruction` marks a query/passage model (queries carry it, stored texts do not). */
+  embedder: { id: string; dim: number; queryInstruction?: string };
   /** `pending`: vectors searchable by exact scan, still being inserted into the graph in the background. */
   index: { kind: IndexKind; size: number; pending: number; snapshotGeneration: number | null; generation: number };
   schemaVersion: number;

