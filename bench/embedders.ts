@@ -3,105 +3,54 @@
  * (bench/calibrate.ts) run with, and a disk cache of their vectors (bench/.cache, keyed by the
  * embedder's fingerprint, the input kind and the texts).
  *
- * use-lite is the product's adapter. MiniLM and bge-small run through transformers.js from the
- * files `npm run models` provisions (public/models), pooled as their model cards say (mean for
- * MiniLM, [CLS] for bge), normalised, bge's retrieval instruction before queries only.
+ * Each is the product's own embedder (bench/eval-embedders.ts: use-lite, and MiniLM / bge-small
+ * from the files `npm run models` provisions), so bge's query instruction is the adapter's.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { USE_LITE_ID, createUseLiteEmbedder } from '../src/adapters/embedder-use-lite.ts';
+import { EVAL_EMBEDDERS, evalEmbedder, type EvalEmbedderKey, type LoadedEmbedder } from './eval-embedders.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CACHE = path.join(REPO, 'bench', '.cache');
-const MODELS = path.join(REPO, 'public', 'models');
 
-export type BenchEmbedderKey = 'use-lite' | 'minilm' | 'bge-small';
+export type BenchEmbedderKey = EvalEmbedderKey;
 
 export interface BenchEmbedder {
   key: BenchEmbedderKey;
   /** The id a store records (`Embedder.id`), which selects the shipped calibration. */
   id: string;
   available(): boolean;
-  /** Changes with the model files and this code. */
+  /** Changes with the model files and the embedder's code. */
   fingerprint(): string;
   embed(texts: string[], input: 'query' | 'passage'): Promise<Float32Array[]>;
   dispose(): Promise<void>;
 }
 
-const SPECS = {
-  minilm: { id: 'Xenova/all-MiniLM-L6-v2', pooling: 'mean', instruction: '' },
-  'bge-small': { id: 'Xenova/bge-small-en-v1.5', pooling: 'cls', instruction: 'Represent this sentence for searching relevant passages: ' },
-} as const;
-
-function fileHash(hash: ReturnType<typeof createHash>, file: string): void {
-  if (existsSync(file)) hash.update(readFileSync(file));
-}
-
-function useLite(): BenchEmbedder {
-  let model: ReturnType<typeof createUseLiteEmbedder> | undefined;
-  return {
-    key: 'use-lite',
-    id: USE_LITE_ID,
-    available: () => true,
-    fingerprint() {
-      const hash = createHash('sha256').update(USE_LITE_ID);
-      fileHash(hash, path.join(REPO, 'src/adapters/embedder-use-lite.ts'));
-      fileHash(hash, path.join(REPO, 'src/adapters/use-lite-tokenizer.ts'));
-      return hash.digest('hex');
-    },
-    async embed(texts) {
-      model ??= createUseLiteEmbedder();
-      const out: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += 64) out.push(...(await (await model).embed(texts.slice(i, i + 64))));
-      return out;
-    },
-    async dispose() {
-      if (model) (await model).dispose();
-      model = undefined;
-    },
-  };
-}
-
-function transformers(key: 'minilm' | 'bge-small'): BenchEmbedder {
-  const spec = SPECS[key];
-  const onnx = path.join(MODELS, spec.id, 'onnx', 'model_quantized.onnx');
-  type Extractor = (text: string, options: { pooling: 'mean' | 'cls'; normalize: boolean }) => Promise<{ data: Float32Array }>;
-  let pipe: Promise<Extractor> | undefined;
-  const load = async (): Promise<Extractor> => {
-    const tf = await import('@huggingface/transformers');
-    tf.env.allowRemoteModels = false;
-    tf.env.localModelPath = `${MODELS}${path.sep}`;
-    return (await tf.pipeline('feature-extraction', spec.id, { dtype: 'q8', device: 'cpu' })) as unknown as Extractor;
-  };
+/** The product's own embedder for `key` (bench/eval-embedders.ts), loaded on first use. */
+function benchEmbedder(key: BenchEmbedderKey): BenchEmbedder {
+  const spec = evalEmbedder(key);
+  let loaded: Promise<LoadedEmbedder> | undefined;
   return {
     key,
     id: spec.id,
-    available: () => existsSync(onnx),
-    fingerprint() {
-      const hash = createHash('sha256').update(spec.id).update(spec.pooling).update(spec.instruction);
-      fileHash(hash, onnx);
-      fileHash(hash, path.join(MODELS, spec.id, 'tokenizer.json'));
-      return hash.digest('hex');
-    },
+    available: () => spec.available(),
+    fingerprint: () => spec.fingerprint(),
     async embed(texts, input) {
-      pipe ??= load();
-      const extract = await pipe;
-      const out: Float32Array[] = [];
-      // One text per run, as the product's adapter does (no padding inside a batch).
-      for (const t of texts) out.push(Float32Array.from((await extract(input === 'query' ? spec.instruction + t : t, { pooling: spec.pooling, normalize: true })).data));
-      return out;
+      loaded ??= spec.create();
+      return (await loaded).embed(texts, { input });
     },
     async dispose() {
-      pipe = undefined;
+      if (loaded) await (await loaded).dispose();
+      loaded = undefined;
     },
   };
 }
 
 /** Every embedder, in order (use-lite, MiniLM, bge-small); check `available()`. */
 export function benchEmbedders(): BenchEmbedder[] {
-  return [useLite(), transformers('minilm'), transformers('bge-small')];
+  return EVAL_EMBEDDERS.map(benchEmbedder);
 }
 
 /** Vectors for `texts` from the cache, else embedded (with progress on stderr) and cached. */

@@ -5,7 +5,7 @@
  */
 import { expect, test, type Page } from 'playwright/test';
 import { badRowsArchive, duplicateIdsArchive, futureVersionArchive } from '../test/fixtures/make-archives.ts';
-import { vectorArchive } from './archives.ts';
+import { MINILM_MODEL, vectorArchive } from './archives.ts';
 import { expectNoHorizontalScroll, guardPages, openStore, shot } from './app-helpers.ts';
 
 guardPages();
@@ -65,7 +65,7 @@ test('the progress bar only grows and its line agrees with it, to 100% with the 
   test.setTimeout(240_000);
   await openStore(page, 'preview-progress');
   const n = 3_000;
-  await choose(page, 'bulk.ahkai', vectorArchive(n));
+  await choose(page, 'bulk.ahkai', vectorArchive(n, 'bulk', MINILM_MODEL));
   const dialog = page.getByRole('dialog', { name: 'Import an archive' });
   await expect(dialog.getByRole('button', { name: 'Import 3,000 memories' })).toBeEnabled();
   // Record every value the bar and its line take while the import runs.
@@ -86,7 +86,7 @@ test('the progress bar only grows and its line agrees with it, to 100% with the 
   for (let i = 1; i < samples.length; i++) expect(samples[i]!.value, JSON.stringify(samples.slice(i - 1, i + 1))).toBeGreaterThanOrEqual(samples[i - 1]!.value);
   for (const { value, line } of samples) {
     const checking = /^Checking rows… ([\d,]+) of ([\d,]+)$/.exec(line);
-    const writing = /^Writing… ([\d,]+) of ([\d,]+) memories$/.exec(line);
+    const writing = /^Writing… ([\d,]+) of ([\d,]+) memories( \(embedding on this device\))?$/.exec(line);
     expect(checking ?? writing, line).not.toBeNull();
     const [done, total] = [Number((checking ?? writing)![1]!.replaceAll(',', '')), Number((checking ?? writing)![2]!.replaceAll(',', ''))];
     expect(done).toBeLessThanOrEqual(total);

@@ -175,7 +175,7 @@ test('automatic export: downloads <store>-<date>.ahkai at once, not again before
   const harness = await openHarness(context);
   const restored = await harness.evaluate(async (b64) => {
     const bin = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-    const memory = await window.houkai.connect({ name: 'lifecycle-auto-export-restore' });
+    const memory = await window.houkai.connect({ name: 'lifecycle-auto-export-restore', embedder: 'auto' }); // the app's default model, as the archive's vectors
     const result = await memory.importArchive(new Blob([bin]));
     const texts = (await memory.listRecent({ limit: 10 })).map((m) => m.text);
     return { imported: result.imported, texts };

@@ -2,30 +2,11 @@
 // own origin, onnxruntime-web's WASM with SIMD): the golden vectors of test/golden.test.ts hold
 // in the module SharedWorker (not cross-origin isolated in Chromium: one thread) and in a
 // dedicated Worker of the cross-origin-isolated page (multi-threaded).
-import { readFileSync } from 'node:fs';
 import { expect, test } from 'playwright/test';
+import { GOLDEN_TEXTS, goldenCosines, goldenVectors } from '../test/helpers/golden.ts';
 
-interface Golden {
-  sentences: number[][];
-  queries: number[][];
-  q8: { sentences: number[][]; queries: number[][] };
-}
-
-const fixture = (name: string): string => readFileSync(new URL(`../test/fixtures/golden/${name}`, import.meta.url), 'utf8');
-const { sentences, queries } = JSON.parse(fixture('sentences.json')) as { sentences: string[]; queries: string[] };
-
-function cosine(a: number[], b: number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
-}
-const cosines = (ours: number[][], theirs: number[][]): number[] => ours.map((v, i) => cosine(v, theirs[i]!));
+const { sentences, queries } = GOLDEN_TEXTS;
+const cosines = goldenCosines;
 
 const MODELS: readonly { key: string; id: string; floor: number; mean: number; where: readonly ('shared' | 'dedicated')[] }[] = [
   { key: 'minilm', id: 'Xenova/all-MiniLM-L6-v2', floor: 0.971, mean: 0.989, where: ['shared', 'dedicated'] },
@@ -42,7 +23,7 @@ test.describe('real models in the browser worker', () => {
   for (const model of MODELS) {
     for (const where of model.where) {
       test(`${model.key} in a ${where} worker matches the golden vectors`, async ({ page }) => {
-        const golden = JSON.parse(fixture(`${model.key}.json`)) as Golden;
+        const golden = goldenVectors(model.key);
         const run = await page.evaluate(
           ({ id, texts, dedicated }) => window.bench.embed(id, texts, { dedicated }),
           { id: model.id, texts: sentences, dedicated: where === 'dedicated' },

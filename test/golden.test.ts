@@ -5,37 +5,14 @@
  * the same q8 file run by Python's onnxruntime (≥ 0.9995: the same computation).
  * The weights are the ones `npm run models` provisions (npm test runs it first).
  */
-import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createTransformersEmbedder, type TransformersEmbedder } from '../src/adapters/embedder-transformers.ts';
 import { TRANSFORMERS_MODELS, type TransformersModelKey } from '../src/adapters/model-catalog.ts';
+import { GOLDEN_TEXTS, goldenCosines, goldenVectors } from './helpers/golden.ts';
 import { REAL_MODELS_DIR, requireRealModels } from './helpers/real-models.ts';
 
-interface Golden {
-  model: string;
-  dim: number;
-  queryInstruction?: string;
-  sentences: number[][];
-  queries: number[][];
-  q8: { sentences: number[][]; queries: number[][] };
-}
-
-const fixture = (name: string) => new URL(`./fixtures/golden/${name}`, import.meta.url);
-const { sentences, queries } = JSON.parse(await readFile(fixture('sentences.json'), 'utf8')) as { sentences: string[]; queries: string[] };
-
-function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
-}
-
-const cosines = (ours: Float32Array[], theirs: number[][]): number[] => ours.map((v, i) => cosine(v, theirs[i]!));
+const { sentences, queries } = GOLDEN_TEXTS;
+const cosines = goldenCosines;
 const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
 
 const embedders: TransformersEmbedder[] = [];
@@ -48,7 +25,7 @@ describe.each(['minilm', 'bge-small'] as TransformersModelKey[])('golden vectors
 
   it('matches the reference implementations sentence by sentence', async () => {
     await requireRealModels(key);
-    const golden = JSON.parse(await readFile(fixture(`${key}.json`), 'utf8')) as Golden;
+    const golden = goldenVectors(key);
     expect(golden.model).toBe(spec.id);
     expect(golden.sentences).toHaveLength(sentences.length);
     expect(sentences.length).toBeGreaterThanOrEqual(50);
