@@ -81,6 +81,7 @@ export function attempts(fx: Fixture): Attempt[] {
     a('findConflicts', 'scan the whole store', (c) => c.findConflicts()),
     a('history', "history of the owner's memory", (c) => c.history(ids.trusted)),
     a('journalTail', 'read the journal', (c) => c.journalTail(1000)),
+    a('journalCalls', 'read the journal by call', (c) => c.journalCalls(1000)),
     a('stateAt', 'time travel', (c) => c.stateAt(fx.clock.now())),
     a('count', 'count', (c) => c.count()),
     a('stats', 'stats', (c) => c.stats()),

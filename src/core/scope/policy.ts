@@ -82,6 +82,7 @@ export const SCOPE_POLICY: { readonly [M in ApiMethod]: MethodPolicy } = {
   health: { access: 'read', namespace: 'refused' },
   trashList: { access: 'read', namespace: 'refused' },
   journalTail: { access: 'read', namespace: 'refused' },
+  journalCalls: { access: 'read', namespace: 'refused' },
   stateAt: { access: 'read', namespace: 'refused' },
   count: { access: 'read', namespace: 'refused' },
   stats: { access: 'read', namespace: 'refused' },
