@@ -24,8 +24,8 @@ import * as Comlink from 'comlink';
 import { createMemory, type CreateMemoryOptions, type Embedder, type LocalMemory } from '../src/local.ts';
 import { databaseName, openDexieStorage } from '../src/adapters/storage-dexie.ts';
 import { StoreRegistry, createHost, type OpenedStore } from '../src/rpc/host.ts';
-import type { OpenRequest } from '../src/rpc/protocol.ts';
-import { installErrorTransfer } from '../src/rpc/transfer.ts';
+import { openOptions, type OpenRequest } from '../src/rpc/protocol.ts';
+import { installErrorTransfer } from '../src/transport/error-transfer.ts';
 import { gaussian, mulberry32, perturb, randomUnitVector } from '../test/helpers/prng.ts';
 
 installErrorTransfer();
@@ -139,10 +139,8 @@ async function open(request: OpenRequest, onProgress?: CreateMemoryOptions['onPr
     request.embedder === 'use-lite'
       ? await openWithOriginAssets(request, onProgress)
       : await createMemory({
-          name: request.name,
+          ...openOptions(request),
           embedder: syntheticEmbedder,
-          ...(request.index ? { index: request.index } : {}),
-          ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
           ...(onProgress ? { onProgress } : {}),
         });
   opens.push({

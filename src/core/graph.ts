@@ -10,6 +10,7 @@
  */
 import { invalid } from './errors.ts';
 import { checkBoolean, checkId } from './validate.ts';
+import type { MemoryStorage } from './ports.ts';
 import type { Link, Memory } from './types.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -258,6 +259,15 @@ export interface GraphReader {
   get(ids: string[]): Promise<Map<string, Memory>>;
   outgoing(id: string): Promise<Link[]>;
   incoming(id: string): Promise<{ from: string; rel: string }[]>;
+}
+
+/** A {@link GraphReader} over a store's storage (incoming links from its link-target index). */
+export function storageGraphReader(storage: MemoryStorage): GraphReader {
+  return {
+    get: (ids) => storage.getMany(ids),
+    outgoing: async (id) => (await storage.get(id))?.links ?? [],
+    incoming: (id) => storage.incoming(id),
+  };
 }
 
 /**

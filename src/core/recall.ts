@@ -5,14 +5,14 @@
  * RRF, with explanations and a calibrated confidence) → MMR / dedup selection → touch.
  */
 import { bm25Idf, bm25TermScore, BM25_B, BM25_K1, type PoolBm25Result } from './bm25.ts';
-import { ConfidenceCalibrator } from './confidence.ts';
+import { embedOne, type StoreContext } from './context.ts';
 import { invalid } from './errors.ts';
 import { mmrSelect } from './mmr.ts';
-import type { Clock, MemoryStorage, VectorIndex } from './ports.ts';
+import type { MemoryStorage, RandomSource } from './ports.ts';
 import { FUSIONS, RECALL_MODES, checkChoice, checkNumberInRange, checkWeights, scoreCandidates, type LexicalScorer, type PoolItem } from './scoring.ts';
-import { expandHits, type ExpandOptions } from './graph.ts';
-import { graphReader } from './graph-ops.ts';
+import { expandHits, storageGraphReader, type ExpandOptions } from './graph.ts';
 import { lexicalTerms } from './tokenize.ts';
+import { cosine } from './vector-math.ts';
 import { TRUST_LEVELS, type Memory, type RecallHit, type RecallOptions, type Trust } from './types.ts';
 import { checkBoolean, checkImportance, checkInteger, checkKnownKeys, checkObject, checkSource, checkTag, checkTimestamp, checkTrust, checkType } from './validate.ts';
 
@@ -98,32 +98,10 @@ export function recallFilter(o: CheckedRecall, now: number): (m: Memory) => bool
     (o.minTrust === undefined || trustRank(m.trust) <= trustRank(o.minTrust));
 }
 
-export function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
-}
+export { cosine } from './vector-math.ts';
 
 interface Candidate extends PoolItem {
   label: number;
-}
-
-export interface RecallContext {
-  storage: MemoryStorage;
-  index: VectorIndex;
-  clock: Clock;
-  embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array>;
-  calibrator: ConfidenceCalibrator;
-  /** Samples background similarities for the calibrator when it has too few. */
-  calibrate(): Promise<void>;
 }
 
 /** BM25 with the corpus statistics of the persistent lexical index, normalised by the pool max. */
@@ -156,11 +134,11 @@ function corpusScorer(
   };
 }
 
-export async function runRecall(ctx: RecallContext, query: string, o: CheckedRecall): Promise<RecallHit[]> {
+export async function runRecall(ctx: StoreContext, query: string, o: CheckedRecall): Promise<RecallHit[]> {
   const { storage, index } = ctx;
   const live = index.size();
   if (live === 0) return [];
-  const vector = await ctx.embedQuery(query, o.signal);
+  const vector = await embedOne(ctx, query, o.signal);
   const now = ctx.clock.now();
   const accept = recallFilter(o, now);
 
@@ -234,7 +212,7 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
   }
 
   // 3. Scoring, with a confidence verdict calibrated on this store's own similarities.
-  await ctx.calibrate();
+  await calibrate(ctx);
   ctx.calibrator.observeRecall(observed);
   const scored = scoreCandidates(pool, query, {
     mode: o.mode,
@@ -280,17 +258,31 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
 
   // 6. Expansion: linked neighbours appended after the top k, with the configured score.
   if (o.expand && hits.length > 0) {
-    const extra = await expandHits(graphReader(storage), hits, { ...o.expand, includeSuperseded: o.includeSuperseded, accept });
+    const extra = await expandHits(storageGraphReader(storage), hits, { ...o.expand, includeSuperseded: o.includeSuperseded, accept });
     for (const e of extra) hits.push({ memory: e.memory, score: e.score, expandedFrom: { id: e.from, rel: e.rel, hop: e.hop } });
   }
   return hits;
 }
 
+/**
+ * Feeds the confidence calibrator background similarities of random stored pairs, whenever the
+ * store has doubled since the last time.
+ */
+export async function calibrate(ctx: StoreContext): Promise<void> {
+  const size = ctx.index.size();
+  const { state } = ctx;
+  if (size < 2 || (state.calibratedAt > 0 && size < state.calibratedAt * 2)) return;
+  state.calibratedAt = size;
+  // The label counter as it is now: `meta` was read at open and a fresh store starts at 0.
+  state.meta = (await ctx.storage.readMeta()) ?? state.meta;
+  ctx.calibrator.observePairwise(await sampleBackground(ctx.storage, state.meta.nextLabel, ctx.random));
+}
+
 /** Samples up to `n` stored vectors and returns their pairwise cosines (the "unrelated" background). */
-export async function sampleBackground(storage: MemoryStorage, nextLabel: number, n = 64, random: () => number = Math.random): Promise<number[]> {
+export async function sampleBackground(storage: MemoryStorage, nextLabel: number, random: RandomSource, n = 64): Promise<number[]> {
   if (nextLabel <= 1) return [];
   const labels = new Set<number>();
-  for (let tries = 0; labels.size < n && tries < n * 4; tries++) labels.add(Math.floor(random() * nextLabel));
+  for (let tries = 0; labels.size < n && tries < n * 4; tries++) labels.add(Math.floor(random.next() * nextLabel));
   const vectors = [...(await storage.vectorsOf([...labels])).values()];
   const sims: number[] = [];
   for (let i = 0; i < vectors.length; i++) for (let j = i + 1; j < vectors.length; j++) sims.push(cosine(vectors[i]!, vectors[j]!));

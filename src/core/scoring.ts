@@ -171,7 +171,7 @@ export interface ScoreOptions {
   fusion?: Fusion;
   /** Partial weights are completed from the defaults (see `checkWeights`). */
   weights?: Partial<HybridWeights>;
-  /** Unix seconds; default the current time. */
+  /** Unix seconds: the time recency is measured at (required when a non-empty pool is scored in hybrid mode). */
   now?: number;
   explain?: boolean;
   /** Drop candidates whose cosine is below this, in [−1, 1]. */
@@ -191,6 +191,7 @@ interface CheckedScoreOptions {
   mode: RecallMode;
   fusion: Fusion;
   weights: HybridWeights;
+  /** Set whenever hybrid rows are built (`scoreCandidates` refuses a hybrid pool without it). */
   now: number;
   explain: boolean;
   minCosine: number | undefined;
@@ -215,7 +216,8 @@ export function checkScoreOptions(value: unknown, field = 'options'): CheckedSco
     mode: raw.mode === undefined ? 'semantic' : checkChoice(raw.mode, RECALL_MODES, 'mode'),
     fusion: raw.fusion === undefined ? 'weighted' : checkChoice(raw.fusion, FUSIONS, 'fusion'),
     weights: checkWeights(raw.weights),
-    now: raw.now === undefined ? Date.now() / 1000 : checkNumberInRange(raw.now, 'now', 0, Number.POSITIVE_INFINITY),
+    // The core reads no clock: hybrid scoring without a time is refused in scoreCandidates.
+    now: raw.now === undefined ? Number.NaN : checkNumberInRange(raw.now, 'now', 0, Number.POSITIVE_INFINITY),
     explain: raw.explain === undefined ? false : checkBoolean(raw.explain, 'explain'),
     minCosine: raw.minCosine === undefined ? undefined : checkNumberInRange(raw.minCosine, 'minCosine', -1, 1),
     confidence,
@@ -299,6 +301,7 @@ export function scoreCandidates(pool: readonly PoolItem[], query: string, option
   if (typeof query !== 'string') throw invalid('query must be a string', { field: 'query' });
   const opts = checkScoreOptions(options);
   if (pool.length === 0) return [];
+  if (opts.mode === 'hybrid' && Number.isNaN(opts.now)) throw invalid('now (Unix seconds) is required to score recency', { field: 'now' });
   const hits =
     opts.mode === 'semantic' ? scoreSemantic(pool, opts) : opts.fusion === 'rrf' ? scoreRrf(pool, query, opts) : scoreWeighted(pool, query, opts);
   hits.sort(compareHits);

@@ -7,13 +7,11 @@
 import * as Comlink from 'comlink';
 import { MemoryError, invalid } from '../core/errors.ts';
 import { namespaceTag, namespacedCall } from './namespace.ts';
-import type { MemoryApi } from '../core/store.ts';
+import type { StoreView } from '../core/store.ts';
 import type { ProgressEvent } from '../core/types.ts';
 import { checkActor } from '../core/validate.ts';
+import { methodSpec, type MethodSpec } from './methods.ts';
 import {
-  MUTATING_METHODS,
-  OPTIONS_AT,
-  STORE_METHODS,
   changeChannelName,
   type ChangeEvent,
   type HostApi,
@@ -22,11 +20,10 @@ import {
   type StoreMethod,
 } from './protocol.ts';
 
-export type OpenedStore = MemoryApi & {
+/** A store as the registry holds it: its views (`asActor`: each connection writes as its own actor) report what each call changed. */
+export type OpenedStore = StoreView & {
   readonly name: string;
   readonly embedder: { id: string; dim: number; backend?: string };
-  /** The same store with journal entries attributed to `actor` (each connection writes as its own). */
-  asActor?(actor: string): MemoryApi;
 };
 
 export interface RegistryOptions {
@@ -56,26 +53,6 @@ function defaultEmitter(): (event: ChangeEvent) => void {
     }
     channel.postMessage(event);
   };
-}
-
-function affectedIds(method: StoreMethod, args: unknown[], result: unknown): string[] {
-  switch (method) {
-    case 'remember':
-      return [(result as { memory: { id: string } }).memory.id];
-    case 'rememberMany':
-      return (result as { memory: { id: string } }[]).map((r) => r.memory.id);
-    case 'forget':
-      return result === true ? [String(args[0])] : [];
-    case 'edit':
-    case 'restore':
-      return [String(args[0])];
-    case 'link':
-    case 'unlink':
-    case 'supersede':
-      return [String(args[0]), String(args[1])];
-    default:
-      return [];
-  }
 }
 
 export class StoreRegistry {
@@ -146,20 +123,18 @@ function capTrust(requested: unknown, ceiling: TrustLevel): TrustLevel {
   return TRUST_ORDER[Math.max(asked, TRUST_ORDER.indexOf(ceiling))]!;
 }
 
-const READ_ONLY_REFUSED: ReadonlySet<string> = new Set([...MUTATING_METHODS, 'edit', 'forget', 'reflect', 'runMaintenance', 'trashPurge', 'flush']);
-
 /**
  * Enforces a connection's scope on one call's arguments: a read-only connection cannot change
  * anything (and its recalls do not touch); a trust ceiling lowers the trust of what it writes.
  */
-function applyScope(scope: OpenRequest['scope'] | undefined, method: StoreMethod, args: unknown[]): unknown[] {
+function applyScope(scope: OpenRequest['scope'] | undefined, method: StoreMethod, spec: MethodSpec, args: unknown[]): unknown[] {
   if (!scope) return args;
   const options = (i: number): Record<string, unknown> => ({ ...((args[i] as object | undefined) ?? {}) });
   if (scope.readOnly) {
-    if (READ_ONLY_REFUSED.has(method)) {
+    if (spec.readOnly === 'refused') {
       throw new MemoryError('PERMISSION_DENIED', `This connection is read-only: ${method} is not allowed`, { method });
     }
-    if (method === 'recall' || method === 'recallPack' || method === 'contextPack') args[1] = { ...options(1), touch: false };
+    if (spec.readOnly === 'no-touch') args[1] = { ...options(1), touch: false };
     // Reading the durability report is fine; acknowledging a loss changes the registry.
     if (method === 'durability' && options(0).acknowledge === true) {
       throw new MemoryError('PERMISSION_DENIED', 'This connection is read-only: it cannot acknowledge a durability warning', { method });
@@ -251,18 +226,17 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
 
     async call(handle, method, args, callId, onProgress) {
       const name = nameOf(handle);
-      if (!(STORE_METHODS as readonly string[]).includes(method)) {
-        throw invalid(`Unknown method ${JSON.stringify(method)}`, { field: 'method' });
-      }
+      const spec = methodSpec(method);
+      if (!spec) throw invalid(`Unknown method ${JSON.stringify(method)}`, { field: 'method' });
       if (!Array.isArray(args)) throw invalid('args must be an array', { field: 'args' });
       const opened = await registry.get(name);
-      const store = opened.asActor?.(actors.get(handle) ?? 'lib') ?? opened;
+      const store = opened.asActor(actors.get(handle) ?? 'lib');
       const scope = scopes.get(handle);
-      const callArgs = applyScope(scope, method, [...args]);
+      const callArgs = applyScope(scope, method, spec, [...args]);
       let controller: AbortController | undefined;
       const delivered: Promise<unknown>[] = [];
-      const at = OPTIONS_AT[method];
-      if (at !== undefined && (callId !== undefined || onProgress)) {
+      const at = spec.optionsAt;
+      if (at !== null && (callId !== undefined || onProgress)) {
         const options = { ...((callArgs[at] as object | undefined) ?? {}) } as Record<string, unknown>;
         if (callId !== undefined) {
           controller = new AbortController();
@@ -280,17 +254,23 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
         callArgs[at] = options;
       }
       try {
-        const fn = store[method] as (...a: unknown[]) => Promise<unknown>;
-        const run = (a: unknown[]): Promise<unknown> => fn.apply(store, a).finally(() => Promise.allSettled(delivered));
+        // The store reports which memories the call changed, beside its result.
+        let changed: string[] = [];
+        const run = async (a: unknown[]): Promise<unknown> => {
+          try {
+            const outcome = await store.call(method, a);
+            changed = outcome.changed;
+            return outcome.value;
+          } finally {
+            await Promise.allSettled(delivered);
+          }
+        };
         const result = scope?.namespace !== undefined ? await namespacedCall(store, namespaceTag(scope.namespace), method, callArgs, run) : await run(callArgs);
-        if (MUTATING_METHODS.has(method)) {
-          const ids = affectedIds(method, args, result);
-          if (method !== 'forget' || ids.length > 0) registry.changed(name, method, ids);
-        }
+        if (spec.mutates === true || spec.mutates === 'partial' || (spec.mutates === 'if-changed' && changed.length > 0)) registry.changed(name, method, changed);
         return result;
       } catch (error) {
         // A batch write that was cancelled part-way still changed the store.
-        if (method === 'rememberMany' || method === 'reindex' || method === 'importArchive') registry.changed(name, method, []);
+        if (spec.mutates === 'partial') registry.changed(name, method, []);
         throw error;
       } finally {
         if (callId !== undefined) aborts.delete(callId);

@@ -6,69 +6,18 @@
  * is anything that cannot be kept inside the namespace (a conflict policy that would change or
  * reveal memories outside it, a `tag` filter other than the namespace's, `expand` in a pack).
  *
+ * Which methods are scoped, refused or free is the `namespace` column of `methods.ts`.
+ *
  * The memories outside are invisible rather than forbidden: `get` answers null, and a write that
  * names an id the connection cannot see is refused the same way whether the id exists or not.
  */
 import { MemoryError, invalid } from '../core/errors.ts';
-import type { MemoryApi } from '../core/store.ts';
+import type { MemoryApi } from '../core/api.ts';
 import type { Conflict, Memory, RecallHit, RememberResult } from '../core/types.ts';
 import type { NeighborsResult, PathResult, SubgraphResult } from '../core/graph.ts';
 import type { Suggestion } from '../core/suggest.ts';
+import { METHODS } from './methods.ts';
 import type { StoreMethod } from './protocol.ts';
-
-/**
- * How each method behaves on a namespaced connection; a `Record` over every store method, so a
- * method added to the protocol does not compile until it is classified here.
- */
-const RULES: Record<StoreMethod, 'scoped' | 'refused' | 'free'> = {
-  remember: 'scoped',
-  rememberMany: 'scoped',
-  recall: 'scoped',
-  recallPack: 'scoped',
-  suggest: 'scoped',
-  link: 'scoped',
-  unlink: 'scoped',
-  neighbors: 'scoped',
-  subgraph: 'scoped',
-  findPath: 'scoped',
-  supersede: 'scoped',
-  restore: 'scoped',
-  findConflicts: 'scoped',
-  history: 'scoped',
-  forget: 'scoped',
-  get: 'scoped',
-  edit: 'scoped',
-  listRecent: 'scoped',
-  // Reads an archive the caller passes, or the scheduler's state: nothing of the store's memories.
-  archiveInfo: 'free',
-  maintenanceStatus: 'free',
-  flush: 'free',
-  // Whole-store operations.
-  contextPack: 'refused',
-  evaluate: 'refused',
-  exportArchive: 'refused',
-  importArchive: 'refused',
-  listPendingConflicts: 'refused',
-  resolveConflict: 'refused',
-  decayScores: 'refused',
-  prune: 'refused',
-  purgeExpired: 'refused',
-  trashList: 'refused',
-  runMaintenance: 'refused',
-  reflect: 'refused',
-  health: 'refused',
-  trashRestore: 'refused',
-  trashPurge: 'refused',
-  journalTail: 'refused',
-  undo: 'refused',
-  stateAt: 'refused',
-  count: 'refused',
-  stats: 'refused',
-  aggregate: 'refused',
-  durability: 'refused',
-  compactJournal: 'refused',
-  reindex: 'refused',
-};
 
 const NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -109,7 +58,7 @@ function tagItem(method: string, item: unknown, tag: string): unknown {
 
 /** One namespaced call: checks the targets, rewrites the arguments, filters what comes back. */
 export async function namespacedCall(store: MemoryApi, tag: string, method: StoreMethod, args: unknown[], run: (args: unknown[]) => Promise<unknown>): Promise<unknown> {
-  const rule = RULES[method];
+  const rule = METHODS[method].namespace;
   if (rule === 'refused') throw denied(method, `${method} works on the whole store and is not available`);
   if (rule === 'free') return run(args);
 

@@ -9,9 +9,9 @@
  * memory stays bounded. Imported vectors are searchable when their batch commits and reach the
  * HNSW graph in the background (`DeferredIndex`), after the import returns.
  */
+import { embed, journalFor, type StoreContext } from '../context.ts';
 import { DeferredIndex } from '../deferred-index.ts';
 import { invalid, throwIfAborted } from '../errors.ts';
-import type { IndexDelta, JournalContext, MemoryStorage, VectorIndex } from '../ports.ts';
 import type { Memory, ProgressEvent } from '../types.ts';
 import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkType, checkTags } from '../validate.ts';
 import { exportRows } from './export.ts';
@@ -62,40 +62,11 @@ export interface ArchiveInfo {
   warnings: string[];
 }
 
-export interface ArchiveDeps {
-  name: string;
-  storage: MemoryStorage;
-  index: VectorIndex;
-  embedder: { id: string; dim: number };
-  embed(texts: string[], options: { signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void }): Promise<Float32Array[]>;
-  /** Records an index change for the snapshot debounce. */
-  changed(generation: number): void;
-  now(): number;
-  newId(): string;
-  /** A journal context for one call; `group` lets an import's entries be dropped with its rollback. */
-  journal(op: string, meta?: Record<string, unknown>, group?: string): JournalContext;
-  /** Rows pass 1 may keep for the writes (estimated bytes); default `KEEP_ROWS_BYTES`, 0 always reads twice. */
-  keepRowsBytes?: number;
-}
-
 /** Rows pass 1 may keep for the writes (estimated bytes): about 20k rows with 384-d vectors. */
 export const KEEP_ROWS_BYTES = 48 * 2 ** 20;
 
 const EXPORT_KEYS = new Set(['includeVectors', 'includeSuperseded', 'types', 'tags', 'since', 'signal', 'onProgress']);
 const IMPORT_KEYS = new Set(['onConflict', 'regenerateVectors', 'dryRun', 'batchSize', 'signal', 'onProgress']);
-
-/**
- * Applies a storage write's effect on the vector set to the in-memory index; `deferred` puts
- * the added vectors in a `DeferredIndex`'s pending set (searchable now, in the graph later).
- */
-export function applyIndexDelta(index: VectorIndex, delta: IndexDelta, deferred = false): void {
-  if (delta.removedLabels.length) index.remove(delta.removedLabels);
-  if (!delta.added.length) return;
-  const labels = delta.added.map((a) => a.label);
-  const vectors = delta.added.map((a) => a.vector);
-  if (deferred && index instanceof DeferredIndex) index.addDeferred(labels, vectors);
-  else index.add(labels, vectors);
-}
 
 /** A source that can be read twice (pass 1 validates, pass 2 writes); streams are buffered compressed. */
 async function rereadable(source: ArchiveSource): Promise<{ open(): ByteSource; size: number | null }> {
@@ -117,7 +88,7 @@ async function rereadable(source: ArchiveSource): Promise<{ open(): ByteSource; 
 }
 
 /** Streams the store as an `.ahkai` archive (gzip JSON lines, AI-Houkai's format). */
-export function exportArchiveStream(deps: ArchiveDeps, options?: ExportArchiveOptions): ReadableStream<Uint8Array> {
+export function exportArchiveStream(ctx: StoreContext, options?: ExportArchiveOptions): ReadableStream<Uint8Array> {
   const o = checkObject<ExportArchiveOptions>(options, 'options');
   checkKnownKeys(o, EXPORT_KEYS, 'options');
   const includeVectors = o.includeVectors === undefined ? true : checkBoolean(o.includeVectors, 'includeVectors');
@@ -128,14 +99,14 @@ export function exportArchiveStream(deps: ArchiveDeps, options?: ExportArchiveOp
     since: o.since === undefined ? null : checkTimestamp(o.since, 'since'),
   };
   const source = async function* () {
-    for await (const page of deps.storage.pagesByCreated()) {
+    for await (const page of ctx.storage.pagesByCreated()) {
       for (const item of page) yield { memory: item.memory, vector: item.vector ?? null };
     }
   };
   return exportRows(
     () => source(),
     { ...filter, includeVectors, ...(o.signal ? { signal: o.signal } : {}) },
-    { collection: deps.name, embeddingModel: deps.embedder.id, embeddingDim: deps.embedder.dim, exportedAt: deps.now() },
+    { collection: ctx.name, embeddingModel: ctx.embedder.id, embeddingDim: ctx.embedder.dim, exportedAt: ctx.clock.now() },
     o.onProgress
       ? { onProgress: (p) => o.onProgress!({ kind: 'export', rowsWritten: p.rowsWritten, bytes: p.bytes }) }
       : {},
@@ -143,9 +114,9 @@ export function exportArchiveStream(deps: ArchiveDeps, options?: ExportArchiveOp
 }
 
 /** The whole archive as a Blob (`application/gzip`). */
-export async function exportArchive(deps: ArchiveDeps, options?: ExportArchiveOptions): Promise<Blob> {
+export async function exportArchive(ctx: StoreContext, options?: ExportArchiveOptions): Promise<Blob> {
   const chunks: Uint8Array[] = [];
-  const reader = exportArchiveStream(deps, options).getReader();
+  const reader = exportArchiveStream(ctx, options).getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
@@ -197,7 +168,7 @@ export async function archiveInfo(source: ArchiveSource): Promise<ArchiveInfo> {
  * written; pass 2 writes one transaction per batch under an undo log that is rolled back if
  * anything fails or the signal fires, and cleared when the last batch lands.
  */
-export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult> {
+export async function importArchive(ctx: StoreContext, source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult> {
   const o = checkObject<ImportArchiveOptions>(options, 'options');
   checkKnownKeys(o, IMPORT_KEYS, 'options');
   const policy = o.onConflict === undefined ? 'skip' : o.onConflict;
@@ -208,7 +179,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   const regenerateVectors = o.regenerateVectors === undefined ? false : checkBoolean(o.regenerateVectors, 'regenerateVectors');
   const batchSize = o.batchSize === undefined ? 500 : checkInteger(o.batchSize, 'batchSize', 1, 10_000);
   const { open, size } = await rereadable(source);
-  const keepBudget = deps.keepRowsBytes ?? KEEP_ROWS_BYTES;
+  const keepBudget = ctx.settings.keepRowsBytes ?? KEEP_ROWS_BYTES;
   const signal = o.signal;
   const report = (phase: 'read' | 'write', rowsRead: number, rowsWritten: number, bytes: number): void =>
     o.onProgress?.({ kind: 'import', phase, rowsRead, rowsWritten, bytes, totalBytes: size });
@@ -217,13 +188,13 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     policy,
     dryRun,
     regenerateVectors,
-    store: { embedderId: deps.embedder.id, dim: deps.embedder.dim },
+    store: { embedderId: ctx.embedder.id, dim: ctx.embedder.dim },
     lookup: {
-      exists: (ids) => deps.storage.exists([...ids]),
-      texts: async (ids) => (await deps.storage.textsOf([...ids])).map((t) => t ?? null),
+      exists: (ids) => ctx.storage.exists([...ids]),
+      texts: async (ids) => (await ctx.storage.textsOf([...ids])).map((t) => t ?? null),
     },
-    now: deps.now(),
-    newId: deps.newId,
+    now: ctx.clock.now(),
+    newId: () => ctx.ids.next(),
     // A file this big cannot fit (a kept row costs at least ~0.45× its gzipped bytes): read it twice.
     keepRowsBytes: size !== null && size > 3 * keepBudget ? 0 : keepBudget,
     ...(signal ? { signal } : {}),
@@ -239,10 +210,10 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   });
   if (dryRun || validation.writes === 0) return result(validation.summary);
 
-  const importId = deps.newId();
+  const importId = ctx.ids.next();
   let written = 0;
   // The graph insertion waits until the writes are done (it would compete with them for the CPU).
-  const release = deps.index instanceof DeferredIndex ? deps.index.hold() : () => undefined;
+  const release = ctx.index instanceof DeferredIndex ? ctx.index.hold() : () => undefined;
   const passOptions = { batchSize, ...(signal ? { signal } : {}) };
   const batches = validation.rows
     ? cachedWrites(validation, passOptions)
@@ -252,27 +223,24 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
       throwIfAborted(signal, { written });
       const toEmbed = batch.writes.filter((w) => w.needsEmbedding || !w.vector);
       const embedded = toEmbed.length
-        ? await deps.embed(toEmbed.map((w) => w.memory.text), signal ? { signal } : {})
+        ? await embed(ctx, toEmbed.map((w) => w.memory.text), signal ? { signal } : {})
         : [];
       const vectors = new Map(toEmbed.map((w, i) => [w, embedded[i]!]));
       throwIfAborted(signal, { written });
-      const delta = await deps.storage.importBatch(
+      const delta = await ctx.storage.importBatch(
         importId,
         batch.writes.map((w) => ({ memory: w.memory, vector: vectors.get(w) ?? w.vector! })),
-        deps.journal('import', { vectorsPreserved: !validation.summary.vectorsRegenerated }, importId),
+        journalFor(ctx, 'import', { vectorsPreserved: !validation.summary.vectorsRegenerated }, importId),
       );
-      applyIndexDelta(deps.index, delta, true);
-      deps.changed(delta.generation);
+      ctx.commit(delta, { deferred: true });
       written += batch.writes.length;
       report('write', batch.rowsRead, written, batch.bytesIn);
     }
     // A cancel that arrived during the last batch still counts: roll back instead of finishing.
     throwIfAborted(signal, { written });
-    await deps.storage.finishImport(importId);
+    await ctx.storage.finishImport(importId);
   } catch (error) {
-    const delta = await deps.storage.rollbackImport(importId);
-    applyIndexDelta(deps.index, delta);
-    deps.changed(delta.generation);
+    ctx.commit(await ctx.storage.rollbackImport(importId));
     throw error;
   } finally {
     release();

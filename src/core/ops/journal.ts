@@ -5,25 +5,14 @@
  * reverted in reverse order, but only if each memory still equals the entry's after-state
  * (ignoring access tracking), so an undo never clobbers a later change.
  */
-import { MemoryError, invalid } from './errors.ts';
-import type { Clock, IdSource, IndexDelta, JournalContext, JournalEntry, JournalHorizon, MemoryStorage, VectorIndex } from './ports.ts';
-import type { Memory } from './types.ts';
-import { checkId, checkInteger, checkKnownKeys, checkObject, checkTimestamp } from './validate.ts';
+import type { CompactResult, JournalRetention, UndoResult } from '../api.ts';
+import { embedOne, journalFor, reportChanged, requireOpen, requireVectors, type StoreContext } from '../context.ts';
+import { MemoryError, invalid } from '../errors.ts';
+import type { JournalEntry, JournalHorizon } from '../ports.ts';
 
-export interface JournalDeps {
-  storage: MemoryStorage;
-  index: VectorIndex;
-  clock: Clock;
-  ids: IdSource;
-  actor: string;
-  embed(texts: string[]): Promise<Float32Array[]>;
-  changed(generation: number): void;
-}
-
-/** A journal context for one call. */
-export function journalContext(deps: Pick<JournalDeps, 'clock' | 'ids' | 'actor'>, op: string, meta: Record<string, unknown> = {}): JournalContext {
-  return { ts: deps.clock.now(), op, actor: deps.actor, group: deps.ids.next(), meta };
-}
+export type { CompactResult, JournalRetention, UndoResult } from '../api.ts';
+import type { Memory } from '../types.ts';
+import { checkId, checkInteger, checkKnownKeys, checkObject, checkTimestamp } from '../validate.ts';
 
 /** Equality that ignores access tracking (recall changes it all the time). */
 export function sameState(a: Memory | null | undefined, b: Memory | null | undefined): boolean {
@@ -33,15 +22,17 @@ export function sameState(a: Memory | null | undefined, b: Memory | null | undef
 }
 
 /** The newest `n` entries, newest first. */
-export async function journalTail(storage: MemoryStorage, n = 20): Promise<JournalEntry[]> {
+export async function journalTail(ctx: StoreContext, n = 20): Promise<JournalEntry[]> {
+  requireOpen(ctx);
   const count = checkInteger(n, 'n', 0, 100_000);
   if (count === 0) return [];
-  return (await storage.journalRead({ newest: count })).reverse();
+  return (await ctx.storage.journalRead({ newest: count })).reverse();
 }
 
 /** Every entry about one memory, oldest first. */
-export async function history(storage: MemoryStorage, id: string): Promise<JournalEntry[]> {
-  return storage.journalRead({ id: checkId(id) });
+export async function history(ctx: StoreContext, id: string): Promise<JournalEntry[]> {
+  requireOpen(ctx);
+  return ctx.storage.journalRead({ id: checkId(id) });
 }
 
 /** The error for a moment (or an entry) that compaction has dropped from the journal. */
@@ -61,7 +52,9 @@ function compacted(what: string, horizon: JournalHorizon, details: Record<string
  * are not replayed, and access tracking (`lastAccessed`, `accessCount`) is not journaled: a
  * memory unchanged since `ts` shows its current counters.
  */
-export async function stateAt(storage: MemoryStorage, ts: number): Promise<Memory[]> {
+export async function stateAt(ctx: StoreContext, ts: number): Promise<Memory[]> {
+  requireOpen(ctx);
+  const { storage } = ctx;
   const at = checkTimestamp(ts, 'ts');
   const horizon = await storage.journalHorizon();
   if (horizon && at < horizon.ts) throw compacted(`The state at ${new Date(at * 1000).toISOString()}`, horizon, { ts: at });
@@ -78,11 +71,6 @@ export async function stateAt(storage: MemoryStorage, ts: number): Promise<Memor
   return [...state.values()].filter((m) => m.createdAt <= at).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** How much of the journal compaction keeps: entries younger than `keepDays`, and always the newest `keepLast`. */
-export interface JournalRetention {
-  keepDays?: number;
-  keepLast?: number;
-}
 
 /** The reference's journal keeps 90 days; the newest 1000 entries stay whatever their age. */
 export const DEFAULT_RETENTION: Required<JournalRetention> = { keepDays: 90, keepLast: 1000 };
@@ -101,48 +89,32 @@ export function checkRetention(value: unknown, field = 'journalRetention'): Requ
   return out;
 }
 
-export interface CompactResult {
-  /** Entries dropped by this compaction. */
-  removed: number;
-  /** The journal's horizon afterwards (null: nothing was ever compacted). */
-  horizon: JournalHorizon | null;
-}
-
 /**
  * Drops journal entries outside the retention window: older than `keepDays` and not among the
  * newest `keepLast`, never part of a call that still has an entry inside the window (so every
  * undo inside the window keeps working). Writes a `compact` entry when it dropped anything.
  */
-export async function compactJournal(deps: Pick<JournalDeps, 'storage' | 'clock' | 'ids' | 'actor'>, retention: Required<JournalRetention>): Promise<CompactResult> {
-  const ctx = journalContext(deps, 'compact', { keepDays: retention.keepDays, keepLast: retention.keepLast });
-  return deps.storage.journalCompact({ olderThanTs: ctx.ts - retention.keepDays * 86_400, keepLast: retention.keepLast }, ctx);
-}
-
-function apply(deps: JournalDeps, delta: IndexDelta): void {
-  if (delta.removedLabels.length) deps.index.remove(delta.removedLabels);
-  if (delta.added.length) deps.index.add(delta.added.map((a) => a.label), delta.added.map((a) => a.vector));
-  deps.changed(delta.generation);
+export async function compactJournal(ctx: StoreContext, options?: JournalRetention): Promise<CompactResult> {
+  requireOpen(ctx);
+  const given = Object.entries(checkObject<JournalRetention>(options, 'options')).filter(([, v]) => v !== undefined);
+  const retention = checkRetention({ ...ctx.settings.retention, ...Object.fromEntries(given) }, 'options');
+  const journal = journalFor(ctx, 'compact', { keepDays: retention.keepDays, keepLast: retention.keepLast });
+  const result = await ctx.storage.journalCompact({ olderThanTs: journal.ts - retention.keepDays * 86_400, keepLast: retention.keepLast }, journal);
+  // The registry remembers the newest journal seq: refresh it after the journal changed.
+  ctx.durability.changed();
+  return result;
 }
 
 /** Entries that record no change to a memory, so there is nothing to revert. */
 const NOT_UNDOABLE = new Set(['undo', 'export', 'reindex', 'compact']);
 
-export interface UndoResult {
-  ok: boolean;
-  /** The undone call's op and its entries' sequence numbers. */
-  op: string;
-  seq: number;
-  ids: string[];
-  /** Why nothing was undone, when `ok` is false. */
-  reason?: string;
-}
-
 /**
  * Undoes the call that wrote journal entry `seq` (default: the newest entry that is not itself an
  * undo or export). Refuses, changing nothing, when a memory changed after that call.
  */
-export async function undo(deps: JournalDeps, seq?: number): Promise<UndoResult> {
-  const { storage } = deps;
+export async function undo(ctx: StoreContext, seq?: number): Promise<UndoResult> {
+  requireVectors(ctx);
+  const { storage } = ctx;
   let target: JournalEntry | undefined;
   if (seq === undefined) {
     const recent = await storage.journalRead({ newest: 200 });
@@ -175,25 +147,26 @@ export async function undo(deps: JournalDeps, seq?: number): Promise<UndoResult>
   // The state before the call: the `before` of the oldest entry per id.
   const firstBefore = new Map<string, Memory | null>();
   for (const e of [...group].reverse()) if (!firstBefore.has(e.id)) firstBefore.set(e.id, e.before);
-  const ctx = journalContext(deps, 'undo', { of: target.seq, ofOp: target.op, ofGroup: target.group });
+  const journal = journalFor(ctx, 'undo', { of: target.seq, ofOp: target.op, ofGroup: target.group });
   const puts: Memory[] = [];
   for (const [id, before] of firstBefore) {
     const now = current.get(id) ?? null;
     if (before === null && now) {
-      const removed = await storage.remove(id, ctx);
-      if (removed) apply(deps, { added: [], removedLabels: [removed.label], generation: removed.generation });
+      const removed = await storage.remove(id, journal);
+      if (removed) ctx.commit({ added: [], removedLabels: [removed.label], generation: removed.generation });
     } else if (before && !now) {
-      const [vector] = await deps.embed([before.text]);
-      const { labels, generation } = await storage.insert([before], [vector!], ctx);
-      apply(deps, { added: [{ label: labels[0]!, vector: vector! }], removedLabels: [], generation });
+      const vector = await embedOne(ctx, before.text);
+      const { labels, generation } = await storage.insert([before], [vector], journal);
+      ctx.commit({ added: [{ label: labels[0]!, vector }], removedLabels: [], generation });
     } else if (before && now && before.text !== now.text) {
-      const [vector] = await deps.embed([before.text]);
-      const result = await storage.replace(now, before, vector, ctx);
-      if (result?.removedLabel !== undefined) apply(deps, { added: [{ label: result.label, vector: vector! }], removedLabels: [result.removedLabel], generation: result.generation });
+      const vector = await embedOne(ctx, before.text);
+      const result = await storage.replace(now, before, vector, journal);
+      if (result?.removedLabel !== undefined) ctx.commit({ added: [{ label: result.label, vector }], removedLabels: [result.removedLabel], generation: result.generation });
     } else if (before && now) {
       puts.push({ ...before, lastAccessed: now.lastAccessed, accessCount: now.accessCount });
     }
   }
-  if (puts.length) await storage.applyGraphChanges({ put: puts }, ctx);
+  if (puts.length) await storage.applyGraphChanges({ put: puts }, journal);
+  reportChanged(ctx, ids.filter((id) => id !== '*'));
   return { ok: true, op: target.op, seq: target.seq!, ids };
 }

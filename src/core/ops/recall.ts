@@ -1,0 +1,99 @@
+/**
+ * Retrieval as store operations: recall, the token-budgeted packs, suggestions and the gold-set
+ * evaluation. The pipeline itself (pool, lexical union, scoring, selection, touch) is
+ * `recall.ts`; here each operation validates its options and shapes what the pipeline returns.
+ */
+import type { ContextPackOptions, ContextPackResult, EvaluateOptions, RecallPackOptions } from '../api.ts';
+import { requireVectors, type StoreContext } from '../context.ts';
+import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from '../evaluate.ts';
+import { checkRecallOptions, recallFilter, runRecall } from '../recall.ts';
+import { checkPackOptions, fanoutQueries, packMemories, type PackOptions, type PackResult } from '../recall-pack.ts';
+import { suggestMemories, type SuggestOptions, type Suggestion } from '../suggest.ts';
+import type { Memory, RecallHit, RecallOptions } from '../types.ts';
+import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkText } from '../validate.ts';
+
+const PACK_ONLY_KEYS = ['tokenBudget', 'maxItems', 'tokenCounter', 'header', 'compress', 'compressThreshold', 'compressMinGroup'] as const;
+
+/** Splits an options object into its pack part and the rest. */
+function splitPack<T extends object>(options: T | undefined): { pack: PackOptions; rest: Record<string, unknown> } {
+  const pack: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(checkObject<T>(options, 'options'))) {
+    if ((PACK_ONLY_KEYS as readonly string[]).includes(key)) pack[key] = value;
+    else rest[key] = value;
+  }
+  return { pack: pack as PackOptions, rest };
+}
+
+export async function recall(ctx: StoreContext, query: string, options?: RecallOptions): Promise<RecallHit[]> {
+  requireVectors(ctx);
+  const text = checkText(query, 'query');
+  return runRecall(ctx, text, checkRecallOptions(options));
+}
+
+export async function recallPack(ctx: StoreContext, query: string, options?: RecallPackOptions): Promise<PackResult> {
+  requireVectors(ctx);
+  const text = checkText(query, 'query');
+  const { pack, rest } = splitPack(options);
+  const { includePinned, ...recallOptions } = rest as { includePinned?: unknown };
+  const packOptions = checkPackOptions(pack);
+  const pinned = includePinned === undefined ? false : checkBoolean(includePinned, 'includePinned');
+  const checked = checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: packOptions.maxItems });
+  const ranked: { memory: Memory; score: number }[] = await runRecall(ctx, text, checked);
+  if (pinned) {
+    const top = ranked[0]?.score ?? 1;
+    const accept = recallFilter({ ...checked, includeSuperseded: false }, ctx.clock.now());
+    const pins = (await ctx.storage.list({ limit: 10_000, includeSuperseded: false, includeExpired: false, now: ctx.clock.now() })).filter(
+      (m) => m.pinned && accept(m),
+    );
+    const pinnedIds = new Set(pins.map((m) => m.id));
+    ranked.splice(0, ranked.length, ...pins.map((memory) => ({ memory, score: top })), ...ranked.filter((h) => !pinnedIds.has(h.memory.id)));
+  }
+  return packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) });
+}
+
+export async function contextPack(ctx: StoreContext, task: string, options?: ContextPackOptions): Promise<ContextPackResult> {
+  requireVectors(ctx);
+  const text = checkText(task, 'task');
+  const { pack, rest } = splitPack(options);
+  const { maxPhrases, ...recallOptions } = rest as { maxPhrases?: unknown };
+  checkKnownKeys(recallOptions, new Set(['mode', 'minCosine', 'minTrust', 'lexicalIndex', 'touch']), 'options');
+  const phrases = maxPhrases === undefined ? 3 : checkInteger(maxPhrases, 'maxPhrases', 0, 20);
+  const packOptions = checkPackOptions(pack);
+  const queries = fanoutQueries(text, phrases);
+  const best = new Map<string, { memory: Memory; score: number }>();
+  for (const q of queries) {
+    for (const hit of await runRecall(ctx, q, checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: 10 }))) {
+      const seen = best.get(hit.memory.id);
+      if (!seen || hit.score > seen.score) best.set(hit.memory.id, { memory: hit.memory, score: hit.score });
+    }
+  }
+  const ranked = [...best.values()].sort((a, b) => b.score - a.score);
+  return { ...packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) }), queries };
+}
+
+export async function suggest(ctx: StoreContext, context: SuggestOptions): Promise<Suggestion[]> {
+  requireVectors(ctx);
+  const opts = checkObject<SuggestOptions>(context, 'context');
+  const text = [opts.filePath, opts.errorMessage, opts.conversationSnippet].filter((t): t is string => typeof t === 'string' && t.trim() !== '').join('\n');
+  if (text === '') return suggestMemories([], opts);
+  // Candidates: memories that carry surfacesWhen patterns, plus the nearest ones by meaning.
+  const now = ctx.clock.now();
+  const live = (m: Memory): boolean => m.supersededBy === '' && (m.expiresAt <= 0 || m.expiresAt > now);
+  const withPatterns = (await ctx.storage.list({ limit: 100_000, includeSuperseded: false, includeExpired: false, now })).filter((m) => m.surfacesWhen.length > 0);
+  const near = await runRecall(ctx, text, checkRecallOptions({ k: 20, mode: 'hybrid', touch: false }));
+  const candidates = new Map<string, Memory>();
+  for (const m of [...withPatterns, ...near.map((h) => h.memory)]) if (live(m)) candidates.set(m.id, m);
+  return suggestMemories([...candidates.values()].map((memory) => ({ memory, surfacesWhen: memory.surfacesWhen })), opts);
+}
+
+export async function evaluate(ctx: StoreContext, cases: EvalCase[], options?: EvaluateOptions): Promise<EvalSummary> {
+  requireVectors(ctx);
+  const { defaultK, defaultMode, ...recallOptions } = checkObject<RunEvaluationOptions & RecallOptions>(options, 'options');
+  return runEvaluation(
+    cases,
+    async (query, { k, mode }) =>
+      (await runRecall(ctx, checkText(query, 'query'), checkRecallOptions({ ...recallOptions, k, mode, touch: false }))).map((h) => h.memory.id),
+    { ...(defaultK === undefined ? {} : { defaultK }), ...(defaultMode === undefined ? {} : { defaultMode }) },
+  );
+}
