@@ -32,7 +32,9 @@ import { bm25Pool, type PoolBm25Result } from './bm25.ts';
 import { classifyConfidence, type Confidence, type ConfidenceThresholds } from './confidence.ts';
 import { lexicalTerms } from './tokenize.ts';
 import { checkBoolean, checkKnownKeys, checkObject } from './validate.ts';
-import type { Memory } from './types.ts';
+import type { HybridWeights, Memory } from './types.ts';
+
+export type { HybridWeights } from './types.ts';
 
 export const RECALL_MODES = ['semantic', 'hybrid'] as const;
 export type RecallMode = (typeof RECALL_MODES)[number];
@@ -47,23 +49,6 @@ export type RecencyBasis = (typeof RECENCY_BASES)[number];
 export const RRF_K = 60;
 
 const SECONDS_PER_DAY = 86_400;
-
-export interface HybridWeights {
-  /** Weight of the cosine similarity, default 0.55. */
-  cosine: number;
-  /** Weight of the pool-normalised BM25, default 0.20. */
-  lexical: number;
-  /** Weight of `exp(−decayRate·ageDays)`, default 0.15. */
-  recency: number;
-  /** Weight of the stored importance, default 0.10. */
-  importance: number;
-  /** λ per day of the recency decay, default 0.10 (the DecayEngine's rate). */
-  decayRate: number;
-  /** Additive nudge per unit of polarity, default 0.05 (also used by semantic mode). */
-  polarityWeight: number;
-  /** Age measured from `createdAt` (default) or from `lastAccessed`. */
-  recencyBasis: RecencyBasis;
-}
 
 export const DEFAULT_HYBRID_WEIGHTS: Readonly<HybridWeights> = Object.freeze({
   cosine: 0.55,
