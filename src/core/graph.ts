@@ -10,7 +10,6 @@
  */
 import { invalid } from './errors.ts';
 import { checkBoolean, checkId } from './validate.ts';
-import type { MemoryStorage } from './ports.ts';
 import type { Link, Memory } from './types.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -261,8 +260,15 @@ export interface GraphReader {
   incoming(id: string): Promise<{ from: string; rel: string }[]>;
 }
 
+/** The reads of a store's storage (`MemoryStorage`) a graph walk needs. */
+export interface GraphStorage {
+  get(id: string): Promise<Memory | undefined>;
+  getMany(ids: string[]): Promise<Map<string, Memory>>;
+  incoming(id: string): Promise<{ from: string; rel: string }[]>;
+}
+
 /** A {@link GraphReader} over a store's storage (incoming links from its link-target index). */
-export function storageGraphReader(storage: MemoryStorage): GraphReader {
+export function storageGraphReader(storage: GraphStorage): GraphReader {
   return {
     get: (ids) => storage.getMany(ids),
     outgoing: async (id) => (await storage.get(id))?.links ?? [],
