@@ -94,24 +94,14 @@ export interface StoreView extends MemoryApi {
 export type OpenStore = StoreView & { readonly opened: IndexOpenOutcome | 'pending-reindex' };
 
 /** The parts a context is made of; `createStoreContext` adds the services. */
-export interface ContextParts {
-  name: string;
-  storage: MemoryStorage;
-  index: VectorIndex;
-  embedder: Embedder;
-  clock: Clock;
-  ids: IdSource;
-  random: RandomSource;
+export type ContextParts = Pick<StoreDeps, 'name' | 'storage' | 'index' | 'embedder' | 'clock' | 'ids' | 'random' | 'registry' | 'persisted' | 'storageInfo'> & {
   actor?: string;
   /** The metadata row as read at open. */
   meta: StoreMeta;
   settings?: Partial<StoreSettings>;
   mismatch?: boolean;
-  registry?: DurabilityRegistry | null;
-  persisted?: () => Promise<boolean | null>;
-  storageInfo?: () => Promise<NonNullable<StoreStats['storage']>>;
   snapshotDelayMs?: number;
-}
+};
 
 /** A context over a store's parts: index sync, confidence calibration and durability monitoring included. */
 export function createStoreContext(parts: ContextParts): StoreContext {
