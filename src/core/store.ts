@@ -1,30 +1,26 @@
 /**
- * Opening a store: the wiring of ports, settings and services into one `StoreContext`, and the
- * views through which callers reach the operations (`operations.ts`). Nothing here knows about
- * Dexie, hnswlib or a model; nothing here does an operation's work either.
- *
- * A view is the store as one actor sees it (journal attribution): the same operations over the
- * same context with another `actor`. Its methods live on one prototype, shared by every view.
+ * Opening a store: the wiring of ports, settings and services into one `StoreContext`, the
+ * maintenance scheduler, and the first view (`view.ts`) through which callers reach the
+ * operations. Nothing here knows about Dexie, hnswlib or a model; nothing here does an
+ * operation's work either.
  */
-import type { MemoryApi, StoreMethod } from './api.ts';
 import type { Classifier, ConflictPolicy, ContradictionFn } from './conflicts.ts';
 import { checkPolicy } from './conflicts.ts';
 import { ConfidenceCalibrator } from './confidence.ts';
-import { forCall, indexCommitter, type StoreContext, type StoreSettings, type StoreState } from './context.ts';
+import { indexCommitter, type StoreContext, type StoreSettings, type StoreState } from './context.ts';
 import type { EvictionPolicy } from './decay.ts';
 import { DeferredIndex, type DeferredIndexOptions } from './deferred-index.ts';
 import { DurabilityMonitor } from './durability.ts';
 import { MemoryError, invalid } from './errors.ts';
 import { IndexSync, type IndexOpenOutcome } from './index-sync.ts';
 import { MaintenanceScheduler, checkMaintenanceConfig, defaultLock, type MaintenanceConfig, type MaintenanceJob } from './maintenance.ts';
-import { OPERATIONS } from './operations.ts';
 import { checkRetention, type JournalRetention } from './ops/journal.ts';
 import type { Clock, DurabilityRegistry, Embedder, IdSource, MemoryStorage, RandomSource, StoreMeta, VectorIndex } from './ports.ts';
 import type { LongRunOptions, StoreStats } from './types.ts';
-import { checkActor } from './validate.ts';
+import { viewFor, type Shared, type StoreView } from './view.ts';
 
 export type { MemoryApi, StoreMethod } from './api.ts';
-export type { ContextPackOptions, RecallPackOptions } from './api.ts';
+export type { CallOutcome, StoreView } from './view.ts';
 
 export interface StoreDeps {
   name: string;
@@ -74,20 +70,6 @@ export interface StoreOpenOptions extends LongRunOptions {
   journalRetention?: JournalRetention;
   /** Pacing of background index insertion (imports, replay at open); see `DeferredIndex`. */
   indexDrain?: DeferredIndexOptions;
-}
-
-/** What one call did: its result, and the ids of the memories it changed. */
-export interface CallOutcome<T = unknown> {
-  value: T;
-  changed: string[];
-}
-
-/** The store as one actor sees it. */
-export interface StoreView extends MemoryApi {
-  /** Calls `method` and also reports which memories it changed (the worker's change events). */
-  call<M extends StoreMethod>(method: M, args: unknown[]): Promise<CallOutcome<Awaited<ReturnType<MemoryApi[M]>>>>;
-  /** The same store with journal entries attributed to `actor` (e.g. 'ui', 'agent:planner'). */
-  asActor(actor: string): StoreView;
 }
 
 /** An open store: the view of the actor it was opened with, and how its index came up. */
@@ -148,68 +130,6 @@ export function createStoreContext(parts: ContextParts): StoreContext {
     // A write after close (a call still in flight) must not start a registry refresh.
     commit: indexCommitter(index, sync, { changed: () => void (state.closed || durability.changed()) }),
   };
-}
-
-/** What every view of one store shares: the views by actor, and one close. */
-interface Shared {
-  views: Map<string, StoreView>;
-  close(): Promise<void>;
-}
-
-/** Calls that do not hold maintenance back (maintenance itself, and its status). */
-const UNCOUNTED: ReadonlySet<StoreMethod> = new Set(['runMaintenance', 'maintenanceStatus']);
-
-// Declaration merging: the operations' methods are put on the prototype below.
-interface View extends MemoryApi {}
-class View {
-  readonly #ctx: StoreContext;
-  readonly #shared: Shared;
-
-  constructor(ctx: StoreContext, shared: Shared) {
-    this.#ctx = ctx;
-    this.#shared = shared;
-  }
-
-  async call(method: StoreMethod, args: unknown[]): Promise<CallOutcome> {
-    const ctx = forCall(this.#ctx);
-    const operation = OPERATIONS[method] as (ctx: StoreContext, ...args: unknown[]) => Promise<unknown>;
-    if (typeof operation !== 'function') throw invalid(`Unknown method ${JSON.stringify(method)}`, { field: 'method' });
-    const counted = !UNCOUNTED.has(method);
-    if (counted) ctx.state.inFlight += 1;
-    try {
-      const value = await operation(ctx, ...args);
-      return { value, changed: [...ctx.changes] };
-    } finally {
-      if (counted) ctx.state.inFlight -= 1;
-    }
-  }
-
-  asActor(actor: string): StoreView {
-    return viewFor(this.#ctx, this.#shared, actor);
-  }
-
-  close(): Promise<void> {
-    return this.#shared.close();
-  }
-}
-for (const method of Object.keys(OPERATIONS) as StoreMethod[]) {
-  Object.defineProperty(View.prototype, method, {
-    value: async function (this: View, ...args: unknown[]) {
-      return (await this.call(method, args)).value;
-    },
-    writable: true,
-    configurable: true,
-  });
-}
-
-/** The store as seen by `actor` (cached; a new actor is validated once). */
-function viewFor(ctx: StoreContext, shared: Shared, actor: string): StoreView {
-  const known = shared.views.get(actor);
-  if (known) return known;
-  const name = checkActor(actor);
-  const view = new View({ ...ctx, actor: name }, shared) as unknown as StoreView;
-  shared.views.set(name, view);
-  return view;
 }
 
 /** Opens a store over the given adapters; the composition roots (`createMemory`, the worker) call this. */
