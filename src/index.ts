@@ -31,6 +31,7 @@ export { portEndpoint, type PortEndpoint, type RuntimePort, type RuntimePortEven
 export { connectTools, type RemoteTools, type ToolFormat, type ToolsHostApi } from './client/tools.ts';
 export { openConnection, bridgeEndpoint, allowCalls, type Connection } from './rpc/port-host.ts';
 export { canonicalModelName, isSameModel } from './core/archive/format.ts';
+export { SCOPE_POLICY, type ConnectionScope, type Access, type ApiMethod, type MethodPolicy } from './core/scope/index.ts';
 
 export interface ConnectOptions extends Partial<OpenRequest> {
   /**

@@ -31,6 +31,7 @@ export type * from './core/api.ts';
 export { MemoryError, ERROR_CODES, type ErrorCode } from './core/errors.ts';
 export type { Embedder, EmbedOptions, VectorIndex, VectorIndexFactory, Clock, IdSource, RandomSource } from './core/ports.ts';
 export { contentHash } from './core/text.ts';
+export { scopeMemory, SCOPE_POLICY, type ConnectionScope, type Access, type ApiMethod, type MethodPolicy } from './core/scope/index.ts';
 
 export type EmbedderChoice = 'auto' | 'minilm' | 'use-lite' | Embedder;
 
@@ -68,6 +69,8 @@ export interface CreateMemoryOptions extends LongRunOptions {
   snapshotDelayMs?: number;
   /** Pacing of background HNSW insertion after imports and at open (chunk, slice and pause lengths, pending cap). */
   indexDrain?: StoreOpenOptions['indexDrain'];
+  /** How imports prove they are alive to other owners of the store: `{ ttlSeconds = 30, heartbeatSeconds = 5, locks }` (`locks: null` uses leases only). */
+  importLease?: StoreOpenOptions['importLease'];
   /** IndexedDB implementation for Node (`fake-indexeddb`); defaults to the global one. */
   indexedDB?: IDBFactory;
   IDBKeyRange?: typeof IDBKeyRange;
@@ -190,6 +193,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         ...(options.journalRetention !== undefined ? { journalRetention: options.journalRetention } : {}),
         ...(options.snapshotDelayMs !== undefined ? { snapshotDelayMs: options.snapshotDelayMs } : {}),
         ...(options.indexDrain ? { indexDrain: options.indexDrain } : {}),
+        ...(options.importLease ? { importLease: options.importLease } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       },

@@ -205,8 +205,11 @@ describe('importArchive', () => {
     const store = await open(minilmLike(), name);
     await store.remember('kept from before');
     await store.close();
-    // What a tab killed mid-import leaves behind: a written batch and its undo log.
+    // What a tab killed mid-import leaves behind: a written batch, its undo log, and a lease
+    // nobody renews any more (a minute old).
     const storage = await openDexieStorage(name);
+    const then = Date.now() / 1000 - 60;
+    await storage.beginImport({ importId: 'import-1', owner: 'dead-tab', startedAt: then, heartbeatAt: then, ttl: 30, lock: null });
     await storage.importBatch('import-1', [{ memory: MEMORIES[0]!, vector: VECTORS[0]! }]);
     storage.close();
     const reopened = await open(minilmLike(), name);

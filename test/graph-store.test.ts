@@ -120,8 +120,8 @@ describe('conflicts at write time', () => {
     await s.close();
   });
 
-  it('the classifier hook supersedes on UPDATE, inherits importance, and pins on CONTRADICTION of a pinned memory', async () => {
-    const s = await store({ conflicts: { classifier: (existing, incoming) => (incoming.text.includes('now') ? 'UPDATE' : 'CONTRADICTION') } });
+  it("the classifier hook under 'supersede' supersedes on UPDATE, inherits importance, and pins on CONTRADICTION of a pinned memory", async () => {
+    const s = await store({ conflicts: { policy: 'supersede', classifier: (existing, incoming) => (incoming.text.includes('now') ? 'UPDATE' : 'CONTRADICTION') } });
     const old = (await s.remember('the office is in berlin', { importance: 0.8, pinned: true })).memory;
     const update = await s.remember('the office is in berlin now', { importance: 0.3 });
     expect(update.action).toBe('superseded');
@@ -131,7 +131,7 @@ describe('conflicts at write time', () => {
 
     const t = await store({ conflicts: { classifier: () => 'CONTRADICTION' } });
     await t.remember('the office is in paris', { importance: 0.9, pinned: true });
-    const c = await t.remember('the office is in paris', { importance: 0.2, onConflict: 'ignore' });
+    const c = await t.remember('the office is in paris', { importance: 0.2, onConflict: 'supersede' });
     expect(c.memory).toMatchObject({ importance: 0.9, pinned: true });
     await t.close();
   });

@@ -77,6 +77,7 @@ describe('storage failures', () => {
   it('a quota error surfaces as STORAGE_QUOTA and leaves the store unchanged', async () => {
     const store = await openTestStore();
     await store.remember('kept before the quota ran out');
+    await store.durability(); // the open's background durability check has written what it writes
     const proto = globalThis.IDBObjectStore.prototype as unknown as Record<'add' | 'put', (...args: unknown[]) => unknown>;
     const original = { add: proto.add, put: proto.put };
     let armed = true;

@@ -10,6 +10,7 @@ import { lexicalTerms } from '../core/tokenize.ts';
 import { MemoryError } from '../core/errors.ts';
 import type {
   GraphChanges,
+  ImportLease,
   JournalContext,
   JournalEntry,
   JournalHorizon,
@@ -232,6 +233,8 @@ export const SCHEMA_VERSION = SCHEMA_VERSIONS[SCHEMA_VERSIONS.length - 1]!.versi
 
 /** Setting keys (rows of the meta table) of the journal horizon and the store's canary. */
 const HORIZON_KEY = 'journalHorizon';
+/** Setting keys of import leases, one per import in progress: `importLease:<importId>`. */
+const LEASE_SETTING = 'importLease:';
 const CANARY_KEY = 'canary';
 
 /** The IndexedDB database name of a store. */
@@ -361,6 +364,44 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     return db.importUndo.where('[importId+id]').between([importId, Dexie.minKey], [importId, Dexie.maxKey], true, true);
   }
 
+  /** The ids of the imports holding a lease, inside the caller's transaction (it must include `meta`). */
+  async function leasedImports(): Promise<string[]> {
+    const prefix = `setting:${LEASE_SETTING}`;
+    return (await db.meta.where('key').startsWith(prefix).primaryKeys()).map((key) => String(key).slice(prefix.length));
+  }
+
+  /**
+   * Refuses, inside the caller's transaction (it must include `meta` and `importUndo`), a write
+   * to a memory that an import in progress holds (it inserted or overwrote it): that import's
+   * rollback would put the row back as it was and lose the write. BUSY until the import ends.
+   */
+  async function refuseHeld(ids: readonly string[], except?: string): Promise<void> {
+    if (ids.length === 0) return;
+    for (const importId of await leasedImports()) {
+      if (importId === except) continue;
+      const held = await db.importUndo.bulkGet(ids.map((id) => [importId, id] as [string, string]));
+      const at = held.findIndex((row) => row !== undefined);
+      if (at !== -1) {
+        throw new MemoryError('BUSY', `Memory ${JSON.stringify(ids[at])} is being written by an import in progress; try again when it has finished`, {
+          id: ids[at],
+          importId,
+        });
+      }
+    }
+  }
+
+  /** The import's lease inside the caller's transaction, or ABORTED: another owner rolled it back. */
+  async function requireLease(importId: string): Promise<ImportLease> {
+    const lease = await readSetting<ImportLease>(`${LEASE_SETTING}${importId}`);
+    if (!lease) {
+      throw new MemoryError('ABORTED', 'This import was rolled back by another owner of the store (its lease had lapsed); nothing of it was kept', {
+        reason: 'lease-lost',
+        importId,
+      });
+    }
+    return lease;
+  }
+
   /** Appends journal entries inside the caller's transaction (the journal and the data never disagree). */
   async function journal(ctx: JournalContext | undefined, entries: { id: string; before: Memory | null; after: Memory | null; op?: string }[]): Promise<void> {
     if (!ctx || entries.length === 0) return;
@@ -393,10 +434,11 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
 
     insert: (memories, vectors, ctx) =>
       run('insert', () =>
-        db.transaction('rw', [db.meta, db.memories, db.vectors, db.journal], async () => {
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.journal, db.importUndo], async () => {
           const rows = memories.map((m) => ({ ...m, ...derivedFields(m), label: 0 }));
           const length = rows.reduce((sum, r) => sum + r.termLength, 0);
-          const { meta, firstLabel } = await bumpGeneration(memories.length, { docs: memories.length, length });
+          // Side by side: a refusal aborts the transaction, and everything in it with it.
+          const [{ meta, firstLabel }] = await Promise.all([bumpGeneration(memories.length, { docs: memories.length, length }), refuseHeld(memories.map((m) => m.id))]);
           const labels = memories.map((_, i) => firstLabel + i);
           rows.forEach((row, i) => (row.label = labels[i]!));
           await db.memories.bulkAdd(rows);
@@ -408,8 +450,8 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
 
     replace: (expected, next, vector, ctx) =>
       run('replace', () =>
-        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.journal], async () => {
-          const current = await db.memories.get(expected.id);
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.journal, db.importUndo], async () => {
+          const [current] = await Promise.all([db.memories.get(expected.id), refuseHeld([expected.id])]);
           if (!current || !sameContent(strip(current), expected)) return null;
           await journal(ctx, [{ id: next.id, before: strip(current), after: next }]);
           if (!vector) {
@@ -429,8 +471,8 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
 
     remove: (id, ctx) =>
       run('remove', () =>
-        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.journal], async () => {
-          const current = await db.memories.get(id);
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.journal, db.importUndo], async () => {
+          const [current] = await Promise.all([db.memories.get(id), refuseHeld([id])]);
           if (!current) return undefined;
           await journal(ctx, [{ id, before: strip(current), after: null }]);
           const { meta } = await bumpGeneration(0, { docs: -1, length: -(current.termLength ?? 0) });
@@ -590,6 +632,11 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     commitStaged: (embedderId, dim, ctx) =>
       run('commitStaged', () =>
         db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.staged, db.journal], async () => {
+          const importing = await leasedImports();
+          if (importing.length) {
+            // A rollback would bring back rows with vectors of the old embedder.
+            throw new MemoryError('BUSY', 'An import is in progress; re-embed when it has finished', { importId: importing[0] });
+          }
           await journal(ctx, [{ id: '*', before: null, after: null }]);
           const row = await db.meta.get('store');
           if (!row) throw new MemoryError('STORAGE_FAILURE', 'The store has no metadata row');
@@ -729,6 +776,8 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
     importBatch: (importId, writes, ctx) =>
       run('importBatch', () =>
         db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.importUndo, db.journal], async () => {
+          await requireLease(importId);
+          await refuseHeld(writes.map((w) => w.memory.id), importId);
           const existing = await db.memories.bulkGet(writes.map((w) => w.memory.id));
           const undo = await db.importUndo.bulkGet(writes.map((w) => [importId, w.memory.id] as [string, string]));
           const removed: MemoryRow[] = [];
@@ -812,17 +861,41 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
             }
           }
           await undoRange(importId).delete();
+          await db.meta.delete(`setting:${LEASE_SETTING}${importId}`);
           return { added, removedLabels, generation: meta.generation };
         }),
       ),
 
     finishImport: (importId) =>
-      run('finishImport', async () => {
-        await undoRange(importId).delete();
-      }),
+      run('finishImport', () =>
+        db.transaction('rw', [db.meta, db.importUndo], async () => {
+          await requireLease(importId);
+          await undoRange(importId).delete();
+          await db.meta.delete(`setting:${LEASE_SETTING}${importId}`);
+        }),
+      ),
+
+    beginImport: (lease) => run('beginImport', () => writeSetting(`${LEASE_SETTING}${lease.importId}`, lease)),
+
+    renewImport: (importId, heartbeatAt) =>
+      run('renewImport', () =>
+        db.transaction('rw', db.meta, async () => {
+          const lease = await readSetting<ImportLease>(`${LEASE_SETTING}${importId}`);
+          if (!lease) return false;
+          await writeSetting(`${LEASE_SETTING}${importId}`, { ...lease, heartbeatAt: Math.max(lease.heartbeatAt, heartbeatAt) });
+          return true;
+        }),
+      ),
 
     pendingImports: () =>
-      run('pendingImports', async () => [...new Set((await db.importUndo.toArray()).map((e) => e.importId))]),
+      run('pendingImports', () =>
+        db.transaction('r', [db.meta, db.importUndo], async () => {
+          const ids = new Set((await db.importUndo.orderBy('importId').uniqueKeys()).map(String));
+          for (const id of await leasedImports()) ids.add(id);
+          const leases = await Promise.all([...ids].map(async (importId) => ({ importId, lease: (await readSetting<ImportLease>(`${LEASE_SETTING}${importId}`)) ?? null })));
+          return leases;
+        }),
+      ),
 
     getMany: (ids) =>
       run('getMany', async () => {
@@ -844,8 +917,11 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
 
     applyGraphChanges: (changes: GraphChanges, ctx) =>
       run('applyGraphChanges', () =>
-        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.conflicts, db.journal], async () => {
-          const current = await db.memories.bulkGet((changes.put ?? []).map((m) => m.id));
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.conflicts, db.journal, db.importUndo], async () => {
+          const [current] = await Promise.all([
+            db.memories.bulkGet((changes.put ?? []).map((m) => m.id)),
+            refuseHeld([...(changes.put ?? []).map((m) => m.id), ...(changes.forget ?? [])]),
+          ]);
           const missing = (changes.put ?? []).filter((_, i) => !current[i]).map((m) => m.id);
           if (missing.length) throw new MemoryError('NOT_FOUND', `No memory with id ${JSON.stringify(missing[0])}`, { id: missing[0] });
           for (const [i, memory] of (changes.put ?? []).entries()) {
@@ -967,7 +1043,8 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
 
     moveToTrash: (ids, ctx) =>
       run('moveToTrash', () =>
-        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.trash, db.journal], async () => {
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.trash, db.journal, db.importUndo], async () => {
+          await refuseHeld(ids);
           const rows = (await db.memories.bulkGet(ids)).filter((r): r is MemoryRow => r !== undefined);
           if (rows.length === 0) return { added: [], removedLabels: [], generation: (await db.meta.get('store'))!.value.generation };
           const vectors = await db.vectors.bulkGet(rows.map((r) => r.label));
@@ -991,7 +1068,8 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
 
     restoreFromTrash: (id, ctx) =>
       run('restoreFromTrash', () =>
-        db.transaction('rw', [db.meta, db.memories, db.vectors, db.trash, db.journal], async () => {
+        db.transaction('rw', [db.meta, db.memories, db.vectors, db.trash, db.journal, db.importUndo], async () => {
+          await refuseHeld([id]);
           const entries = await db.trash.where('id').equals(id).sortBy('seq');
           const entry = entries[entries.length - 1];
           if (!entry || (await db.memories.get(id))) return null;

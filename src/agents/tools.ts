@@ -28,13 +28,36 @@
  *   rerank-before-dedup expansion and no journal to travel back through);
  * - added: `surfaces_when` on remember/edit, `before` on list_recent, `action` on remember,
  *   `confidence` and `trust` on recall hits, `hop`/`direction` on neighbours, `dangling` on
- *   subgraph, and the review queue tools `list_pending_conflicts` / `resolve_conflict`.
+ *   subgraph, and the review queue tools `list_pending_conflicts` / `resolve_conflict`;
+ * - the lifecycle tools (`history`, `journal_tail`, `state_at`, `undo`, `purge_expired`,
+ *   `trash_list`, `trash_restore`, `trash_purge`) live in `lifecycle-tools.ts`.
  */
 import { MemoryError, invalid } from '../core/errors.ts';
 import type { MemoryApi } from '../core/api.ts';
 import { contentHash } from '../core/text.ts';
 import { MEMORY_TYPES, TRUST_LEVELS, type Conflict, type Memory, type MemoryInput, type RecallHit } from '../core/types.ts';
 import type { PackResult } from '../core/recall-pack.ts';
+import {
+  boolean,
+  choice,
+  id,
+  integer,
+  number,
+  objectSchema,
+  orNull,
+  rename,
+  round4,
+  string,
+  strings,
+  time,
+  TIME_FORMS,
+  memoryRecord,
+  parseTimeArgument,
+  type Args,
+  type Context,
+  type ToolSpec,
+} from './tool-kit.ts';
+import { LIFECYCLE_READ_TOOL_NAMES, LIFECYCLE_TOOL_NAMES, lifecycleTools } from './lifecycle-tools.ts';
 import {
   invokeTool,
   outcomeJson,
@@ -47,6 +70,7 @@ import {
   type ToolOutcome,
 } from './dispatch.ts';
 
+export { memoryRecord, parseTimeArgument } from './tool-kit.ts';
 export type { CallToolResult, JsonSchema, JsonSchemaType, ObjectSchema, ToolDef, ToolErrorBody, ToolErrorCode, ToolOutcome } from './dispatch.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -74,6 +98,7 @@ export const MEMORY_TOOL_NAMES = [
   'restore',
   'list_pending_conflicts',
   'resolve_conflict',
+  ...LIFECYCLE_TOOL_NAMES,
 ] as const;
 
 export type MemoryToolName = (typeof MEMORY_TOOL_NAMES)[number];
@@ -91,6 +116,7 @@ export const READ_ONLY_TOOL_NAMES: readonly MemoryToolName[] = [
   'find_path',
   'find_conflicts',
   'list_pending_conflicts',
+  ...LIFECYCLE_READ_TOOL_NAMES,
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -161,32 +187,7 @@ export interface MemoryToolset {
 // Schema helpers
 // ---------------------------------------------------------------------------------------------
 
-const string = (description: string, extra: Partial<JsonSchema> = {}): JsonSchema => ({ type: 'string', description, ...extra });
-const id = (description: string): JsonSchema => string(description, { minLength: 1 });
-const integer = (description: string, minimum?: number, maximum?: number): JsonSchema => ({
-  type: 'integer',
-  description,
-  ...(minimum === undefined ? {} : { minimum }),
-  ...(maximum === undefined ? {} : { maximum }),
-});
-const number = (description: string, minimum?: number, maximum?: number): JsonSchema => ({
-  type: 'number',
-  description,
-  ...(minimum === undefined ? {} : { minimum }),
-  ...(maximum === undefined ? {} : { maximum }),
-});
-const boolean = (description: string): JsonSchema => ({ type: 'boolean', description });
-const choice = (values: readonly string[], description: string): JsonSchema => ({ type: 'string', enum: [...values], description });
-const strings = (description: string, extra: Partial<JsonSchema> = {}): JsonSchema => ({ type: 'array', items: { type: 'string' }, description, ...extra });
-const time = (description: string): JsonSchema => ({ type: ['string', 'number'], description });
-
-function objectSchema(properties: Record<string, JsonSchema>, required: string[] = []): ObjectSchema {
-  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
-}
-
 const TYPE_LIST = MEMORY_TYPES.join(' | ');
-const TIME_FORMS = 'Unix seconds, an ISO-8601 date or datetime (UTC unless it names a zone), or a relative span such as "7d", "24h", "30m" (that long ago)';
-
 function filterProperties(): Record<string, JsonSchema> {
   return {
     type: choice(MEMORY_TYPES, `Only memories of this type (${TYPE_LIST}).`),
@@ -240,49 +241,6 @@ function packProperties(): Record<string, JsonSchema> {
 // Argument mapping
 // ---------------------------------------------------------------------------------------------
 
-type Args = Record<string, unknown>;
-
-/** Copies the present `snake` arguments to their camelCase option names. */
-function rename(args: Args, names: Record<string, string>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [from, to] of Object.entries(names)) if (args[from] !== undefined) out[to] = args[from];
-  return out;
-}
-
-const RELATIVE = /^(\d+(?:\.\d+)?)\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)$/i;
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
-
-/**
- * A time argument as Unix seconds: a number, a numeric string, a relative span back from `now`
- * ("7d", "24h", "90m", "30s", "2w"), or an ISO-8601 date/datetime (UTC when it names no zone).
- * @throws MemoryError INVALID_ARGUMENT
- */
-export function parseTimeArgument(value: unknown, field: string, now: number): number {
-  if (typeof value === 'number') return value;
-  if (typeof value !== 'string') throw invalid(`${field} must be a time — got ${JSON.stringify(value)}`, { field });
-  const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
-  const relative = RELATIVE.exec(text);
-  if (relative) {
-    const unit = relative[2]!.toLowerCase();
-    const seconds = UNIT_SECONDS[unit.startsWith('mi') ? 'm' : unit[0]!]!;
-    return Math.max(0, now - Number(relative[1]) * seconds);
-  }
-  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
-    const zoned = /[zZ]|[+-]\d{2}:?\d{2}$/.test(text.slice(10)) || text.length === 10;
-    const ms = Date.parse(zoned ? text : `${text}Z`);
-    if (Number.isFinite(ms)) return ms / 1000;
-  }
-  throw invalid(`${field} must be Unix seconds, an ISO-8601 date or datetime, or a span like "7d" — got ${JSON.stringify(value)}`, { field });
-}
-
-interface Context {
-  client: MemoryApi;
-  readOnly: boolean;
-  actor: string | undefined;
-  now: () => number;
-}
-
 function filterOptions(args: Args, ctx: Context): Record<string, unknown> {
   return {
     ...rename(args, {
@@ -334,35 +292,6 @@ function packOptions(args: Args): Record<string, unknown> {
 // ---------------------------------------------------------------------------------------------
 // Result shapes (snake_case, as the reference serialises them)
 // ---------------------------------------------------------------------------------------------
-
-const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
-const orNull = (x: number): number | null => (x ? x : null);
-
-/** The full record, as the reference's `get` / `subgraph` serialise a memory (plus the newer fields). */
-export function memoryRecord(m: Memory): Record<string, unknown> {
-  return {
-    id: m.id,
-    text: m.text,
-    type: m.type,
-    tags: m.tags,
-    importance: m.importance,
-    source: m.source,
-    polarity: m.polarity,
-    created_at: m.createdAt,
-    last_accessed: m.lastAccessed,
-    access_count: m.accessCount,
-    superseded_by: m.supersededBy || null,
-    superseded_at: orNull(m.supersededAt),
-    expires_at: orNull(m.expiresAt),
-    links: m.links.map((l) => ({ to: l.to, rel: l.rel })),
-    pinned: m.pinned,
-    trust: m.trust,
-    content_hash: m.contentHash,
-    valid_from: orNull(m.validFrom),
-    valid_until: orNull(m.validUntil),
-    surfaces_when: m.surfacesWhen,
-  };
-}
 
 function hitRecord(hit: RecallHit): Record<string, unknown> {
   const m = hit.memory;
@@ -419,8 +348,6 @@ function isConflictError(error: unknown): error is MemoryError & { details: { co
 // ---------------------------------------------------------------------------------------------
 // The tools
 // ---------------------------------------------------------------------------------------------
-
-type ToolSpec = Omit<ToolDef, 'readOnly'>;
 
 function buildTools(ctx: Context): Record<MemoryToolName, ToolSpec> {
   const { client } = ctx;
@@ -917,6 +844,8 @@ function buildTools(ctx: Context): Record<MemoryToolName, ToolSpec> {
         };
       },
     },
+
+    ...lifecycleTools(ctx),
   };
 }
 

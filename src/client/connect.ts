@@ -89,7 +89,7 @@ export async function connectEndpoint(endpoint: Comlink.Endpoint, options: Conne
         if (method === 'importArchive' || method === 'archiveInfo') {
           if (isStream(args[0])) args[0] = await new Response(args[0]).blob();
         }
-        return invoke(method, args, METHODS[method].optionsAt ?? undefined);
+        return invoke(method, args, METHODS[method].signalAt ?? undefined);
       },
     ]),
   ) as unknown as MemoryApi;

@@ -14,6 +14,7 @@ import { DeferredIndex } from './deferred-index.ts';
 import type { DurabilityMonitor } from './durability.ts';
 import { MemoryError, throwIfAborted } from './errors.ts';
 import type { IndexOpenOutcome, IndexSync } from './index-sync.ts';
+import type { ImportLeases } from './import-lease.ts';
 import type { MaintenanceScheduler } from './maintenance.ts';
 import type { EvictionPolicy } from './decay.ts';
 import type { Clock, EmbedOptions, Embedder, IdSource, IndexDelta, JournalContext, MemoryStorage, RandomSource, StoreMeta, VectorIndex } from './ports.ts';
@@ -73,6 +74,10 @@ export interface StoreContext {
   readonly storageInfo: (() => Promise<NonNullable<StoreStats['storage']>>) | null;
   /** Ids the current call changed; set per call by the store's views (see `reportChanged`). */
   readonly changes?: Set<string>;
+  /** The journal group of the writes made through this context, when they must undo together (one reflected cluster). */
+  readonly group?: string;
+  /** Import ownership (lease, lock, heartbeat): see import-lease.ts. */
+  readonly leases: Pick<ImportLeases, 'begin' | 'recover'>;
   /**
    * Applies a storage write's effect on the vector set to the index and schedules the snapshot.
    * `deferred`: the added vectors join a `DeferredIndex`'s pending set (searchable now, in the
@@ -120,8 +125,10 @@ export function reportChanged(ctx: StoreContext, ids: Iterable<string>): void {
  * call share it, so undo reverts them together); `group` joins an existing one (an import's batches).
  */
 export function journalFor(ctx: StoreContext, op: string, meta: Record<string, unknown> = {}, group?: string): JournalContext {
+  // A fresh id is drawn either way, so a store's sequence of ids does not depend on grouping.
   const journal = { ts: ctx.clock.now(), op, actor: ctx.actor, group: ctx.ids.next(), meta };
-  return group === undefined ? journal : { ...journal, group };
+  const joined = group ?? ctx.group;
+  return joined === undefined ? journal : { ...journal, group: joined };
 }
 
 /** @throws MemoryError CLOSED after `close()`. */

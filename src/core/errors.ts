@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   'CONFLICT',
   'PERMISSION_DENIED',
   'JOURNAL_COMPACTED',
+  'BUSY',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -598,11 +598,16 @@ export const DEFAULT_EXPAND = { rels: ['refines', 'example_of'], depth: 1, cap: 
  * unless `includeSuperseded`. Missing targets are skipped. Returns only the added nodes; the
  * caller appends them **after** the hits, so a result can exceed k (and bypass `minCosine`).
  */
-export async function expandHits(
-  reader: GraphReader,
-  hits: readonly { memory: Pick<Memory, 'id'> }[],
-  options?: ExpandOptions,
-): Promise<ExpandedHit[]> {
+/** Validates expansion options whole (recall checks them before it touches anything) and fills the defaults. */
+export function checkExpandOptions(options: ExpandOptions | undefined): {
+  rels: string[];
+  depth: number;
+  cap: number;
+  score: number;
+  decay: number;
+  includeSuperseded: boolean;
+  accept: ((memory: Memory) => boolean) | undefined;
+} {
   const opts = checkOptions(options, 'options', ['rels', 'depth', 'cap', 'score', 'decay', 'includeSuperseded', 'accept']);
   let rels: string[] = [...DEFAULT_EXPAND.rels];
   if (opts.rels !== undefined) {
@@ -616,6 +621,15 @@ export async function expandHits(
   const includeSuperseded = opts.includeSuperseded === undefined ? false : checkBoolean(opts.includeSuperseded, 'includeSuperseded');
   const accept = opts.accept;
   if (accept !== undefined && typeof accept !== 'function') throw invalid('accept must be a function', { field: 'accept' });
+  return { rels, depth, cap, score, decay, includeSuperseded, accept: accept as ((memory: Memory) => boolean) | undefined };
+}
+
+export async function expandHits(
+  reader: GraphReader,
+  hits: readonly { memory: Pick<Memory, 'id'> }[],
+  options?: ExpandOptions,
+): Promise<ExpandedHit[]> {
+  const { rels, depth, cap, score, decay, includeSuperseded, accept } = checkExpandOptions(options);
   if (!Array.isArray(hits)) throw invalid('hits must be an array', { field: 'hits' });
 
   const relSet = new Set(rels);

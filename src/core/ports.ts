@@ -174,6 +174,20 @@ export interface DurabilityRegistry {
 }
 
 /** What a write passes so storage can journal it inside its transaction. */
+/** The lease of an import in progress (core/import-lease.ts): who owns it, and how to tell they still do. */
+export interface ImportLease {
+  importId: string;
+  /** A random id of the store instance running it. */
+  owner: string;
+  /** Unix seconds. */
+  startedAt: number;
+  /** Renewed while the owner lives (Unix seconds); the lease is abandoned `ttl` seconds after it. */
+  heartbeatAt: number;
+  ttl: number;
+  /** The Web Lock the owner holds for the import's life, where locks exist (authoritative then). */
+  lock: string | null;
+}
+
 export interface JournalContext {
   ts: number;
   op: string;
@@ -315,14 +329,25 @@ export interface MemoryStorage {
   /**
    * Writes one import batch in one transaction, in order (a later write of an id replaces an
    * earlier one), and logs what it replaced under `importId` so `rollbackImport` can undo it.
+   * @throws MemoryError ABORTED (`reason: 'lease-lost'`) when the import's lease is gone; BUSY when an id is held by another import in progress.
    */
   importBatch(importId: string, writes: { memory: Memory; vector: Float32Array }[], journal?: JournalContext): Promise<IndexDelta>;
-  /** Undoes everything an import logged, in one transaction. */
+  /** Undoes everything an import logged and drops its lease, in one transaction. */
   rollbackImport(importId: string): Promise<IndexDelta>;
-  /** Forgets an import's undo log: the import is final. */
+  /**
+   * Forgets an import's undo log and lease: the import is final.
+   * @throws MemoryError ABORTED (`details.reason: 'lease-lost'`) when its lease is gone (another owner rolled it back).
+   */
   finishImport(importId: string): Promise<void>;
-  /** Imports that started and neither finished nor rolled back (a crash): roll them back at open. */
-  pendingImports(): Promise<string[]>;
+  /** Records the lease of an import about to write (see core/import-lease.ts). */
+  beginImport(lease: ImportLease): Promise<void>;
+  /** Renews a lease's heartbeat; false when the lease is gone. */
+  renewImport(importId: string, heartbeatAt: number): Promise<boolean>;
+  /**
+   * Imports that started and neither finished nor rolled back, with their lease (null for an
+   * undo log without one): rolled back once their owner is gone.
+   */
+  pendingImports(): Promise<{ importId: string; lease: ImportLease | null }[]>;
   getMany(ids: string[]): Promise<Map<string, Memory>>;
   /** The current vector label of each id (undefined when absent). */
   labelsOf(ids: string[]): Promise<(number | undefined)[]>;

@@ -3,7 +3,9 @@
  * ready-to-inject context block, plus the key-phrase fan-out used by auto-context packing.
  *
  * - Each memory renders as `- ({type}){marks} {text}`, where marks is ` [pinned]`, ` [reported]`,
- *   ` [untrusted]` or a combination like ` [pinned, untrusted]`; trusted rows carry no mark.
+ *   ` [untrusted]` or a combination like ` [pinned, untrusted]`; trusted rows carry no mark. The
+ *   text is folded onto its line and its brackets escaped (`pack-text.ts`): no memory can start
+ *   a line or forge a mark, and an unknown trust level is marked `untrusted`.
  * - A line costs `max(1, round(len/4))` tokens, with Python's round (half to even: a 10-character
  *   line costs 2, 14 → 4, 18 → 4) and len in code points; or whatever `tokenCounter` says.
  * - Packing is greedy in rank order; an item that does not fit is *skipped, not a stop*
@@ -11,8 +13,9 @@
  * - With `compress`, the skipped items are clustered greedily: each unclustered item seeds a
  *   cluster and absorbs every later unclustered item whose token Jaccard with the seed is ≥
  *   `compressThreshold`; clusters of ≥ `compressMinGroup` become one line
- *   `- (compressed) [×N similar] s1 | s2 | s3` (first sentence, split on `.`, of up to the three
- *   most important members), packed if it fits what is left.
+ *   `- (compressed){marks} [×N similar] s1 | s2 | s3` (first sentence, split on `.`, of up to the
+ *   three most important members; marks of the least trusted member, pinned if any is), packed
+ *   if it fits what is left.
  * - `text` is `header + "\n" + lines` (just the lines when the header is empty) and `""` when
  *   nothing fit. The header is not counted; `usedTokens` is the sum of item and group costs.
  */
@@ -20,7 +23,9 @@ import { invalid } from './errors.ts';
 import { checkNumberInRange } from './scoring.ts';
 import { foldWhitespaceLower, pyStrip } from './text.ts';
 import { jaccard, tokenize } from './tokenize.ts';
-import type { Memory } from './types.ts';
+import { packMarks, packText } from './pack-text.ts';
+import { effectiveTrust, lowerTrust } from './trust.ts';
+import type { Memory, Trust } from './types.ts';
 import { checkBoolean, checkInteger, checkKnownKeys, checkObject } from './validate.ts';
 
 export const DEFAULT_PACK_HEADER = '## Relevant memory';
@@ -54,13 +59,23 @@ export function estimateTokens(text: string): number {
   return Math.max(1, roundHalfEven(codePointLength(text) / 4));
 }
 
-/** One rendered pack line: `- ({type}){marks} {text}`. */
+/**
+ * One rendered pack line: `- ({type}){marks} {text}`. The text is folded onto the line and its
+ * brackets escaped (see `pack-text.ts`), so it can neither start a line nor forge a mark; an
+ * unknown trust level is marked `untrusted`.
+ */
 export function packLine(memory: Memory): string {
-  const marks: string[] = [];
-  if (memory.pinned) marks.push('pinned');
-  if (memory.trust !== 'trusted') marks.push(memory.trust);
-  const suffix = marks.length ? ` [${marks.join(', ')}]` : '';
-  return `- (${memory.type})${suffix} ${memory.text}`;
+  return `- (${memory.type})${packMarks(memory.pinned === true, effectiveTrust(memory.trust))} ${packText(memory.text)}`;
+}
+
+/** A compressed group's line carries the least trusted member's mark, and `pinned` when any member is pinned. */
+export function compressedLine(memories: readonly Memory[]): string {
+  const marks = packMarks(memories.some((m) => m.pinned === true), lowerTrustOf(memories));
+  return `- (compressed)${marks} ${compressGroupSummary(memories)}`;
+}
+
+function lowerTrustOf(memories: readonly Memory[]): Trust {
+  return memories.reduce<Trust>((worst, m) => lowerTrust(worst, m.trust), 'trusted');
 }
 
 export interface RankedMemory {
@@ -172,7 +187,7 @@ export function compressGroupSummary(memories: readonly Memory[]): string {
   const ordered = [...memories].sort((a, b) => b.importance - a.importance);
   const snippets: string[] = [];
   for (const m of ordered.slice(0, 3)) {
-    const snippet = pyStrip(m.text.split('.')[0]!);
+    const snippet = pyStrip(packText(m.text).split('.')[0]!);
     if (snippet) snippets.push(snippet);
   }
   return `[×${memories.length} similar] ${snippets.join(' | ')}`;
@@ -200,7 +215,7 @@ export function packMemories(ranked: readonly RankedMemory[], options: PackOptio
   const compressedGroups: CompressedGroup[] = [];
   if (opts.compress && dropped.length > 0) {
     for (const group of clusterByJaccard(dropped, opts.compressThreshold, opts.compressMinGroup)) {
-      const line = `- (compressed) ${compressGroupSummary(group)}`;
+      const line = compressedLine(group);
       const cost = countWith(opts.tokenCounter, line);
       if (used + cost <= opts.tokenBudget) {
         compressedGroups.push({ memories: group, text: line, tokens: cost });

@@ -10,10 +10,11 @@ import { invalid } from './errors.ts';
 import { mmrSelect } from './mmr.ts';
 import type { MemoryStorage, RandomSource } from './ports.ts';
 import { FUSIONS, RECALL_MODES, checkChoice, checkNumberInRange, checkWeights, scoreCandidates, type LexicalScorer, type PoolItem } from './scoring.ts';
-import { expandHits, storageGraphReader, type ExpandOptions } from './graph.ts';
+import { checkExpandOptions, expandHits, storageGraphReader, type ExpandOptions } from './graph.ts';
 import { lexicalTerms } from './tokenize.ts';
+import { trustRank } from './trust.ts';
+import type { Memory, RecallHit, RecallOptions } from './types.ts';
 import { cosine } from './vector-math.ts';
-import { TRUST_LEVELS, type Memory, type RecallHit, type RecallOptions, type Trust } from './types.ts';
 import { checkBoolean, checkImportance, checkInteger, checkKnownKeys, checkObject, checkSource, checkTag, checkTimestamp, checkTrust, checkType } from './validate.ts';
 
 export const LEXICAL_INDEXES = ['pool', 'corpus'] as const;
@@ -69,17 +70,17 @@ export function checkRecallOptions(options: unknown) {
   };
 }
 
-/** `expand: true` takes the reference defaults; an object overrides them (validated by expandHits). */
+/**
+ * `expand: true` takes the reference defaults; an object overrides them. Validated whole here,
+ * before the recall touches any hit, so a bad value changes nothing.
+ */
 function checkExpand(value: unknown): ExpandOptions | undefined {
   if (value === undefined || value === false) return undefined;
   if (value === true) return {};
   const o = checkObject<ExpandOptions>(value, 'expand');
   checkKnownKeys(o, new Set(['rels', 'depth', 'cap', 'score', 'decay']), 'expand');
+  checkExpandOptions(o);
   return o;
-}
-
-function trustRank(trust: Trust): number {
-  return TRUST_LEVELS.indexOf(trust);
 }
 
 /** The post-filters of §3.3 step 3 and 6, against the stored row. */

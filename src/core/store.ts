@@ -12,6 +12,7 @@ import type { EvictionPolicy } from './decay.ts';
 import { DeferredIndex, type DeferredIndexOptions } from './deferred-index.ts';
 import { DurabilityMonitor } from './durability.ts';
 import { MemoryError, invalid } from './errors.ts';
+import { ImportLeases, type ImportLeaseOptions } from './import-lease.ts';
 import { IndexSync, type IndexOpenOutcome } from './index-sync.ts';
 import { MaintenanceScheduler, checkMaintenanceConfig, defaultLock, type MaintenanceConfig, type MaintenanceJob } from './maintenance.ts';
 import { checkRetention, type JournalRetention } from './ops/journal.ts';
@@ -70,6 +71,8 @@ export interface StoreOpenOptions extends LongRunOptions {
   journalRetention?: JournalRetention;
   /** Pacing of background index insertion (imports, replay at open); see `DeferredIndex`. */
   indexDrain?: DeferredIndexOptions;
+  /** How imports prove they are alive to other owners of the store (lease length, heartbeat, lock manager); see core/import-lease.ts. */
+  importLease?: Pick<ImportLeaseOptions, 'ttlSeconds' | 'heartbeatSeconds' | 'locks'>;
 }
 
 /** An open store: the view of the actor it was opened with, and how its index came up. */
@@ -83,6 +86,8 @@ export type ContextParts = Pick<StoreDeps, 'name' | 'storage' | 'index' | 'embed
   settings?: Partial<StoreSettings>;
   mismatch?: boolean;
   snapshotDelayMs?: number;
+  /** Import ownership; default: leases over `storage` with the platform's locks. */
+  leases?: StoreContext['leases'];
 };
 
 /** A context over a store's parts: index sync, confidence calibration and durability monitoring included. */
@@ -127,6 +132,7 @@ export function createStoreContext(parts: ContextParts): StoreContext {
     calibrator: new ConfidenceCalibrator(parts.embedder.id),
     durability,
     storageInfo: parts.storageInfo ?? null,
+    leases: parts.leases ?? new ImportLeases({ name, storage, now: () => clock.now(), newId: () => ids.next() }),
     // A write after close (a call still in flight) must not start a registry refresh.
     commit: indexCommitter(index, sync, { changed: () => void (state.closed || durability.changed()) }),
   };
@@ -171,8 +177,18 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       { stored: { id: meta.embedderId, dim: meta.dim }, requested: { id: embedder.id, dim: embedder.dim } },
     );
   }
-  // An import interrupted by a crash or a closed tab is undone before the index is opened.
-  for (const pending of await storage.pendingImports()) await storage.rollbackImport(pending);
+  // An import whose owner is gone (a crash, a closed tab) is undone before the index is opened;
+  // one another owner is still writing is left alone and watched (core/import-lease.ts).
+  let commit: StoreContext['commit'] | null = null;
+  const leases = new ImportLeases({
+    name,
+    storage,
+    now: () => clock.now(),
+    newId: () => deps.ids.next(),
+    ...(options.importLease ?? {}),
+    rolledBack: (delta) => commit?.(delta),
+  });
+  await leases.recover();
   meta = (await storage.readMeta()) ?? meta;
 
   const ctx = createStoreContext({
@@ -191,7 +207,9 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     ...(deps.persisted ? { persisted: deps.persisted } : {}),
     ...(deps.storageInfo ? { storageInfo: deps.storageInfo } : {}),
     ...(options.snapshotDelayMs === undefined ? {} : { snapshotDelayMs: options.snapshotDelayMs }),
+    leases,
   });
+  commit = ctx.commit;
   const { state } = ctx;
   if (!mismatch) state.opened = await ctx.sync.open(meta.generation, options);
 
@@ -201,6 +219,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     close: () =>
       (closing ??= (async () => {
         scheduler.stop();
+        leases.stop();
         await ctx.durability.settle();
         try {
           if (!state.closed) {

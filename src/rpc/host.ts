@@ -6,11 +6,11 @@
  */
 import * as Comlink from 'comlink';
 import { MemoryError, invalid } from '../core/errors.ts';
-import { namespaceTag, namespacedCall } from './namespace.ts';
+import { narrowScope, scopedCall, type ConnectionScope } from '../core/scope/index.ts';
 import type { StoreView } from '../core/store.ts';
 import type { ProgressEvent } from '../core/types.ts';
 import { checkActor } from '../core/validate.ts';
-import { methodSpec, type MethodSpec } from './methods.ts';
+import { methodSpec } from './methods.ts';
 import {
   changeChannelName,
   type ChangeEvent,
@@ -114,69 +114,8 @@ function releaseRemote(fn: unknown): void {
   if (typeof release === 'function') release.call(fn);
 }
 
-const TRUST_ORDER = ['trusted', 'reported', 'untrusted'] as const;
-type TrustLevel = (typeof TRUST_ORDER)[number];
-
-/** The less trusted of a requested level (default trusted) and the connection's ceiling. */
-function capTrust(requested: unknown, ceiling: TrustLevel): TrustLevel {
-  const asked = TRUST_ORDER.indexOf((typeof requested === 'string' ? requested : 'trusted') as TrustLevel);
-  return TRUST_ORDER[Math.max(asked, TRUST_ORDER.indexOf(ceiling))]!;
-}
-
-/**
- * Enforces a connection's scope on one call's arguments: a read-only connection cannot change
- * anything (and its recalls do not touch); a trust ceiling lowers the trust of what it writes.
- */
-function applyScope(scope: OpenRequest['scope'] | undefined, method: StoreMethod, spec: MethodSpec, args: unknown[]): unknown[] {
-  if (!scope) return args;
-  const options = (i: number): Record<string, unknown> => ({ ...((args[i] as object | undefined) ?? {}) });
-  if (scope.readOnly) {
-    if (spec.readOnly === 'refused') {
-      throw new MemoryError('PERMISSION_DENIED', `This connection is read-only: ${method} is not allowed`, { method });
-    }
-    if (spec.readOnly === 'no-touch') args[1] = { ...options(1), touch: false };
-    // Reading the durability report is fine; acknowledging a loss changes the registry.
-    if (method === 'durability' && options(0).acknowledge === true) {
-      throw new MemoryError('PERMISSION_DENIED', 'This connection is read-only: it cannot acknowledge a durability warning', { method });
-    }
-  }
-  const ceiling = scope.trust;
-  if (!ceiling) return args;
-  if (method === 'remember' || method === 'edit') {
-    const o = options(1);
-    if (method === 'remember' || o.trust !== undefined) args[1] = { ...o, trust: capTrust(o.trust, ceiling) };
-  } else if (method === 'rememberMany' && Array.isArray(args[0])) {
-    args[0] = args[0].map((item: unknown) =>
-      typeof item === 'string' ? { text: item, trust: capTrust(undefined, ceiling) } : { ...(item as object), trust: capTrust((item as { trust?: unknown }).trust, ceiling) },
-    );
-  }
-  return args;
-}
-
-export type ConnectionScope = NonNullable<OpenRequest['scope']>;
-
-/**
- * The stricter of two scopes: read-only if either is, the less trusted ceiling, the imposed
- * namespace (a client cannot move to another one). The owner of a connection imposes one (an
- * extension's offscreen document, by who is on the other end) and the client may narrow it
- * further, never widen it.
- * @throws MemoryError PERMISSION_DENIED when the client asks for a namespace other than the imposed one.
- */
-export function narrowScope(imposed: ConnectionScope | undefined, requested: ConnectionScope | undefined): ConnectionScope | undefined {
-  if (!imposed) return requested ? { ...requested } : undefined;
-  if (!requested) return { ...imposed };
-  const scope: ConnectionScope = {};
-  if (imposed.readOnly || requested.readOnly) scope.readOnly = true;
-  if (imposed.trust || requested.trust) {
-    scope.trust = imposed.trust && requested.trust ? capTrust(requested.trust, imposed.trust) : (imposed.trust ?? requested.trust)!;
-  }
-  if (imposed.namespace !== undefined && requested.namespace !== undefined && requested.namespace !== imposed.namespace) {
-    throw new MemoryError('PERMISSION_DENIED', `This connection is scoped to the namespace ${JSON.stringify(imposed.namespace)}`, { field: 'scope.namespace' });
-  }
-  const namespace = imposed.namespace ?? requested.namespace;
-  if (namespace !== undefined) scope.namespace = namespace;
-  return scope;
-}
+export type { ConnectionScope } from '../core/scope/index.ts';
+export { narrowScope } from '../core/scope/index.ts';
 
 export interface HostOptions {
   /** A scope every store opened on this connection gets, whatever the client asks for (it can only narrow it). */
@@ -208,8 +147,7 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       let scope: ConnectionScope | undefined;
       try {
         if (request.actor !== undefined) checkActor(request.actor);
-        scope = narrowScope(hostOptions.scope, request.scope);
-        if (scope?.namespace !== undefined) namespaceTag(scope.namespace); // validates it before anything opens
+        scope = narrowScope(hostOptions.scope, request.scope); // validated before anything opens
       } catch (error) {
         releaseRemote(onProgress);
         throw error;
@@ -232,10 +170,10 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       const opened = await registry.get(name);
       const store = opened.asActor(actors.get(handle) ?? 'lib');
       const scope = scopes.get(handle);
-      const callArgs = applyScope(scope, method, spec, [...args]);
+      const callArgs = [...args];
       let controller: AbortController | undefined;
       const delivered: Promise<unknown>[] = [];
-      const at = spec.optionsAt;
+      const at = spec.signalAt;
       if (at !== null && (callId !== undefined || onProgress)) {
         const options = { ...((callArgs[at] as object | undefined) ?? {}) } as Record<string, unknown>;
         if (callId !== undefined) {
@@ -265,12 +203,13 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
             await Promise.allSettled(delivered);
           }
         };
-        const result = scope?.namespace !== undefined ? await namespacedCall(store, namespaceTag(scope.namespace), method, callArgs, run) : await run(callArgs);
-        if (spec.mutates === true || spec.mutates === 'partial' || (spec.mutates === 'if-changed' && changed.length > 0)) registry.changed(name, method, changed);
+        // The connection's scope (read-only, trust ceiling, namespace) is enforced here and only here.
+        const result = await scopedCall(opened, scope, method, callArgs, run);
+        if (spec.changes === 'always' || spec.changes === 'partial' || (spec.changes === 'reported' && changed.length > 0)) registry.changed(name, method, changed);
         return result;
       } catch (error) {
         // A batch write that was cancelled part-way still changed the store.
-        if (spec.mutates === 'partial') registry.changed(name, method, []);
+        if (spec.changes === 'partial') registry.changed(name, method, []);
         throw error;
       } finally {
         if (callId !== undefined) aborts.delete(callId);

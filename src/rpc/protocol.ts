@@ -21,12 +21,14 @@ export interface OpenRequest {
   /** What journal compaction keeps (`{ keepDays = 90, keepLast = 1000 }`); the first opener of a store sets it. */
   journalRetention?: { keepDays?: number; keepLast?: number };
   /**
-   * This connection's scope. `readOnly`: every method that changes the store is refused with
-   * PERMISSION_DENIED, and recalls do not touch. `trust`: memories written through this
-   * connection are stored at most this trusted (e.g. 'untrusted' for content an agent captured
-   * from web pages), so packs mark them and `minTrust` can filter them out. `namespace`: every
-   * write is tagged `ns:<namespace>`, changes to memories without that tag are refused
-   * (PERMISSION_DENIED), reads only see memories with it, and whole-store methods are refused.
+   * This connection's scope (the rules: `SCOPE_POLICY` in core/scope/policy.ts, and the README's
+   * Scopes table). `readOnly`: every method that changes the store is refused with
+   * PERMISSION_DENIED, recalls do not touch, exports leave no trace. `trust`: below `trusted`,
+   * what it writes is stored at most this trusted and never pinned, it may change only memories
+   * at most as trusted (and unpinned), and whole-store methods (undo, the trash, compaction,
+   * maintenance, the review queue) are refused. `namespace`: every write is tagged
+   * `ns:<namespace>` (no other `ns:` tag), changes to memories without that tag are refused,
+   * reads only see memories with it, and whole-store methods are refused.
    */
   scope?: { readOnly?: boolean; trust?: 'trusted' | 'reported' | 'untrusted'; namespace?: string };
   /** Plain-data options for the MiniLM embedder (host, local path, device…). */

@@ -12,8 +12,9 @@
 import { embed, journalFor, type StoreContext } from '../context.ts';
 import { DeferredIndex } from '../deferred-index.ts';
 import { invalid, throwIfAborted } from '../errors.ts';
-import type { Memory, ProgressEvent } from '../types.ts';
-import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkType, checkTags } from '../validate.ts';
+import { lowerTrust } from '../trust.ts';
+import type { Memory, ProgressEvent, Trust } from '../types.ts';
+import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkTrust, checkType, checkTags } from '../validate.ts';
 import { exportRows } from './export.ts';
 import { parseHeader, type ArchiveHeader } from './format.ts';
 import { gunzipLines, type ByteSource } from './gzip.ts';
@@ -29,12 +30,23 @@ export interface ExportArchiveOptions {
   tags?: string[];
   /** Unix seconds: drop memories created before this. */
   since?: number;
+  /**
+   * Journal the export and, for a whole one, count it as a backup (the durability reminder).
+   * Default true; a read-only or untrusted connection always exports with `false`.
+   */
+  record?: boolean;
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
 }
 
 export interface ImportArchiveOptions {
   onConflict?: ConflictPolicy;
+  /**
+   * The most trusted level a row is stored with, and no row stays pinned unless this is
+   * `trusted` (default): `'untrusted'` imports a stranger's file as untrusted content. A scoped
+   * connection below `trusted` always imports with its ceiling.
+   */
+  maxTrust?: Trust;
   regenerateVectors?: boolean;
   dryRun?: boolean;
   /** Rows written per transaction, default 500. */
@@ -66,7 +78,13 @@ export interface ArchiveInfo {
 export const KEEP_ROWS_BYTES = 48 * 2 ** 20;
 
 const EXPORT_KEYS = new Set(['includeVectors', 'includeSuperseded', 'types', 'tags', 'since', 'signal', 'onProgress']);
-const IMPORT_KEYS = new Set(['onConflict', 'regenerateVectors', 'dryRun', 'batchSize', 'signal', 'onProgress']);
+const IMPORT_KEYS = new Set(['onConflict', 'regenerateVectors', 'dryRun', 'batchSize', 'signal', 'onProgress', 'maxTrust']);
+
+/** Each row as stored under a trust ceiling: at most `ceiling` trusted, and unpinned below `trusted`. */
+function capRows(ceiling: Trust): (memory: Memory) => Memory {
+  if (ceiling === 'trusted') return (memory) => memory;
+  return (memory) => ({ ...memory, trust: lowerTrust(memory.trust, ceiling), pinned: false });
+}
 
 /** A source that can be read twice (pass 1 validates, pass 2 writes); streams are buffered compressed. */
 async function rereadable(source: ArchiveSource): Promise<{ open(): ByteSource; size: number | null }> {
@@ -178,6 +196,7 @@ export async function importArchive(ctx: StoreContext, source: ArchiveSource, op
   const dryRun = o.dryRun === undefined ? false : checkBoolean(o.dryRun, 'dryRun');
   const regenerateVectors = o.regenerateVectors === undefined ? false : checkBoolean(o.regenerateVectors, 'regenerateVectors');
   const batchSize = o.batchSize === undefined ? 500 : checkInteger(o.batchSize, 'batchSize', 1, 10_000);
+  const cap = capRows(o.maxTrust === undefined ? 'trusted' : checkTrust(o.maxTrust, 'maxTrust'));
   const { open, size } = await rereadable(source);
   const keepBudget = ctx.settings.keepRowsBytes ?? KEEP_ROWS_BYTES;
   const signal = o.signal;
@@ -211,6 +230,9 @@ export async function importArchive(ctx: StoreContext, source: ArchiveSource, op
   if (dryRun || validation.writes === 0) return result(validation.summary);
 
   const importId = ctx.ids.next();
+  // Abandoned imports of other owners go first (their rows would otherwise stay BUSY).
+  await ctx.leases.recover();
+  const hold = await ctx.leases.begin(importId);
   let written = 0;
   // The graph insertion waits until the writes are done (it would compete with them for the CPU).
   const release = ctx.index instanceof DeferredIndex ? ctx.index.hold() : () => undefined;
@@ -229,7 +251,7 @@ export async function importArchive(ctx: StoreContext, source: ArchiveSource, op
       throwIfAborted(signal, { written });
       const delta = await ctx.storage.importBatch(
         importId,
-        batch.writes.map((w) => ({ memory: w.memory, vector: vectors.get(w) ?? w.vector! })),
+        batch.writes.map((w) => ({ memory: cap(w.memory), vector: vectors.get(w) ?? w.vector! })),
         journalFor(ctx, 'import', { vectorsPreserved: !validation.summary.vectorsRegenerated }, importId),
       );
       ctx.commit(delta, { deferred: true });
@@ -243,6 +265,7 @@ export async function importArchive(ctx: StoreContext, source: ArchiveSource, op
     ctx.commit(await ctx.storage.rollbackImport(importId));
     throw error;
   } finally {
+    hold.end();
     release();
   }
   return result(validation.summary);

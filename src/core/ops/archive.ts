@@ -14,14 +14,17 @@ import {
   type ImportResult,
 } from '../archive/store-ops.ts';
 import { journalFor, requireOpen, requireVectors, type StoreContext } from '../context.ts';
+import { checkBoolean, checkObject } from '../validate.ts';
 
 export async function exportArchive(ctx: StoreContext, options?: ExportArchiveOptions): Promise<Blob> {
   requireOpen(ctx);
-  const blob = await exportWholeArchive(ctx, options);
+  const { record: recordOption, ...rest } = checkObject<ExportArchiveOptions>(options, 'options');
+  const record = recordOption === undefined ? true : checkBoolean(recordOption, 'record');
+  const blob = await exportWholeArchive(ctx, rest);
+  if (!record) return blob; // a read-only or untrusted connection's export leaves no trace
   await ctx.storage.journalAppend(journalFor(ctx, 'export', { bytes: blob.size }), [{ id: '*', before: null, after: null }]);
   // A whole export (no type, tag or date filter) is a backup: the registry keeps its time.
-  const o = (options ?? {}) as ExportArchiveOptions;
-  if (o.types === undefined && o.tags === undefined && o.since === undefined) {
+  if (rest.types === undefined && rest.tags === undefined && rest.since === undefined) {
     await ctx.durability.check({ exportedAt: ctx.clock.now() }).catch(() => undefined);
   }
   return blob;

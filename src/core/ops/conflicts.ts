@@ -13,6 +13,7 @@ import {
   type ConflictPolicy,
   type ContradictionFn,
 } from '../conflicts.ts';
+import { withClassifierConflicts } from '../classifier-policy.ts';
 import { journalFor, reportChanged, requireOpen, requireVectors, vectorOf, type StoreContext } from '../context.ts';
 import { MemoryError } from '../errors.ts';
 import { planSupersede } from '../graph.ts';
@@ -78,12 +79,17 @@ export interface WriteConflictOptions {
 
 /** Scans the neighbours of a memory about to be (or just) written. */
 export async function scanForWrite(ctx: StoreContext, memory: Memory, vector: Float32Array, options: WriteConflictOptions): Promise<Conflict[]> {
-  if (options.policy === 'ignore' && !options.classifier) return [];
-  return detectConflicts(memory, await candidatesFor(ctx, vector, memory.id), {
+  if (options.policy === 'ignore') return [];
+  const candidates = await candidatesFor(ctx, vector, memory.id);
+  const detected = await detectConflicts(memory, candidates, {
     ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
     contradictionFn: options.contradictionFn ?? null,
     now: ctx.clock.now(),
   });
+  // Under every policy but 'supersede' the classifier's verdicts are conflicts like the others
+  // (reported, refused or queued: see classifier-policy.ts); 'supersede' applies them itself.
+  if (!options.classifier || options.policy === 'supersede') return detected;
+  return withClassifierConflicts(memory, await classifyIncoming(memory, candidates, options.classifier), detected);
 }
 
 /**
@@ -99,7 +105,7 @@ export async function applyWritePolicy(
 ): Promise<{ memory: Memory; action: 'stored' | 'merged' | 'superseded' | 'queued' }> {
   let current = memory;
   let action: 'stored' | 'merged' | 'superseded' | 'queued' = 'stored';
-  if (options.classifier) {
+  if (options.classifier && options.policy === 'supersede') {
     // The seed-002 hook refines the decision: CONTRADICTION/UPDATE supersede, demote pins, inherit importance.
     const plan = await classifyIncoming(memory, await candidatesFor(ctx, vector, memory.id), options.classifier);
     if (plan.supersede.length || plan.unpin.length) {

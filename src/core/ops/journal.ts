@@ -148,6 +148,8 @@ export async function undo(ctx: StoreContext, seq?: number): Promise<UndoResult>
   const firstBefore = new Map<string, Memory | null>();
   for (const e of [...group].reverse()) if (!firstBefore.has(e.id)) firstBefore.set(e.id, e.before);
   const journal = journalFor(ctx, 'undo', { of: target.seq, ofOp: target.op, ofGroup: target.group });
+  // Memories the call moved to the trash (decay pruning, quota eviction): brought back, they leave it.
+  const trashed = new Set(group.filter((e) => e.op === 'trash').map((e) => e.id));
   const puts: Memory[] = [];
   for (const [id, before] of firstBefore) {
     const now = current.get(id) ?? null;
@@ -158,6 +160,7 @@ export async function undo(ctx: StoreContext, seq?: number): Promise<UndoResult>
       const vector = await embedOne(ctx, before.text);
       const { labels, generation } = await storage.insert([before], [vector], journal);
       ctx.commit({ added: [{ label: labels[0]!, vector }], removedLabels: [], generation });
+      if (trashed.has(id)) await storage.purgeTrash({ id });
     } else if (before && now && before.text !== now.text) {
       const vector = await embedOne(ctx, before.text);
       const result = await storage.replace(now, before, vector, journal);

@@ -85,16 +85,19 @@ export async function reflect(ctx: StoreContext, options?: ReflectRunOptions): P
       clusters.push({ ids, summary: item.summary.text, summaryId: null });
       continue;
     }
+    // Every write of one cluster is the reflection's (actor 'reflection') and one call for
+    // undo (one journal group): the summary, the supersedes, the links, the forgets.
+    const reflection: StoreContext = { ...ctx, actor: 'reflection', group: journalFor(ctx, 'reflect').group };
     const { links: _links, ...fields } = item.summary;
     const {
       memories: [summary],
-    } = await writeBatch(ctx, [{ text: item.summary.text, input: fields }], {});
+    } = await writeBatch(reflection, [{ text: item.summary.text, input: fields }], {}, undefined, false);
     for (const id of item.supersede) {
-      await supersedeMemory(ctx, id, summary!.id, { movePin: false });
-      await link(ctx, summary!.id, id, 'derived_from');
+      await supersedeMemory(reflection, id, summary!.id, { movePin: false });
+      await link(reflection, summary!.id, id, 'derived_from');
     }
     for (const id of item.forget) {
-      const removed = await storage.remove(id, { ...journalFor(ctx, 'forget', { reflection: summary!.id }), actor: 'reflection' });
+      const removed = await storage.remove(id, journalFor(reflection, 'forget', { reflection: summary!.id }));
       if (removed) {
         ctx.commit({ added: [], removedLabels: [removed.label], generation: removed.generation });
         reportChanged(ctx, [id]);

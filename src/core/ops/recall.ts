@@ -25,6 +25,13 @@ function splitPack<T extends object>(options: T | undefined): { pack: PackOption
   return { pack: pack as PackOptions, rest };
 }
 
+/** Records the access of `ids` (once each) and shows the touched rows in the pack's items. */
+async function touchPacked(ctx: StoreContext, result: PackResult, ids: string[]): Promise<PackResult> {
+  if (ids.length === 0) return result;
+  const touched = new Map((await ctx.storage.touch(ids, ctx.clock.now())).map((m) => [m.id, m]));
+  return { ...result, items: result.items.map((item) => ({ ...item, memory: touched.get(item.memory.id) ?? item.memory })) };
+}
+
 export async function recall(ctx: StoreContext, query: string, options?: RecallOptions): Promise<RecallHit[]> {
   requireVectors(ctx);
   const text = checkText(query, 'query');
@@ -39,7 +46,10 @@ export async function recallPack(ctx: StoreContext, query: string, options?: Rec
   const packOptions = checkPackOptions(pack);
   const pinned = includePinned === undefined ? false : checkBoolean(includePinned, 'includePinned');
   const checked = checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: packOptions.maxItems });
-  const ranked: { memory: Memory; score: number }[] = await runRecall(ctx, text, checked);
+  // Recalled without touching, packed, and only then touched: a pack that fails (a bad
+  // tokenCounter) records no access.
+  const recalled = await runRecall(ctx, text, { ...checked, touch: false });
+  const ranked: { memory: Memory; score: number }[] = [...recalled];
   if (pinned) {
     const top = ranked[0]?.score ?? 1;
     const accept = recallFilter({ ...checked, includeSuperseded: false }, ctx.clock.now());
@@ -49,7 +59,8 @@ export async function recallPack(ctx: StoreContext, query: string, options?: Rec
     const pinnedIds = new Set(pins.map((m) => m.id));
     ranked.splice(0, ranked.length, ...pins.map((memory) => ({ memory, score: top })), ...ranked.filter((h) => !pinnedIds.has(h.memory.id)));
   }
-  return packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) });
+  const result = packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) });
+  return checked.touch ? touchPacked(ctx, result, recalled.filter((h) => !h.expandedFrom).map((h) => h.memory.id)) : result;
 }
 
 export async function contextPack(ctx: StoreContext, task: string, options?: ContextPackOptions): Promise<ContextPackResult> {
@@ -60,16 +71,19 @@ export async function contextPack(ctx: StoreContext, task: string, options?: Con
   checkKnownKeys(recallOptions, new Set(['mode', 'minCosine', 'minTrust', 'lexicalIndex', 'touch']), 'options');
   const phrases = maxPhrases === undefined ? 3 : checkInteger(maxPhrases, 'maxPhrases', 0, 20);
   const packOptions = checkPackOptions(pack);
+  const checked = checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: 10 });
   const queries = fanoutQueries(text, phrases);
   const best = new Map<string, { memory: Memory; score: number }>();
   for (const q of queries) {
-    for (const hit of await runRecall(ctx, q, checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: 10 }))) {
+    for (const hit of await runRecall(ctx, q, { ...checked, touch: false })) {
       const seen = best.get(hit.memory.id);
       if (!seen || hit.score > seen.score) best.set(hit.memory.id, { memory: hit.memory, score: hit.score });
     }
   }
   const ranked = [...best.values()].sort((a, b) => b.score - a.score);
-  return { ...packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) }), queries };
+  const result = packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) });
+  // Each recalled memory is touched once, after the pack succeeded.
+  return { ...(checked.touch ? await touchPacked(ctx, result, [...best.keys()]) : result), queries };
 }
 
 export async function suggest(ctx: StoreContext, context: SuggestOptions): Promise<Suggestion[]> {

@@ -47,7 +47,10 @@ function validateItem(item: unknown, where: string): { text: string; input: Memo
     throw invalid(`${where} must be a string or an object with a text field`, { field: where });
   }
   const { text, ...rest } = item as RememberItem;
-  return { text: checkText(text, `${where}.text`), input: checkMemoryInput(rest, where) };
+  const input = checkMemoryInput(rest, where);
+  // Checked here, for every item, before the first batch is written (not per batch).
+  checkValidity(input.validFrom ?? 0, input.validUntil ?? 0);
+  return { text: checkText(text, `${where}.text`), input };
 }
 
 /** Enforces the quota before a write of `incoming` memories: evict to the trash, or refuse. */
@@ -68,15 +71,19 @@ async function makeRoom(ctx: StoreContext, incoming: number): Promise<void> {
   reportChanged(ctx, evicted);
 }
 
-/** Embeds (unless given vectors) and writes one batch; the index is updated after the transaction commits. */
+/**
+ * Embeds (unless given vectors) and writes one batch; the index is updated after the transaction
+ * commits. `roomMade`: the caller already settled the quota for this write.
+ */
 export async function writeBatch(
   ctx: StoreContext,
   prepared: { text: string; input: MemoryInput }[],
   options: LongRunOptions,
   precomputed?: Float32Array[],
+  roomMade = false,
 ): Promise<{ memories: Memory[]; vectors: Float32Array[] }> {
   const vectors = precomputed ?? (await embed(ctx, prepared.map((p) => p.text), options));
-  if (ctx.settings.quota) await makeRoom(ctx, prepared.length);
+  if (ctx.settings.quota && !roomMade) await makeRoom(ctx, prepared.length);
   throwIfAborted(options.signal);
   const now = ctx.clock.now();
   const memories = await Promise.all(prepared.map((p) => buildMemory(ctx, p.text, p.input, now)));
@@ -107,10 +114,11 @@ export async function remember(ctx: StoreContext, text: string, options?: Memory
   const {
     memories: [memory],
   } = await writeBatch(ctx, [prepared], {}, [vector!]);
+  // 'raise' found nothing before the write; 'ignore' does not look.
+  if (policy === 'raise' || policy === 'ignore') return { memory: memory!, conflicts: [], action: 'stored' };
   const conflicts = await scanForWrite(ctx, memory!, vector!, settings);
-  if (policy === 'raise' || policy === 'ignore' || policy === 'warn') {
-    if (!settings.classifier) return { memory: memory!, conflicts, action: 'stored' };
-  }
+  // A classifier changes existing memories only under 'supersede' (see classifier-policy.ts).
+  if (policy === 'warn') return { memory: memory!, conflicts, action: 'stored' };
   const outcome = await applyWritePolicy(ctx, memory!, vector!, conflicts, settings);
   return { memory: outcome.memory, conflicts, action: outcome.action };
 }
@@ -129,19 +137,28 @@ export async function rememberMany(ctx: StoreContext, items: (string | RememberI
   const defaults = ctx.settings.conflicts;
   const total = prepared.length;
   const results: RememberResult[] = [];
+  // The quota is settled for the whole call before the first write: 'reject' refuses it
+  // whole, 'decay'/'lru' make room for all of it at once.
+  if (ctx.settings.quota && total > 0) await makeRoom(ctx, total);
   opts.onProgress?.({ kind: 'write', done: 0, total });
   for (let start = 0; start < total; start += batchSize) {
     throwIfAborted(opts.signal, { written: results.length, total });
     const batch = prepared.slice(start, start + batchSize);
-    const { memories: stored, vectors: batchVectors } = await writeBatch(ctx, batch, {
-      ...(opts.signal ? { signal: opts.signal } : {}),
-      onProgress: (e) => {
-        if (e.kind === 'embed') opts.onProgress?.({ kind: 'embed', done: start + e.done, total });
+    const { memories: stored, vectors: batchVectors } = await writeBatch(
+      ctx,
+      batch,
+      {
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        onProgress: (e) => {
+          if (e.kind === 'embed') opts.onProgress?.({ kind: 'embed', done: start + e.done, total });
+        },
       },
-    });
+      undefined,
+      true,
+    );
     for (const [i, memory] of stored.entries()) {
       const policy = batch[i]!.input.onConflict ?? manyPolicy;
-      if (policy === 'ignore' && !defaults.classifier) {
+      if (policy === 'ignore') {
         results.push({ memory, conflicts: [], action: 'stored' });
         continue;
       }

@@ -1,23 +1,22 @@
 /**
  * Namespace scopes: a connection opened with `scope: { namespace: 'x' }` lives inside the tag
- * `ns:x`. Everything it writes carries the tag; it cannot change a memory that lacks it
- * (PERMISSION_DENIED); its reads only see memories that have it. Methods that work on the whole
- * store (export, import, undo, maintenance, counts…) are refused with PERMISSION_DENIED, and so
- * is anything that cannot be kept inside the namespace (a conflict policy that would change or
- * reveal memories outside it, a `tag` filter other than the namespace's, `expand` in a pack).
- *
- * Which methods are scoped, refused or free is the `namespace` column of `methods.ts`.
+ * `ns:x`. Everything it writes carries the tag and no other `ns:` tag (it cannot place a memory
+ * in another namespace); it cannot change a memory that lacks the tag (PERMISSION_DENIED); its
+ * reads only see memories that have it. Methods that work on the whole store (export, import,
+ * undo, maintenance, counts…) are refused with PERMISSION_DENIED, and so is anything that
+ * cannot be kept inside the namespace (a conflict policy that would change or reveal memories
+ * outside it, a `tag` filter other than the namespace's, `expand` in a pack). Which method is
+ * which is the `namespace` column of `SCOPE_POLICY` (policy.ts).
  *
  * The memories outside are invisible rather than forbidden: `get` answers null, and a write that
  * names an id the connection cannot see is refused the same way whether the id exists or not.
  */
-import { MemoryError, invalid } from '../core/errors.ts';
-import type { MemoryApi } from '../core/api.ts';
-import type { Conflict, Memory, RecallHit, RememberResult } from '../core/types.ts';
-import type { NeighborsResult, PathResult, SubgraphResult } from '../core/graph.ts';
-import type { Suggestion } from '../core/suggest.ts';
-import { METHODS } from './methods.ts';
-import type { StoreMethod } from './protocol.ts';
+import { MemoryError, invalid } from '../errors.ts';
+import type { MemoryApi } from '../api.ts';
+import type { Conflict, Memory, RecallHit, RememberResult } from '../types.ts';
+import type { NeighborsResult, PathResult, SubgraphResult } from '../graph.ts';
+import type { Suggestion } from '../suggest.ts';
+import { SCOPE_POLICY, type ApiMethod } from './policy.ts';
 
 const NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -43,9 +42,17 @@ function conflictPolicy(method: string, value: unknown): 'ignore' | 'warn' {
   throw denied(method, `onConflict ${JSON.stringify(value)} could change or reveal memories outside it; use 'warn' or 'ignore'`, { field: 'onConflict' });
 }
 
-function withTag(tags: unknown, tag: string): unknown {
+/** Whether a tag names a namespace, however it is spelled (case, width, surrounding blanks). */
+export function isNamespaceTag(tag: string): boolean {
+  return tag.normalize('NFKC').trim().toLowerCase().startsWith('ns:');
+}
+
+/** The tags of a write, with the namespace's own tag added; another namespace's tag is refused. */
+function withTag(method: string, tags: unknown, tag: string): unknown {
   if (tags === undefined) return [tag];
   if (!Array.isArray(tags)) return tags; // the store rejects it with INVALID_ARGUMENT
+  const foreign = tags.find((t) => typeof t === 'string' && t !== tag && isNamespaceTag(t));
+  if (foreign !== undefined) throw denied(method, `it cannot write the tag ${JSON.stringify(foreign)} (memories stay in ${JSON.stringify(tag)})`, { field: 'tags', tag: foreign });
   return tags.includes(tag) ? tags : [...tags, tag];
 }
 
@@ -53,12 +60,12 @@ function tagItem(method: string, item: unknown, tag: string): unknown {
   if (typeof item === 'string') return { text: item, tags: [tag], onConflict: 'warn' };
   if (item === null || typeof item !== 'object') return item;
   const o = item as Options;
-  return { ...o, tags: withTag(o.tags, tag), ...('onConflict' in o ? { onConflict: conflictPolicy(method, o.onConflict) } : {}) };
+  return { ...o, tags: withTag(method, o.tags, tag), ...('onConflict' in o ? { onConflict: conflictPolicy(method, o.onConflict) } : {}) };
 }
 
 /** One namespaced call: checks the targets, rewrites the arguments, filters what comes back. */
-export async function namespacedCall(store: MemoryApi, tag: string, method: StoreMethod, args: unknown[], run: (args: unknown[]) => Promise<unknown>): Promise<unknown> {
-  const rule = METHODS[method].namespace;
+export async function namespacedCall(store: MemoryApi, tag: string, method: ApiMethod, args: unknown[], run: (args: unknown[]) => Promise<unknown>): Promise<unknown> {
+  const rule = SCOPE_POLICY[method].namespace;
   if (rule === 'refused') throw denied(method, `${method} works on the whole store and is not available`);
   if (rule === 'free') return run(args);
 
@@ -78,7 +85,7 @@ export async function namespacedCall(store: MemoryApi, tag: string, method: Stor
   switch (method) {
     case 'remember': {
       const o = optionsAt(args, 1);
-      args[1] = { ...o, tags: withTag(o.tags, tag), onConflict: conflictPolicy(method, o.onConflict) };
+      args[1] = { ...o, tags: withTag(method, o.tags, tag), onConflict: conflictPolicy(method, o.onConflict) };
       const result = (await run(args)) as RememberResult;
       return { ...result, conflicts: keepConflicts(result.conflicts) };
     }
@@ -92,13 +99,19 @@ export async function namespacedCall(store: MemoryApi, tag: string, method: Stor
     case 'edit': {
       await requireVisible(args[0]);
       const o = args[1];
-      if (o !== null && typeof o === 'object' && 'tags' in o) args[1] = { ...o, tags: withTag((o as Options).tags, tag) };
+      if (o !== null && typeof o === 'object' && 'tags' in o) args[1] = { ...o, tags: withTag(method, (o as Options).tags, tag) };
       return run(args);
     }
     case 'forget':
-    case 'restore':
       await requireVisible(args[0]);
       return run(args);
+    case 'restore': {
+      // A restore changes the memory that superseded this one too (its link, its pin).
+      await requireVisible(args[0]);
+      const by = (await store.get(args[0] as string))?.supersededBy;
+      if (by) await requireVisible(by);
+      return run(args);
+    }
     case 'link':
     case 'unlink':
     case 'supersede':
