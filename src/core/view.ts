@@ -44,18 +44,11 @@ class View {
     this.#shared = shared;
   }
 
+  /** One method call: a call context collects the ids it changes. */
   async call(method: StoreMethod, args: unknown[]): Promise<CallOutcome> {
     const ctx = forCall(this.#ctx);
-    const operation = OPERATIONS[method] as (ctx: StoreContext, ...args: unknown[]) => Promise<unknown>;
-    if (typeof operation !== 'function') throw invalid(`Unknown method ${JSON.stringify(method)}`, { field: 'method' });
-    const counted = !UNCOUNTED.has(method);
-    if (counted) ctx.state.inFlight += 1;
-    try {
-      const value = await operation(ctx, ...args);
-      return { value, changed: [...ctx.changes] };
-    } finally {
-      if (counted) ctx.state.inFlight -= 1;
-    }
+    const value = await View.#run(ctx, method, args);
+    return { value, changed: [...ctx.changes] };
   }
 
   asActor(actor: string): StoreView {
@@ -65,15 +58,31 @@ class View {
   close(): Promise<void> {
     return this.#shared.close();
   }
-}
-for (const method of Object.keys(OPERATIONS) as StoreMethod[]) {
-  Object.defineProperty(View.prototype, method, {
-    value: async function (this: View, ...args: unknown[]) {
-      return (await this.call(method, args)).value;
-    },
-    writable: true,
-    configurable: true,
-  });
+
+  static async #run(ctx: StoreContext, method: StoreMethod, args: unknown[]): Promise<unknown> {
+    const operation = OPERATIONS[method] as ((ctx: StoreContext, ...args: unknown[]) => Promise<unknown>) | undefined;
+    if (typeof operation !== 'function') throw invalid(`Unknown method ${JSON.stringify(method)}`, { field: 'method' });
+    const counted = !UNCOUNTED.has(method);
+    if (counted) ctx.state.inFlight += 1;
+    try {
+      return await operation(ctx, ...args);
+    } finally {
+      if (counted) ctx.state.inFlight -= 1;
+    }
+  }
+
+  // The API's methods, once on the prototype: a direct call needs no list of what it changed.
+  static {
+    for (const method of Object.keys(OPERATIONS) as StoreMethod[]) {
+      Object.defineProperty(View.prototype, method, {
+        value: function (this: View, ...args: unknown[]) {
+          return View.#run(this.#ctx, method, args);
+        },
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
 }
 
 /** The store as seen by `actor` (cached; a new actor is validated once). */
