@@ -24,8 +24,8 @@ import * as Comlink from 'comlink';
 import { createMemory, type CreateMemoryOptions, type Embedder, type LocalMemory } from '../src/local.ts';
 import { databaseName, openDexieStorage } from '../src/adapters/storage-dexie.ts';
 import { StoreRegistry, createHost, type OpenedStore } from '../src/rpc/host.ts';
-import type { OpenRequest } from '../src/rpc/protocol.ts';
-import { installErrorTransfer } from '../src/rpc/transfer.ts';
+import { openOptions, type OpenRequest } from '../src/rpc/protocol.ts';
+import { installErrorTransfer } from '../src/transport/error-transfer.ts';
 import { originModelOptions, originTransformersOptions } from '../worker/origin-assets.ts';
 import { createTransformersEmbedder } from '../src/adapters/embedder-transformers.ts';
 import { mulberry32 } from '../test/helpers/prng.ts';
@@ -132,10 +132,9 @@ async function open(request: OpenRequest, onProgress?: CreateMemoryOptions['onPr
     request.embedder === 'use-lite' || request.embedder === 'minilm' || request.embedder === 'bge-small'
       ? await openWithOriginAssets(request, onProgress)
       : await createMemory({
-          name: request.name,
+          ...openOptions(request),
           embedder: syntheticEmbedder,
           ...(request.index ? { index: indexOption(request) } : {}),
-          ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
           ...(onProgress ? { onProgress } : {}),
         });
   opens.push({

@@ -22,19 +22,13 @@ import type { OpenRequest } from './rpc/protocol.ts';
 export * from './core/types.ts';
 export { MemoryError, ERROR_CODES, type ErrorCode } from './core/errors.ts';
 export type { Embedder, EmbedOptions } from './core/ports.ts';
-export type { MemoryApi } from './core/store.ts';
+export type * from './core/api.ts';
 export type { MemoryClient } from './client/connect.ts';
 export type { ChangeEvent, OpenRequest } from './rpc/protocol.ts';
-export type { ArchiveInfo, ImportResult } from './core/archive/store-ops.ts';
-export type { DurabilityReport, CanaryState } from './core/durability.ts';
-export type { JournalRetention, CompactResult, UndoOptions, UndoResult } from './core/journal-ops.ts';
-export type { JournalCall } from './core/journal-calls.ts';
-export type { UndoEffect } from './core/undo-plan.ts';
 export type { StoreInfo } from './core/catalog.ts';
-export type { HealthListKey } from './core/attention.ts';
-export type { JournalHorizon, LossRecord } from './core/ports.ts';
 export { connectEndpoint } from './client/connect.ts';
-export { portEndpoint, encodeJson, decodeJson, type PortEndpoint, type RuntimePort, type RuntimePortEvent, type Json } from './client/chrome-port.ts';
+export { encodeJson, decodeJson, type Json } from './transport/json-codec.ts';
+export { portEndpoint, type PortEndpoint, type RuntimePort, type RuntimePortEvent } from './transport/port-endpoint.ts';
 export { connectTools, type RemoteTools, type ToolFormat, type ToolsHostApi } from './client/tools.ts';
 export { openConnection, bridgeEndpoint, allowCalls, type Connection } from './rpc/port-host.ts';
 export { canonicalModelName, isSameModel } from './core/archive/format.ts';
@@ -113,18 +107,8 @@ export async function connectMemory(options: ConnectOptions = {}): Promise<Memor
   }
   if (persist) await requestPersistentStorage();
   const open = {
+    ...request,
     name: request.name ?? 'default',
-    ...(request.embedder ? { embedder: request.embedder } : {}),
-    ...(request.index ? { index: request.index } : {}),
-    ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
-    ...(request.actor ? { actor: request.actor } : {}),
-    ...(request.journalRetention ? { journalRetention: request.journalRetention } : {}),
-    ...(request.conflictPolicy ? { conflictPolicy: request.conflictPolicy } : {}),
-    ...(request.scope ? { scope: request.scope } : {}),
-    ...(request.transformers ? { transformers: request.transformers } : {}),
-    ...(request.minilm ? { minilm: request.minilm } : {}),
-    ...(request.bgeSmall ? { bgeSmall: request.bgeSmall } : {}),
-    ...(request.useLite ? { useLite: request.useLite } : {}),
     ...(onProgress ? { onProgress } : {}),
     ...(onClose ? { onClose } : {}),
   };

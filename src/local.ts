@@ -18,23 +18,21 @@ import { openDexieRegistry } from './adapters/registry-dexie.ts';
 import { createDexieCatalog } from './adapters/store-catalog.ts';
 import { checkStoreName, type StoreCatalog, type StoreInfo } from './core/catalog.ts';
 import { MemoryError, invalid } from './core/errors.ts';
-import type { Clock, DurabilityRegistry, Embedder, IdSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
+import { mathRandom, randomIds, systemClock } from './adapters/system.ts';
+import { useFflateGzip } from './adapters/gzip-fflate.ts';
+import type { Clock, DurabilityRegistry, Embedder, IdSource, RandomSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
 import type { IndexOpenOutcome } from './core/index-sync.ts';
-import { openStore, type MemoryApi, type StoreOpenOptions } from './core/store.ts';
+import type { MemoryApi } from './core/api.ts';
+import { openStore, type StoreOpenOptions, type StoreView } from './core/store.ts';
 import type { LongRunOptions } from './core/types.ts';
 import type { TransformersEmbedderOptions } from './adapters/embedder-transformers.ts';
 import type { TransformersModelKey } from './adapters/model-catalog.ts';
 import type { UseLiteOptions } from './adapters/embedder-use-lite.ts';
 
 export * from './core/types.ts';
+export type * from './core/api.ts';
 export { MemoryError, ERROR_CODES, type ErrorCode } from './core/errors.ts';
-export type { Embedder, EmbedOptions, VectorIndex, VectorIndexFactory, Clock, IdSource } from './core/ports.ts';
-export type { MemoryApi } from './core/store.ts';
-export type { DurabilityReport, CanaryState } from './core/durability.ts';
-export type { JournalRetention, CompactResult, UndoOptions, UndoResult } from './core/journal-ops.ts';
-export type { JournalCall } from './core/journal-calls.ts';
-export type { UndoEffect } from './core/undo-plan.ts';
-export type { JournalHorizon, LossRecord } from './core/ports.ts';
+export type { Embedder, EmbedOptions, VectorIndex, VectorIndexFactory, Clock, IdSource, RandomSource } from './core/ports.ts';
 export { contentHash } from './core/text.ts';
 export type { StoreInfo, StoreCatalog } from './core/catalog.ts';
 export { scopeMemory, SCOPE_POLICY, type ConnectionScope, type Access, type ApiMethod, type MethodPolicy } from './core/scope/index.ts';
@@ -96,9 +94,11 @@ export interface CreateMemoryOptions extends LongRunOptions {
   IDBKeyRange?: typeof IDBKeyRange;
   clock?: Clock;
   ids?: IdSource;
+  /** Randomness for sampling (the confidence calibration); default `Math.random`. */
+  random?: RandomSource;
 }
 
-export type LocalMemory = MemoryApi & {
+export type LocalMemory = MemoryApi & Pick<StoreView, 'call' | 'asActor'> & {
   readonly name: string;
   readonly embedder: Embedder;
   /** How the vector index came up: from its snapshot (plus a replay of later writes), rebuilt, or waiting for reindex(). */
@@ -188,6 +188,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
     ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
     ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
   };
+  useFflateGzip();
   const storage = await openDexieStorage(name, dbOptions);
   let index: VectorIndex | undefined;
   // The registry of stores is a witness only: a store still opens when it cannot be used.
@@ -209,8 +210,9 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         persisted: async () => (await readStorageInfo()).persisted,
         storageInfo: readStorageInfo,
         onClosed: () => registry?.close(),
-        ...(options.clock ? { clock: options.clock } : {}),
-        ...(options.ids ? { ids: options.ids } : {}),
+        clock: options.clock ?? systemClock,
+        ids: options.ids ?? randomIds,
+        random: options.random ?? mathRandom,
       },
       {
         ...(options.onEmbedderChange ? { onEmbedderChange: options.onEmbedderChange } : {}),
@@ -269,6 +271,12 @@ export function storeCatalog(options: Pick<CreateMemoryOptions, 'indexedDB' | 'I
   return createDexieCatalog({
     ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
     ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
+    stores: {
+      databaseName,
+      prepare: async (name, db) => (await openDexieStorage(name, db)).close(),
+      delete: (name, db) => deleteDexieStorage(name, db),
+    },
+    registry: (db) => openDexieRegistry(db),
     ...(options.index === undefined || options.index === 'hnsw'
       ? { dropSnapshot: async (name: string) => (await import('./adapters/index-hnsw.ts')).dropHnswSnapshot(name) }
       : {}),

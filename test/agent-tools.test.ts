@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { dispatchTool, toCallToolResult, validateArguments, type JsonSchema, type ObjectSchema } from '../src/agents/dispatch.ts';
 import { MEMORY_TOOL_NAMES, READ_ONLY_TOOL_NAMES, memoryTools, parseTimeArgument, type MemoryToolset } from '../src/agents/tools.ts';
-import type { MemoryApi } from '../src/core/store.ts';
+import type { MemoryApi } from '../src/core/api.ts';
 import type { LocalMemory } from '../src/local.ts';
 import { manualClock, openTestStore } from './helpers/store.ts';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createExactIndex } from '../src/adapters/index-exact.ts';
 import { openDexieStorage, SCHEMA_VERSION } from '../src/adapters/storage-dexie.ts';
-import { importArchive as importWithDeps, type ArchiveDeps } from '../src/core/archive/store-ops.ts';
+import { importArchive as importWithDeps } from '../src/core/archive/store-ops.ts';
+import { createStoreContext } from '../src/core/store.ts';
 import type { Embedder } from '../src/core/ports.ts';
 import { createMemory, type LocalMemory, type Memory } from '../src/local.ts';
 import {
@@ -246,18 +247,18 @@ describe('importArchive: rows kept by pass 1, or the archive read twice', () => 
     await storage.initMeta({ schemaVersion: SCHEMA_VERSION, embedderId: 'Xenova/all-MiniLM-L6-v2', dim: FIXTURE_DIM, generation: 0, nextLabel: 0, createdAt: 1 });
     const index = createExactIndex({ dim: FIXTURE_DIM });
     let fresh = 0;
-    const deps: ArchiveDeps = {
+    const deps = createStoreContext({
       name,
       storage,
       index,
-      embedder: { id: 'Xenova/all-MiniLM-L6-v2', dim: FIXTURE_DIM },
-      embed: async (texts) => texts.map(() => new Float32Array(FIXTURE_DIM).fill(0.5)),
-      changed: () => undefined,
-      now: () => 1_800_000_000,
-      newId: () => `fresh-${++fresh}`,
-      journal: (op, meta = {}, group = 'call') => ({ ts: 1_800_000_000, op, actor: 'test', group, meta }),
-      ...(keepRowsBytes === undefined ? {} : { keepRowsBytes }),
-    };
+      embedder: { id: 'Xenova/all-MiniLM-L6-v2', dim: FIXTURE_DIM, embed: async (texts) => texts.map(() => new Float32Array(FIXTURE_DIM).fill(0.5)) },
+      clock: { now: () => 1_800_000_000 },
+      ids: { next: () => `fresh-${++fresh}` },
+      random: { next: () => 0.5 },
+      actor: 'test',
+      meta: (await storage.readMeta())!,
+      ...(keepRowsBytes === undefined ? {} : { settings: { keepRowsBytes } }),
+    });
     const state = async () => ({
       memories: (await storage.allMemories()).sort((a, b) => a.id.localeCompare(b.id)),
       vectors: index.size(),

@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import * as Comlink from 'comlink';
-import { decodeJson, encodeJson, portEndpoint, type RuntimePort } from '../src/client/chrome-port.ts';
+import { decodeJson, encodeJson } from '../src/transport/json-codec.ts';
+import { portEndpoint, type RuntimePort } from '../src/transport/port-endpoint.ts';
 import { connectEndpoint, type MemoryClient } from '../src/client/connect.ts';
 import { connectTools } from '../src/client/tools.ts';
 import { createToolsHost } from '../src/agents/tools-host.ts';
 import { MemoryError, createMemory } from '../src/local.ts';
 import { createHost, StoreRegistry, type ConnectionScope } from '../src/rpc/host.ts';
 import { acceptConnections, allowCalls, bridgeEndpoint, openConnection } from '../src/rpc/port-host.ts';
-import { installErrorTransfer } from '../src/rpc/transfer.ts';
+import { installErrorTransfer } from '../src/transport/error-transfer.ts';
 import type { Embedder } from '../src/core/ports.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { uniqueName } from './helpers/store.ts';

@@ -8,7 +8,7 @@ import { assess, nextRecord } from '../src/core/durability.ts';
 import type { DurabilitySnapshot, StoreRecord } from '../src/core/ports.ts';
 import { createMemory, deleteMemory, type CreateMemoryOptions, type LocalMemory } from '../src/local.ts';
 import { createHost, StoreRegistry } from '../src/rpc/host.ts';
-import { installErrorTransfer } from '../src/rpc/transfer.ts';
+import { installErrorTransfer } from '../src/transport/error-transfer.ts';
 import { duplicateIdsArchive, pythonArchive, sampleMemories, truncatedArchive } from './fixtures/make-archives.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { manualClock, uniqueName } from './helpers/store.ts';

@@ -3,7 +3,7 @@ import * as Comlink from 'comlink';
 import { connectEndpoint, type MemoryClient } from '../src/client/connect.ts';
 import { MemoryError, createMemory } from '../src/local.ts';
 import { createHost, StoreRegistry } from '../src/rpc/host.ts';
-import { installErrorTransfer } from '../src/rpc/transfer.ts';
+import { installErrorTransfer } from '../src/transport/error-transfer.ts';
 import type { ChangeEvent } from '../src/rpc/protocol.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { uniqueName } from './helpers/store.ts';

@@ -4,7 +4,7 @@ import { connectEndpoint, type MemoryClient } from '../src/client/connect.ts';
 import { checkStoreName } from '../src/core/catalog.ts';
 import { createMemory, deleteMemory, listMemories, renameMemory, storeCatalog } from '../src/local.ts';
 import { createHost, StoreRegistry } from '../src/rpc/host.ts';
-import { installErrorTransfer } from '../src/rpc/transfer.ts';
+import { installErrorTransfer } from '../src/transport/error-transfer.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { uniqueName } from './helpers/store.ts';
 

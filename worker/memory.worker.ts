@@ -10,8 +10,8 @@ import * as Comlink from 'comlink';
 import { createMemory, storeCatalog, type CreateMemoryOptions } from '../src/local.ts';
 import { StoreRegistry, createHost, type OpenedStore } from '../src/rpc/host.ts';
 import { acceptConnections } from '../src/rpc/port-host.ts';
-import type { OpenRequest } from '../src/rpc/protocol.ts';
-import { installErrorTransfer } from '../src/rpc/transfer.ts';
+import { openOptions, type OpenRequest } from '../src/rpc/protocol.ts';
+import { installErrorTransfer } from '../src/transport/error-transfer.ts';
 import { originModelOptions } from './origin-assets.ts';
 
 installErrorTransfer();
@@ -21,13 +21,7 @@ const isShared = typeof (globalThis as { onconnect?: unknown }).onconnect !== 'u
 /** Opens a store with asset URLs on this origin; request options override them. */
 export function openWithOriginAssets(request: OpenRequest, onProgress?: CreateMemoryOptions['onProgress']): Promise<OpenedStore> {
   return createMemory({
-    name: request.name,
-    embedder: request.embedder ?? 'auto',
-    ...(request.index ? { index: request.index } : {}),
-    ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
-    ...(request.actor ? { actor: request.actor } : {}),
-    ...(request.journalRetention ? { journalRetention: request.journalRetention } : {}),
-    ...(request.conflictPolicy ? { conflicts: { policy: request.conflictPolicy } } : {}),
+    ...openOptions(request),
     // TTL purge, trash retention and journal compaction run in the worker while a tab holds the store.
     maintenance: { enabled: true },
     ...(onProgress ? { onProgress } : {}),

@@ -6,67 +6,9 @@
  * every score and no allocation per vector.
  */
 import { invalid, MemoryError } from '../core/errors.ts';
+import { checkBatch, checkQuery } from '../core/index-checks.ts';
 import type { IndexHit, VectorIndex } from '../core/ports.ts';
-
-/** Largest label either index accepts: hnswlib-wasm binds labels as `uint32_t`. */
-export const MAX_LABEL = 0xffff_ffff;
-
-/** Validates an `add` batch; shared by both index implementations so they fail alike. */
-export function checkBatch(labels: readonly number[], vectors: readonly Float32Array[], dim: number): void {
-  if (!Array.isArray(labels) || !Array.isArray(vectors)) {
-    throw invalid('labels and vectors must be arrays', { field: 'labels' });
-  }
-  if (labels.length !== vectors.length) {
-    throw invalid('labels and vectors must have the same length', {
-      field: 'vectors',
-      labels: labels.length,
-      vectors: vectors.length,
-    });
-  }
-  for (let i = 0; i < labels.length; i++) {
-    checkLabel(labels[i]);
-    const v = vectors[i];
-    if (!(v instanceof Float32Array)) throw invalid('vectors must be Float32Arrays', { field: 'vectors', index: i });
-    if (v.length !== dim) {
-      throw new MemoryError('DIMENSION_MISMATCH', `Vector ${i} has ${v.length} dimensions; the index has ${dim}`, {
-        expected: dim,
-        actual: v.length,
-        index: i,
-      });
-    }
-    for (let j = 0; j < dim; j++) {
-      if (!Number.isFinite(v[j]!)) throw invalid('vectors must contain only finite numbers', { field: 'vectors', index: i });
-    }
-  }
-}
-
-export function checkLabel(label: unknown): asserts label is number {
-  if (typeof label !== 'number' || !Number.isInteger(label) || label < 0 || label > MAX_LABEL) {
-    throw invalid(`labels must be integers in [0, ${MAX_LABEL}]`, { field: 'labels', label: String(label) });
-  }
-}
-
-/** Validates a query; returns the effective k (0 means "nothing to do"). */
-export function checkQuery(query: Float32Array, k: number, dim: number): number {
-  if (!(query instanceof Float32Array)) throw invalid('query must be a Float32Array', { field: 'query' });
-  if (query.length !== dim) {
-    throw new MemoryError('DIMENSION_MISMATCH', `Query has ${query.length} dimensions; the index has ${dim}`, {
-      expected: dim,
-      actual: query.length,
-    });
-  }
-  if (typeof k !== 'number' || Number.isNaN(k)) throw invalid('k must be a number', { field: 'k' });
-  return k >= 1 ? Math.floor(Math.min(k, Number.MAX_SAFE_INTEGER)) : 0;
-}
-
-/** Writes `src / |src|` into `dst` at `offset` (zeros stay zeros) without touching `src`. */
-export function normaliseInto(src: Float32Array, dst: Float32Array, offset: number): void {
-  const dim = src.length;
-  let sum = 0;
-  for (let j = 0; j < dim; j++) sum += src[j]! * src[j]!;
-  const inv = sum > 0 ? 1 / Math.sqrt(sum) : 0;
-  for (let j = 0; j < dim; j++) dst[offset + j] = src[j]! * inv;
-}
+import { dot, normaliseInto } from '../core/vector-math.ts';
 
 export interface ExactIndexOptions {
   dim: number;
@@ -155,24 +97,10 @@ class ExactIndex implements VectorIndex {
     const m = this.matrix;
     const rowLabels = this.rowLabels;
     const top = new TopK(want);
-    const tail = dim - (dim % 4);
     for (let row = 0, base = 0; row < this.count; row++, base += dim) {
       const label = rowLabels[row]!;
       if (filter !== undefined && !filter(label)) continue;
-      // Four partial sums break the add dependency chain; the JIT keeps them in registers.
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let j = 0;
-      for (; j < tail; j += 4) {
-        s0 += m[base + j]! * q[j]!;
-        s1 += m[base + j + 1]! * q[j + 1]!;
-        s2 += m[base + j + 2]! * q[j + 2]!;
-        s3 += m[base + j + 3]! * q[j + 3]!;
-      }
-      for (; j < dim; j++) s0 += m[base + j]! * q[j]!;
-      top.offer(s0 + s1 + s2 + s3, label);
+      top.offer(dot(m, base, q, dim), label);
     }
     return top.sorted();
   }

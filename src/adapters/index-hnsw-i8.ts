@@ -23,7 +23,7 @@
  */
 import { invalid, MemoryError } from '../core/errors.ts';
 import type { IndexBlock, IndexBlockStore, IndexHit, VectorIndex, VectorIndexFactory } from '../core/ports.ts';
-import { checkBatch, checkQuery } from './index-exact.ts';
+import { checkBatch, checkQuery } from '../core/index-checks.ts';
 import { Kernel, type KernelParams } from './hnsw-i8/kernel.ts';
 
 export interface HnswI8Options {

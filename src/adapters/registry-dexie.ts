@@ -6,7 +6,7 @@
  */
 import Dexie, { type Table } from 'dexie';
 import type { DurabilityRegistry, StoreRecord } from '../core/ports.ts';
-import { mapStorageError, type DexieStorageOptions } from './storage-dexie.ts';
+import { mapStorageError, type IndexedDbOptions } from './indexeddb-errors.ts';
 
 /** Not `houkai-web:<name>`, so no store can be named like it and store lists do not show it. */
 export const REGISTRY_DATABASE = 'houkai-web-registry';
@@ -14,7 +14,7 @@ export const REGISTRY_DATABASE = 'houkai-web-registry';
 class RegistryDatabase extends Dexie {
   stores!: Table<StoreRecord, string>;
 
-  constructor(options: DexieStorageOptions) {
+  constructor(options: IndexedDbOptions) {
     super(REGISTRY_DATABASE, {
       ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
       ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
@@ -23,7 +23,7 @@ class RegistryDatabase extends Dexie {
   }
 }
 
-export async function openDexieRegistry(options: DexieStorageOptions = {}): Promise<DurabilityRegistry> {
+export async function openDexieRegistry(options: IndexedDbOptions = {}): Promise<DurabilityRegistry> {
   const db = new RegistryDatabase(options);
   try {
     await db.open();

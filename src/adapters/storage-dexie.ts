@@ -3,6 +3,7 @@
  * so stores are isolated the way AI-Houkai's collections are. Raw IndexedDB failures are
  * mapped to `MemoryError` here and nowhere else.
  */
+import { mapStorageError, type IndexedDbOptions } from './indexeddb-errors.ts';
 import Dexie, { type Table, type Transaction } from 'dexie';
 import { bm25Idf, termFrequencies } from '../core/bm25.ts';
 import { lexicalTerms } from '../core/tokenize.ts';
@@ -287,11 +288,8 @@ export function databaseName(store: string): string {
   return `houkai-web:${store}`;
 }
 
-export interface DexieStorageOptions {
-  /** An IndexedDB implementation (e.g. fake-indexeddb in Node); defaults to the global one. */
-  indexedDB?: IDBFactory;
-  IDBKeyRange?: typeof IDBKeyRange;
-}
+/** Where the store's database lives (see `IndexedDbOptions`). */
+export type DexieStorageOptions = IndexedDbOptions;
 
 class MemoryDatabase extends Dexie {
   meta!: Table<MetaRow, string>;
@@ -314,29 +312,6 @@ class MemoryDatabase extends Dexie {
       if (upgrade) declared.upgrade(upgrade);
     }
   }
-}
-
-function errorName(error: unknown): string {
-  const e = error as { name?: string; inner?: { name?: string } } | null;
-  return `${e?.name ?? ''} ${e?.inner?.name ?? ''}`;
-}
-
-/** Maps vendor errors to MemoryError; passes MemoryErrors through. */
-export function mapStorageError(error: unknown, operation: string): MemoryError {
-  if (error instanceof MemoryError) return error;
-  const names = errorName(error);
-  const message = (error as Error | null)?.message ?? String(error);
-  if (names.includes('QuotaExceeded')) {
-    return new MemoryError('STORAGE_QUOTA', `Storage quota exceeded during ${operation}; nothing was written`, {
-      operation,
-    });
-  }
-  if (names.includes('VersionError')) {
-    return new MemoryError('SCHEMA_TOO_NEW', `This store was written by a newer version of houkai-web (${message})`, {
-      operation,
-    });
-  }
-  return new MemoryError('STORAGE_FAILURE', `IndexedDB failed during ${operation}: ${message}`, { operation });
 }
 
 /** Terms whose document frequency the lexical candidate search keeps between calls. */

@@ -6,18 +6,30 @@
  * copying every table to the new database before deleting the old one. IndexedDB cannot rename a
  * database; the copy writes the metadata table last, so a copy cut short (a closed tab) has no
  * metadata row and is recognised and started over by the next rename.
+ *
+ * The store databases and the registry are other adapters' (storage-dexie, registry-dexie): the
+ * composition root hands their functions in (`CatalogOptions.stores`, `.registry`).
  */
 import Dexie from 'dexie';
 import { sortStores, storeExists, storeNotFound, type StoreCatalog, type StoreInfo } from '../core/catalog.ts';
-import type { StoreMeta } from '../core/ports.ts';
-import { openDexieRegistry } from './registry-dexie.ts';
-import { databaseName, deleteDexieStorage, mapStorageError, openDexieStorage, type DexieStorageOptions } from './storage-dexie.ts';
+import type { DurabilityRegistry, StoreMeta } from '../core/ports.ts';
+import { mapStorageError, type IndexedDbOptions as DexieStorageOptions } from './indexeddb-errors.ts';
 
-const PREFIX = databaseName('');
 /** Rows copied per transaction while renaming. */
 const COPY_PAGE = 500;
 
+/** How store databases are named, opened at the current schema and deleted (the Dexie storage adapter's). */
+export interface StoreDatabases {
+  databaseName(name: string): string;
+  /** Opens (creating or upgrading) a store's database at the current schema, then closes it. */
+  prepare(name: string, options: DexieStorageOptions): Promise<void>;
+  delete(name: string, options: DexieStorageOptions): Promise<void>;
+}
+
 export interface CatalogOptions extends DexieStorageOptions {
+  stores: StoreDatabases;
+  /** Opens the registry of stores (null where there is none). */
+  registry(options: DexieStorageOptions): Promise<DurabilityRegistry | null>;
   /** Deletes a store's index snapshot (the HNSW adapter's `dropHnswSnapshot`); none by default. */
   dropSnapshot?: (name: string) => Promise<void>;
 }
@@ -27,8 +39,8 @@ function factory(options: DexieStorageOptions): IDBFactory {
 }
 
 /** Opens an existing database as it is (no schema declared, nothing upgraded); null when it does not exist. */
-async function openExisting(name: string, options: DexieStorageOptions): Promise<Dexie | null> {
-  const db = new Dexie(databaseName(name), {
+async function openExisting(name: string, options: CatalogOptions): Promise<Dexie | null> {
+  const db = new Dexie(options.stores.databaseName(name), {
     ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
     ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
   });
@@ -42,7 +54,7 @@ async function openExisting(name: string, options: DexieStorageOptions): Promise
   }
 }
 
-async function readInfo(name: string, options: DexieStorageOptions): Promise<Omit<StoreInfo, 'open'> | null> {
+async function readInfo(name: string, options: CatalogOptions): Promise<Omit<StoreInfo, 'open'> | null> {
   const db = await openExisting(name, options);
   if (!db) return null;
   try {
@@ -64,13 +76,14 @@ async function readInfo(name: string, options: DexieStorageOptions): Promise<Omi
 }
 
 /** Names of the store databases: the browser's list when it has one, else the registry's records. */
-async function storeNames(options: DexieStorageOptions): Promise<string[]> {
+async function storeNames(options: CatalogOptions): Promise<string[]> {
   const idb = factory(options);
+  const PREFIX = options.stores.databaseName('');
   if (typeof idb.databases === 'function') {
     const dbs = await idb.databases();
     return dbs.map((d) => d.name ?? '').filter((n) => n.startsWith(PREFIX) && n.length > PREFIX.length).map((n) => n.slice(PREFIX.length));
   }
-  const registry = await openDexieRegistry(options).catch(() => null);
+  const registry = await options.registry(options).catch(() => null);
   if (!registry) return [];
   try {
     return (await registry.list()).map((r) => r.name);
@@ -80,10 +93,10 @@ async function storeNames(options: DexieStorageOptions): Promise<string[]> {
 }
 
 /** Copies every row of every table of `from` into `to` (created at the current schema), the metadata table last. */
-async function copyStore(from: string, to: string, options: DexieStorageOptions): Promise<void> {
+async function copyStore(from: string, to: string, options: CatalogOptions): Promise<void> {
   // Both at the current schema: upgrade the source in place, create the target.
-  (await openDexieStorage(from, options)).close();
-  (await openDexieStorage(to, options)).close();
+  await options.stores.prepare(from, options);
+  await options.stores.prepare(to, options);
   const source = await openExisting(from, options);
   const target = await openExisting(to, options);
   if (!source || !target) throw storeNotFound(source ? to : from);
@@ -107,7 +120,7 @@ async function copyStore(from: string, to: string, options: DexieStorageOptions)
 }
 
 /** Whether a database holds a complete store (a rename cut short leaves one without its metadata row). */
-async function isComplete(name: string, options: DexieStorageOptions): Promise<boolean> {
+async function isComplete(name: string, options: CatalogOptions): Promise<boolean> {
   const db = await openExisting(name, options);
   if (!db) return false;
   try {
@@ -117,18 +130,21 @@ async function isComplete(name: string, options: DexieStorageOptions): Promise<b
   }
 }
 
-export function createDexieCatalog(options: CatalogOptions = {}): StoreCatalog {
-  const db: DexieStorageOptions = {
+export function createDexieCatalog(options: CatalogOptions): StoreCatalog {
+  const db: CatalogOptions = {
     ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
     ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
+    stores: options.stores,
+    registry: options.registry,
   };
+  const deleteDexieStorage = (name: string, o: DexieStorageOptions): Promise<void> => options.stores.delete(name, o);
 
   async function exists(name: string): Promise<boolean> {
     return (await storeNames(db)).includes(name);
   }
 
   async function dropRecord(name: string, move?: string): Promise<void> {
-    const registry = await openDexieRegistry(db).catch(() => null);
+    const registry = await options.registry(db).catch(() => null);
     if (!registry) return;
     try {
       if (move !== undefined) {

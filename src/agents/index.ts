@@ -6,3 +6,6 @@ export { memoryTools } from './tools.ts';
 export { dispatchTool, validateArguments } from './dispatch.ts';
 export { registerMemoryTools, findModelContext } from './webmcp.ts';
 export { createToolsHost, type ToolsHostApi, type ToolsHostOptions, type ToolFormat } from './tools-host.ts';
+export type { MemoryToolset, OpenAITool, AnthropicTool, McpTool } from './tools.ts';
+export type * from '../core/api.ts';
+export type * from '../core/types.ts';

@@ -3,7 +3,7 @@
  * mapping, time arguments, the full memory record, and the context a tool runs in.
  */
 import { invalid } from '../core/errors.ts';
-import type { MemoryApi } from '../core/store.ts';
+import type { MemoryApi } from '../core/api.ts';
 import type { Memory } from '../core/types.ts';
 import type { JsonSchema, ObjectSchema, ToolDef } from './dispatch.ts';
 

@@ -6,7 +6,7 @@
  * store client it runs on carries the connection's scope.
  */
 import { invalid } from '../core/errors.ts';
-import type { MemoryApi } from '../core/store.ts';
+import type { MemoryApi } from '../core/api.ts';
 import { memoryTools, type AnthropicTool, type McpTool, type MemoryToolset, type OpenAITool } from './tools.ts';
 
 export type ToolFormat = 'openai' | 'anthropic' | 'mcp' | 'names';

@@ -33,7 +33,7 @@
  *   `trash_list`, `trash_restore`, `trash_purge`) live in `lifecycle-tools.ts`.
  */
 import { MemoryError, invalid } from '../core/errors.ts';
-import type { MemoryApi } from '../core/store.ts';
+import type { MemoryApi } from '../core/api.ts';
 import { contentHash } from '../core/text.ts';
 import { MEMORY_TYPES, TRUST_LEVELS, type Conflict, type Memory, type MemoryInput, type RecallHit } from '../core/types.ts';
 import type { PackResult } from '../core/recall-pack.ts';

@@ -30,7 +30,7 @@
  * dispatcher's JSON (the form the MCP-B polyfill and MCP bridges expect; a native agent reads the text).
  */
 import { MemoryError } from '../core/errors.ts';
-import type { MemoryApi } from '../core/store.ts';
+import type { MemoryApi } from '../core/api.ts';
 import type { CallToolResult, ObjectSchema } from './dispatch.ts';
 import { memoryTools, type MemoryToolsOptions } from './tools.ts';
 

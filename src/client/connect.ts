@@ -5,10 +5,10 @@
 import * as Comlink from 'comlink';
 import { MemoryError } from '../core/errors.ts';
 import type { StoreInfo } from '../core/catalog.ts';
-import type { MemoryApi } from '../core/store.ts';
+import type { MemoryApi } from '../core/api.ts';
 import type { ProgressEvent } from '../core/types.ts';
-import { OPTIONS_AT, STORE_METHODS, changeChannelName, type ChangeEvent, type HostApi, type OpenRequest, type StoreMethod } from '../rpc/protocol.ts';
-import { installErrorTransfer } from '../rpc/transfer.ts';
+import { METHODS, STORE_METHODS, changeChannelName, type ChangeEvent, type HostApi, type OpenRequest, type StoreMethod } from '../rpc/protocol.ts';
+import { installErrorTransfer } from '../transport/error-transfer.ts';
 
 export type MemoryClient = MemoryApi & {
   readonly name: string;
@@ -104,7 +104,7 @@ export async function connectEndpoint(endpoint: Comlink.Endpoint, options: Conne
         if (method === 'importArchive' || method === 'archiveInfo') {
           if (isStream(args[0])) args[0] = await new Response(args[0]).blob();
         }
-        return invoke(method, args, OPTIONS_AT[method]);
+        return invoke(method, args, METHODS[method].signalAt ?? undefined);
       },
     ]),
   ) as unknown as MemoryApi;

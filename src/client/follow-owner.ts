@@ -6,7 +6,7 @@
  * write was either committed in one transaction or not at all).
  */
 import { MemoryError } from '../core/errors.ts';
-import type { MemoryApi } from '../core/store.ts';
+import type { MemoryApi } from '../core/api.ts';
 import { STORE_METHODS } from '../rpc/protocol.ts';
 import { connectEndpoint, type ConnectEndpointOptions, type MemoryClient } from './connect.ts';
 import type { OwnerElection } from './owner-election.ts';

@@ -14,7 +14,7 @@
 import type { Endpoint } from 'comlink';
 import { MemoryError } from '../core/errors.ts';
 import { bridgeEndpoint, openConnection, type Connection } from '../rpc/port-host.ts';
-import { portEndpoint, type RuntimePort } from './chrome-port.ts';
+import { portEndpoint, type RuntimePort } from '../transport/port-endpoint.ts';
 
 /** What the tabs say on the channel. `data` carries one port message between two tabs. */
 type Wire =

@@ -5,7 +5,7 @@
  */
 import * as Comlink from 'comlink';
 import type { ToolFormat, ToolsHostApi } from '../agents/tools-host.ts';
-import { installErrorTransfer } from '../rpc/transfer.ts';
+import { installErrorTransfer } from '../transport/error-transfer.ts';
 
 export type { ToolFormat, ToolsHostApi } from '../agents/tools-host.ts';
 

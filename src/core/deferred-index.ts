@@ -15,6 +15,7 @@
 import { MemoryError } from './errors.ts';
 import type { IndexHit, VectorIndex } from './ports.ts';
 import type { IndexKind } from './types.ts';
+import { dot, inverseNorm } from './vector-math.ts';
 
 export interface DeferredIndexOptions {
   /** Vectors handed to the wrapped index per `add` call (a slice holds at least one call). Default 32. */
@@ -133,8 +134,7 @@ export class DeferredIndex implements VectorIndex {
           index: i,
         });
       }
-      let sum = 0;
-      for (let j = 0; j < vector.length; j++) sum += vector[j]! * vector[j]!;
+      const sum = dot(vector, 0, vector, vector.length);
       if (!Number.isFinite(sum)) throw new MemoryError('INVALID_ARGUMENT', 'vectors must contain only finite numbers', { field: 'vectors', index: i });
       entries.push({ vector, inv: sum > 0 ? 1 / Math.sqrt(sum) : 0 });
     }
@@ -167,28 +167,13 @@ export class DeferredIndex implements VectorIndex {
     if (this.pending.size === 0) return graph;
     const want = Math.floor(Math.min(k, Number.MAX_SAFE_INTEGER));
     if (!(want >= 1)) return graph;
-    let qq = 0;
-    for (let j = 0; j < query.length; j++) qq += query[j]! * query[j]!;
-    const qInv = qq > 0 ? 1 / Math.sqrt(qq) : 0;
+    const qInv = inverseNorm(query);
     const hits: IndexHit[] = graph.slice();
     const dim = this.dim;
-    const tail = dim - (dim % 4);
     for (const [label, { vector: v, inv }] of this.pending) {
       if (filter !== undefined && !filter(label)) continue;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let j = 0;
-      for (; j < tail; j += 4) {
-        s0 += v[j]! * query[j]!;
-        s1 += v[j + 1]! * query[j + 1]!;
-        s2 += v[j + 2]! * query[j + 2]!;
-        s3 += v[j + 3]! * query[j + 3]!;
-      }
-      for (; j < dim; j++) s0 += v[j]! * query[j]!;
       // Clamped: float rounding puts identical vectors a hair past 1.
-      hits.push({ label, similarity: Math.max(-1, Math.min(1, (s0 + s1 + s2 + s3) * inv * qInv)) });
+      hits.push({ label, similarity: Math.max(-1, Math.min(1, dot(v, 0, query, dim) * inv * qInv)) });
     }
     hits.sort((a, b) => b.similarity - a.similarity || a.label - b.label);
     if (hits.length > want) hits.length = want;

@@ -260,6 +260,22 @@ export interface GraphReader {
   incoming(id: string): Promise<{ from: string; rel: string }[]>;
 }
 
+/** The reads of a store's storage (`MemoryStorage`) a graph walk needs. */
+export interface GraphStorage {
+  get(id: string): Promise<Memory | undefined>;
+  getMany(ids: string[]): Promise<Map<string, Memory>>;
+  incoming(id: string): Promise<{ from: string; rel: string }[]>;
+}
+
+/** A {@link GraphReader} over a store's storage (incoming links from its link-target index). */
+export function storageGraphReader(storage: GraphStorage): GraphReader {
+  return {
+    get: (ids) => storage.getMany(ids),
+    outgoing: async (id) => (await storage.get(id))?.links ?? [],
+    incoming: (id) => storage.incoming(id),
+  };
+}
+
 /**
  * A {@link GraphReader} over an in-memory collection (tests, exports, small stores). The incoming
  * index is built once from the memories' links, in collection order.

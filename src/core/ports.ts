@@ -42,6 +42,11 @@ export interface IdSource {
   next(): string;
 }
 
+/** Uniform random numbers in [0, 1): sampling (the confidence calibration's background pairs). */
+export interface RandomSource {
+  next(): number;
+}
+
 export interface IndexHit {
   label: number;
   /** Cosine similarity. */

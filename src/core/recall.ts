@@ -7,17 +7,17 @@
  */
 import { bm25Idf, bm25TermScore, BM25_B, BM25_K1, type PoolBm25Result } from './bm25.ts';
 import type { Confidence } from './confidence.ts';
+import { embedOne, type StoreContext } from './context.ts';
 import { invalid } from './errors.ts';
 import { mmrSelect } from './mmr.ts';
-import type { Clock, MemoryStorage, VectorIndex } from './ports.ts';
+import type { MemoryStorage, RandomSource } from './ports.ts';
 import { rescoreHits } from './rescore.ts';
 import { FUSIONS, RECALL_MODES, checkChoice, checkNumberInRange, checkWeights, scoreCandidates, type LexicalScorer, type PoolItem } from './scoring.ts';
-import { checkExpandOptions, expandHits, type ExpandOptions } from './graph.ts';
-import { graphReader } from './graph-ops.ts';
-import type { RelevanceJudge } from './relevance.ts';
+import { checkExpandOptions, expandHits, storageGraphReader, type ExpandOptions } from './graph.ts';
 import { lexicalTerms } from './tokenize.ts';
 import { trustRank } from './trust.ts';
 import type { Memory, RecallHit, RecallOptions } from './types.ts';
+import { cosine } from './vector-math.ts';
 import { checkBoolean, checkImportance, checkInteger, checkKnownKeys, checkObject, checkSource, checkTag, checkTimestamp, checkTrust, checkType } from './validate.ts';
 
 export const LEXICAL_INDEXES = ['pool', 'corpus'] as const;
@@ -107,33 +107,10 @@ export function recallFilter(o: CheckedRecall, now: number): (m: Memory) => bool
     (o.minTrust === undefined || trustRank(m.trust) <= trustRank(o.minTrust));
 }
 
-export function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
-}
+export { cosine } from './vector-math.ts';
 
 interface Candidate extends PoolItem {
   label: number;
-}
-
-export interface RecallContext {
-  storage: MemoryStorage;
-  index: VectorIndex;
-  clock: Clock;
-  embedQuery(text: string, signal?: AbortSignal): Promise<Float32Array>;
-  /** Refreshes the store's background sample when the store has grown enough. */
-  calibrate(): Promise<void>;
-  /** The relevance judge for one query vector (embedder calibration + store background). */
-  judge(queryVector: Float32Array): RelevanceJudge;
 }
 
 /** Whether a verdict reaches the floor (`'none'` admits everything). */
@@ -171,11 +148,11 @@ function corpusScorer(
   };
 }
 
-export async function runRecall(ctx: RecallContext, query: string, o: CheckedRecall): Promise<RecallHit[]> {
+export async function runRecall(ctx: StoreContext, query: string, o: CheckedRecall): Promise<RecallHit[]> {
   const { storage, index } = ctx;
   const live = index.size();
   if (live === 0) return [];
-  const vector = await ctx.embedQuery(query, o.signal);
+  const vector = await embedOne(ctx, query, o.signal, 'query');
   const now = ctx.clock.now();
   const accept = recallFilter(o, now);
 
@@ -254,7 +231,7 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
 
   // 3. Scoring, with a relevance verdict (the embedder's calibration and this store's background),
   //    then the confidence floor.
-  await ctx.calibrate();
+  await calibrate(ctx);
   const scored = scoreCandidates(pool, query, {
     mode: o.mode,
     fusion: o.fusion,
@@ -262,7 +239,7 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
     now,
     explain: o.explain,
     ...(o.minCosine === undefined ? {} : { minCosine: o.minCosine }),
-    relevance: ctx.judge(vector),
+    relevance: ctx.relevance.judgeFor(vector),
     recencyWeight: o.recencyWeight,
     ...(lexicalScorer ? { lexicalScorer } : {}),
   }).filter((h) => meetsConfidence(h.confidence, o.minConfidence));
@@ -303,17 +280,31 @@ export async function runRecall(ctx: RecallContext, query: string, o: CheckedRec
 
   // 6. Expansion: linked neighbours appended after the top k, with the configured score.
   if (o.expand && hits.length > 0) {
-    const extra = await expandHits(graphReader(storage), hits, { ...o.expand, includeSuperseded: o.includeSuperseded, accept });
+    const extra = await expandHits(storageGraphReader(storage), hits, { ...o.expand, includeSuperseded: o.includeSuperseded, accept });
     for (const e of extra) hits.push({ memory: e.memory, score: e.score, expandedFrom: { id: e.from, rel: e.rel, hop: e.hop } });
   }
   return hits;
 }
 
+/**
+ * Refreshes the store's background sample (random stored vectors) for the relevance verdict,
+ * whenever the store has doubled since the last time.
+ */
+export async function calibrate(ctx: StoreContext): Promise<void> {
+  const size = ctx.index.size();
+  const { state } = ctx;
+  if (size < 2 || (state.calibratedAt > 0 && size < state.calibratedAt * 2)) return;
+  state.calibratedAt = size;
+  // The label counter as it is now: `meta` was read at open and a fresh store starts at 0.
+  state.meta = (await ctx.storage.readMeta()) ?? state.meta;
+  ctx.relevance.setSample(await sampleVectors(ctx.storage, state.meta.nextLabel, ctx.random));
+}
+
 /** Up to `n` stored vectors at random labels (the store's background sample). */
-export async function sampleVectors(storage: MemoryStorage, nextLabel: number, n = 64, random: () => number = Math.random): Promise<Float32Array[]> {
+export async function sampleVectors(storage: MemoryStorage, nextLabel: number, random: RandomSource, n = 64): Promise<Float32Array[]> {
   if (nextLabel <= 0) return [];
   const labels = new Set<number>();
-  for (let tries = 0; labels.size < n && tries < n * 4; tries++) labels.add(Math.floor(random() * nextLabel));
+  for (let tries = 0; labels.size < n && tries < n * 4; tries++) labels.add(Math.floor(random.next() * nextLabel));
   return [...(await storage.vectorsOf([...labels])).values()];
 }
 

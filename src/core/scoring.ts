@@ -47,7 +47,9 @@ import { lexicalCoverage, type RelevanceJudge, type RelevanceJudgement } from '.
 import { polaritySignal, recencyFactor, round, type Row } from './signals.ts';
 import { lexicalTerms } from './tokenize.ts';
 import { checkBoolean, checkKnownKeys, checkObject } from './validate.ts';
-import type { Memory } from './types.ts';
+import type { HybridWeights, Memory } from './types.ts';
+
+export type { HybridWeights } from './types.ts';
 
 export { recencyFactor } from './signals.ts';
 export { RRF_K } from './signals.ts';
@@ -61,24 +63,6 @@ export type Fusion = (typeof FUSIONS)[number];
 export const RECENCY_BASES = ['created', 'accessed'] as const;
 export type RecencyBasis = (typeof RECENCY_BASES)[number];
 
-export interface HybridWeights {
-  /** Weight of the cosine similarity, default 0.55. */
-  cosine: number;
-  /** Weight of the pool-normalised BM25, default 0.20. */
-  lexical: number;
-  /** Weight of `exp(−decayRate·ageDays)`, default 0.15 (in 'weighted': its share of the tie band). */
-  recency: number;
-  /** Weight of the stored importance, default 0.10 (in 'weighted': its share of the tie band). */
-  importance: number;
-  /** λ per day of the recency decay, default 0.10 (the DecayEngine's rate). */
-  decayRate: number;
-  /** Additive nudge per unit of polarity, default 0.05 (also used by semantic mode). */
-  polarityWeight: number;
-  /** Age measured from `createdAt` (default) or from `lastAccessed`. */
-  recencyBasis: RecencyBasis;
-  /** 'weighted' fusion: the most recency and importance together add to a fully relevant memory, default 0.05. */
-  tieBand: number;
-}
 
 export const DEFAULT_HYBRID_WEIGHTS: Readonly<HybridWeights> = Object.freeze({
   cosine: 0.55,
@@ -191,7 +175,7 @@ export interface ScoreOptions {
   fusion?: Fusion;
   /** Partial weights are completed from the defaults (see `checkWeights`). */
   weights?: Partial<HybridWeights>;
-  /** Unix seconds; default the current time. */
+  /** Unix seconds: the time recency is measured at (required when a non-empty pool is scored in hybrid mode). */
   now?: number;
   explain?: boolean;
   /** Drop candidates whose cosine is below this, in [−1, 1]. */
@@ -215,6 +199,7 @@ interface CheckedScoreOptions {
   mode: RecallMode;
   fusion: Fusion;
   weights: HybridWeights;
+  /** Set whenever hybrid rows are built (`scoreCandidates` refuses a hybrid pool without it). */
   now: number;
   explain: boolean;
   minCosine: number | undefined;
@@ -244,7 +229,8 @@ export function checkScoreOptions(value: unknown, field = 'options'): CheckedSco
     mode: raw.mode === undefined ? 'semantic' : checkChoice(raw.mode, RECALL_MODES, 'mode'),
     fusion: raw.fusion === undefined ? 'weighted' : checkChoice(raw.fusion, FUSIONS, 'fusion'),
     weights: checkWeights(raw.weights),
-    now: raw.now === undefined ? Date.now() / 1000 : checkNumberInRange(raw.now, 'now', 0, Number.POSITIVE_INFINITY),
+    // The core reads no clock: hybrid scoring without a time is refused in scoreCandidates.
+    now: raw.now === undefined ? Number.NaN : checkNumberInRange(raw.now, 'now', 0, Number.POSITIVE_INFINITY),
     explain: raw.explain === undefined ? false : checkBoolean(raw.explain, 'explain'),
     minCosine: raw.minCosine === undefined ? undefined : checkNumberInRange(raw.minCosine, 'minCosine', -1, 1),
     confidence,
@@ -279,6 +265,7 @@ export function scoreCandidates(pool: readonly PoolItem[], query: string, option
   if (pool.length === 0) return [];
   const queryTerms = [...new Set(lexicalTerms(query))];
   const judged = opts.relevance ? judgePool(pool, queryTerms, opts.relevance) : null;
+  if (opts.mode === 'hybrid' && Number.isNaN(opts.now)) throw invalid('now (Unix seconds) is required to score recency', { field: 'now' });
   let hits: IndexedHit[];
   if (opts.mode === 'semantic') hits = scoreSemantic(pool, opts);
   else {

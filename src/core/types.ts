@@ -133,7 +133,7 @@ export interface RecallOptions {
    */
   fusion?: 'weighted' | 'linear' | 'rrf';
   /** Partial hybrid weights, completed from the defaults (cosine 0.55, lexical 0.20, recency 0.15, importance 0.10, decayRate 0.10, tieBand 0.05). */
-  weights?: Partial<HybridWeightsInput>;
+  weights?: Partial<HybridWeights>;
   /** "Latest first": an extra recency weight that is not bounded by relevance (hybrid modes), default 0. */
   recencyWeight?: number;
   /** Order of the returned hits: 'relevance' (default) or 'recent' (the best k, newest first). */
@@ -149,17 +149,28 @@ export interface RecallOptions {
   signal?: AbortSignal;
 }
 
-export interface HybridWeightsInput {
+/** Hybrid recall's weights; the defaults are `DEFAULT_HYBRID_WEIGHTS` (scoring.ts). */
+export interface HybridWeights {
+  /** Weight of the cosine similarity, default 0.55. */
   cosine: number;
+  /** Weight of the pool-normalised BM25, default 0.20. */
   lexical: number;
+  /** Weight of `exp(−decayRate·ageDays)`, default 0.15. */
   recency: number;
+  /** Weight of the stored importance, default 0.10. */
   importance: number;
+  /** λ per day of the recency decay, default 0.10 (the DecayEngine's rate). */
   decayRate: number;
+  /** Additive nudge per unit of polarity, default 0.05 (also used by semantic mode). */
   polarityWeight: number;
+  /** Age measured from `createdAt` (default) or from `lastAccessed`. */
   recencyBasis: 'created' | 'accessed';
   /** 'weighted' fusion: the most recency and importance together add to a fully relevant memory. */
   tieBand: number;
 }
+
+/** The name `RecallOptions.weights` had before the weights were declared once. */
+export type HybridWeightsInput = HybridWeights;
 
 export interface ExplainSignal {
   name: 'cosine' | 'lexical' | 'recency' | 'importance' | 'polarity';

@@ -3,7 +3,7 @@
  * on @types/chrome). Each context only has part of them: an offscreen document has `runtime`
  * alone, a content script `runtime` without `getContexts`.
  */
-import type { RuntimePort } from '../client/chrome-port.ts';
+import type { RuntimePort } from '../transport/port-endpoint.ts';
 
 export interface MessageSender {
   id?: string;

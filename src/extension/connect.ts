@@ -2,7 +2,7 @@
  * How the popup and the content script reach the memory: ask the background service worker to
  * start the offscreen document, then open a port to it and speak comlink over the port adapter.
  */
-import { portEndpoint } from '../client/chrome-port.ts';
+import { portEndpoint } from '../transport/port-endpoint.ts';
 import { connectEndpoint, type MemoryClient } from '../client/connect.ts';
 import { connectTools, type RemoteTools } from '../client/tools.ts';
 import { MemoryError } from '../core/errors.ts';

@@ -13,13 +13,13 @@
  * caller's actor as the provenance of what the tools store.
  */
 import * as Comlink from 'comlink';
-import { portEndpoint } from '../client/chrome-port.ts';
+import { portEndpoint } from '../transport/port-endpoint.ts';
 import { connectEndpoint } from '../client/connect.ts';
 import { createToolsHost, type ToolsHostApi } from '../agents/tools-host.ts';
 import type { HostApi } from '../rpc/protocol.ts';
 import type { ConnectionScope } from '../rpc/host.ts';
 import { allowCalls, bridgeEndpoint, openConnection } from '../rpc/port-host.ts';
-import { installErrorTransfer } from '../rpc/transfer.ts';
+import { installErrorTransfer } from '../transport/error-transfer.ts';
 import { chrome, type ExtensionPort, type MessageSender } from './chrome.ts';
 import { MEMORY_PORT, PAGE_NAMESPACE, STORE, TOOLS_PORT, type HostReadyMessage } from './protocol.ts';
 

@@ -8,13 +8,11 @@ import * as Comlink from 'comlink';
 import { checkStoreName, storeExists, storeInUse, type StoreCatalog, type StoreInfo } from '../core/catalog.ts';
 import { MemoryError, invalid } from '../core/errors.ts';
 import { narrowScope, scopedCall, type ConnectionScope } from '../core/scope/index.ts';
-import type { MemoryApi } from '../core/store.ts';
+import type { StoreView } from '../core/store.ts';
 import type { ProgressEvent } from '../core/types.ts';
 import { checkActor } from '../core/validate.ts';
+import { methodSpec } from './methods.ts';
 import {
-  MUTATING_METHODS,
-  OPTIONS_AT,
-  STORE_METHODS,
   changeChannelName,
   type ChangeEvent,
   type HostApi,
@@ -23,11 +21,10 @@ import {
   type StoreMethod,
 } from './protocol.ts';
 
-export type OpenedStore = MemoryApi & {
+/** A store as the registry holds it: its views (`asActor`: each connection writes as its own actor) report what each call changed. */
+export type OpenedStore = StoreView & {
   readonly name: string;
   readonly embedder: { id: string; dim: number; backend?: string };
-  /** The same store with journal entries attributed to `actor` (each connection writes as its own). */
-  asActor?(actor: string): MemoryApi;
 };
 
 export interface RegistryOptions {
@@ -59,26 +56,6 @@ function defaultEmitter(): (event: ChangeEvent) => void {
     }
     channel.postMessage(event);
   };
-}
-
-function affectedIds(method: StoreMethod, args: unknown[], result: unknown): string[] {
-  switch (method) {
-    case 'remember':
-      return [(result as { memory: { id: string } }).memory.id];
-    case 'rememberMany':
-      return (result as { memory: { id: string } }[]).map((r) => r.memory.id);
-    case 'forget':
-      return result === true ? [String(args[0])] : [];
-    case 'edit':
-    case 'restore':
-      return [String(args[0])];
-    case 'link':
-    case 'unlink':
-    case 'supersede':
-      return [String(args[0]), String(args[1])];
-    default:
-      return [];
-  }
 }
 
 export class StoreRegistry {
@@ -259,18 +236,17 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
 
     async call(handle, method, args, callId, onProgress) {
       const name = nameOf(handle);
-      if (!(STORE_METHODS as readonly string[]).includes(method)) {
-        throw invalid(`Unknown method ${JSON.stringify(method)}`, { field: 'method' });
-      }
+      const spec = methodSpec(method);
+      if (!spec) throw invalid(`Unknown method ${JSON.stringify(method)}`, { field: 'method' });
       if (!Array.isArray(args)) throw invalid('args must be an array', { field: 'args' });
       const opened = await registry.get(name);
-      const store = opened.asActor?.(actors.get(handle) ?? 'lib') ?? opened;
+      const store = opened.asActor(actors.get(handle) ?? 'lib');
       const scope = scopes.get(handle);
       const callArgs = [...args];
       let controller: AbortController | undefined;
       const delivered: Promise<unknown>[] = [];
-      const at = OPTIONS_AT[method];
-      if (at !== undefined && (callId !== undefined || onProgress)) {
+      const at = spec.signalAt;
+      if (at !== null && (callId !== undefined || onProgress)) {
         const options = { ...((callArgs[at] as object | undefined) ?? {}) } as Record<string, unknown>;
         if (callId !== undefined) {
           controller = new AbortController();
@@ -288,20 +264,26 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
         callArgs[at] = options;
       }
       try {
-        const fn = store[method] as (...a: unknown[]) => Promise<unknown>;
-        const run = (a: unknown[]): Promise<unknown> => fn.apply(store, a).finally(() => Promise.allSettled(delivered));
+        // The store reports which memories the call changed, beside its result.
+        let changed: string[] = [];
+        const run = async (a: unknown[]): Promise<unknown> => {
+          try {
+            const outcome = await store.call(method, a);
+            changed = outcome.changed;
+            return outcome.value;
+          } finally {
+            await Promise.allSettled(delivered);
+          }
+        };
         // The connection's scope (read-only, trust ceiling, namespace) is enforced here and only here.
         const result = await scopedCall(opened, scope, method, callArgs, run);
         // An explicit dry run (undo, prune, reflect, purgeExpired) wrote nothing: no change to announce.
         const dryRun = args.some((a) => a !== null && typeof a === 'object' && (a as { dryRun?: unknown }).dryRun === true);
-        if (MUTATING_METHODS.has(method) && !dryRun) {
-          const ids = affectedIds(method, args, result);
-          if (method !== 'forget' || ids.length > 0) registry.changed(name, method, ids);
-        }
+        if (!dryRun && (spec.changes === 'always' || spec.changes === 'partial' || (spec.changes === 'reported' && changed.length > 0))) registry.changed(name, method, changed);
         return result;
       } catch (error) {
         // A batch write that was cancelled part-way still changed the store.
-        if (method === 'rememberMany' || method === 'reindex' || method === 'importArchive') registry.changed(name, method, []);
+        if (spec.changes === 'partial') registry.changed(name, method, []);
         throw error;
       } finally {
         if (callId !== undefined) aborts.delete(callId);

@@ -6,9 +6,9 @@
  * connection with that scope, and bridges the two ports.
  */
 import * as Comlink from 'comlink';
-import { findPorts } from '../client/chrome-port.ts';
+import { findPorts } from '../transport/json-codec.ts';
 import { MemoryError } from '../core/errors.ts';
-import { installErrorTransfer } from './transfer.ts';
+import { installErrorTransfer } from '../transport/error-transfer.ts';
 import { createHost, type ConnectionScope, type StoreRegistry } from './host.ts';
 
 /** Sent to the worker with one transferred port: serve a host on it. */

@@ -3,94 +3,11 @@
  * data only; functions cross as comlink proxies and AbortSignals as call ids.
  */
 import type { StoreInfo } from '../core/catalog.ts';
-import type { MemoryApi } from '../core/store.ts';
+import type { StoreMethod } from '../core/api.ts';
 import type { ProgressEvent } from '../core/types.ts';
 
-/** Methods a client may call on an open store. */
-export const STORE_METHODS = [
-  'remember',
-  'rememberMany',
-  'recall',
-  'recallPack',
-  'contextPack',
-  'suggest',
-  'evaluate',
-  'exportArchive',
-  'importArchive',
-  'archiveInfo',
-  'link',
-  'unlink',
-  'neighbors',
-  'subgraph',
-  'findPath',
-  'supersede',
-  'restore',
-  'findConflicts',
-  'listPendingConflicts',
-  'resolveConflict',
-  'decayScores',
-  'prune',
-  'purgeExpired',
-  'trashList',
-  'maintenanceStatus',
-  'runMaintenance',
-  'reflect',
-  'health',
-  'trashRestore',
-  'trashPurge',
-  'journalTail',
-  'journalCalls',
-  'history',
-  'undo',
-  'stateAt',
-  'compactJournal',
-  'durability',
-  'forget',
-  'get',
-  'edit',
-  'listRecent',
-  'count',
-  'stats',
-  'aggregate',
-  'reindex',
-  'flush',
-] as const satisfies readonly (keyof MemoryApi)[];
-export type StoreMethod = (typeof STORE_METHODS)[number];
-
-/** Methods that change the store; each is followed by a change event. */
-export const MUTATING_METHODS: ReadonlySet<StoreMethod> = new Set([
-  'remember',
-  'rememberMany',
-  'forget',
-  'edit',
-  'reindex',
-  'importArchive',
-  'link',
-  'unlink',
-  'supersede',
-  'restore',
-  'resolveConflict',
-  'undo',
-  'prune',
-  'purgeExpired',
-  'trashRestore',
-  'reflect',
-  'compactJournal',
-  'runMaintenance',
-]);
-
-/**
- * Where each method's options object (the one that may carry `signal` and `onProgress`) sits in
- * its arguments. Those two cannot be cloned: the client strips them, the host rebuilds them.
- */
-export const OPTIONS_AT: Partial<Record<StoreMethod, number>> = {
-  rememberMany: 1,
-  recall: 1,
-  recallPack: 1,
-  reindex: 0,
-  exportArchive: 0,
-  importArchive: 1,
-};
+export type { StoreMethod } from '../core/api.ts';
+export { METHODS, STORE_METHODS, methodSpec, type MethodSpec } from './methods.ts';
 
 /** What a client asks the worker to open. Model options must be plain data. */
 export interface OpenRequest {
@@ -123,6 +40,36 @@ export interface OpenRequest {
   bgeSmall?: Record<string, unknown>;
   /** Plain-data options for the use-lite embedder (model URL, wasm paths…). */
   useLite?: Record<string, unknown>;
+}
+
+/** The store options an `OpenRequest` carries, as a composition root passes them to `createMemory`. */
+export interface OpenOptions {
+  name: string;
+  embedder: NonNullable<OpenRequest['embedder']>;
+  index?: NonNullable<OpenRequest['index']>;
+  onEmbedderChange?: NonNullable<OpenRequest['onEmbedderChange']>;
+  actor?: string;
+  journalRetention?: NonNullable<OpenRequest['journalRetention']>;
+  conflicts?: { policy: NonNullable<OpenRequest['conflictPolicy']> };
+  minilm?: Record<string, unknown>;
+  useLite?: Record<string, unknown>;
+}
+
+/** What an open request asks of the store, in `createMemory`'s terms (the scope is the host's business, not the store's). */
+export function openOptions(request: OpenRequest): OpenOptions {
+  return {
+    name: request.name,
+    embedder: request.embedder ?? 'auto',
+    ...(request.index ? { index: request.index } : {}),
+    ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
+    ...(request.actor ? { actor: request.actor } : {}),
+    ...(request.journalRetention ? { journalRetention: request.journalRetention } : {}),
+    ...(request.conflictPolicy ? { conflicts: { policy: request.conflictPolicy } } : {}),
+    ...(request.transformers ? { transformers: request.transformers } : {}),
+    ...(request.minilm ? { minilm: request.minilm } : {}),
+    ...(request.bgeSmall ? { bgeSmall: request.bgeSmall } : {}),
+    ...(request.useLite ? { useLite: request.useLite } : {}),
+  };
 }
 
 export interface OpenInfo {
@@ -172,6 +119,3 @@ export function changeChannelName(store: string): string {
   return `houkai-web:changes:${store}`;
 }
 
-/** Compile-time check: every MemoryApi method (but close, which is per connection) crosses the boundary. */
-type AssertNever<T extends never> = T;
-export type AllMethodsForwarded = AssertNever<Exclude<keyof MemoryApi, StoreMethod | 'close'>>;

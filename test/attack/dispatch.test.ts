@@ -190,7 +190,7 @@ describe('hardening: the tool dispatcher', () => {
 
 describe('other JSON walked from outside: the extension-port codec', () => {
   it('a "__proto__" key decodes (and encodes) as an own key, never as a prototype', async () => {
-    const { decodeJson, encodeJson } = await import('../../src/client/chrome-port.ts');
+    const { decodeJson, encodeJson } = await import('../../src/transport/json-codec.ts');
     const decoded = decodeJson(JSON.parse('{"options":{"__proto__":{"k":5000,"trust":"trusted"},"tags":["a"]}}')) as { options: Record<string, unknown> };
     expect(Object.getPrototypeOf(decoded.options)).toBe(Object.prototype);
     expect(decoded.options.k).toBeUndefined();
@@ -202,7 +202,7 @@ describe('other JSON walked from outside: the extension-port codec', () => {
   });
 
   it('an encoded value naming an inherited property is refused with a MemoryError, not a TypeError', async () => {
-    const { decodeJson } = await import('../../src/client/chrome-port.ts');
+    const { decodeJson } = await import('../../src/transport/json-codec.ts');
     for (const t of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
       expect(() => decodeJson({ $hk: 'view', t, b: '' })).toThrow(MemoryError);
     }

@@ -8,7 +8,7 @@ import * as Comlink from 'comlink';
 import { connectEndpoint, type MemoryClient } from '../../src/client/connect.ts';
 import { createMemory, type LocalMemory, type Memory, type MemoryApi } from '../../src/local.ts';
 import { createHost, StoreRegistry, type ConnectionScope } from '../../src/rpc/host.ts';
-import { installErrorTransfer } from '../../src/rpc/transfer.ts';
+import { installErrorTransfer } from '../../src/transport/error-transfer.ts';
 import { trustRank } from '../../src/core/trust.ts';
 import { createHashEmbedder } from '../helpers/fake-embedder.ts';
 import { manualClock, uniqueName } from '../helpers/store.ts';

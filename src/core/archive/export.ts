@@ -57,8 +57,8 @@ export interface ExportSourceInfo {
    * When omitted, `source` must be a factory (or an array) and a counting pass runs first.
    */
   count?: number;
-  /** `exported_at` in Unix seconds (default: now). */
-  exportedAt?: number;
+  /** `exported_at` in Unix seconds. */
+  exportedAt: number;
 }
 
 export interface ExportSummary {
@@ -172,7 +172,7 @@ export function exportRows(
       }
     }
     const header = serializeHeader({
-      exportedAt: info.exportedAt ?? Date.now() / 1000,
+      exportedAt: info.exportedAt,
       collection: info.collection,
       embeddingModel: canonicalModelName(info.embeddingModel),
       embeddingDim: includeVectors && headerCount > 0 ? info.embeddingDim : 0,

@@ -517,7 +517,7 @@ export interface RowError {
 export type RowResult = ParsedRow | RowError;
 
 export interface RowOptions {
-  /** Unix seconds used for a missing `created_at`/`last_accessed` (Python: `time.time()`). */
+  /** Unix seconds used for a missing `created_at`/`last_accessed` (Python: `time.time()`); required for such a row. */
   now?: number;
   /** The line's bytes were not valid UTF-8 (see `ArchiveLine.invalidUtf8`). */
   invalidUtf8?: boolean;
@@ -640,7 +640,8 @@ export function rowFromLine(text: string, lineNo: number, options: RowOptions = 
   if (typeof rawText !== 'string') return fail(`text must be a string — got ${describe(rawText)}`);
   if (rawText.length === 0) return fail('missing text');
 
-  const now = options.now ?? Date.now() / 1000;
+  // The core reads no clock: a row that needs the time of import gets it from the caller.
+  const now = options.now ?? Number.NaN;
   try {
     let type: MemoryType = 'semantic';
     if ('type' in meta) {
@@ -683,6 +684,9 @@ export function rowFromLine(text: string, lineNo: number, options: RowOptions = 
       validUntil: optionalFloat(meta, 'valid_until'),
       surfacesWhen: Array.isArray(patterns) ? [...(patterns as string[])] : [],
     };
+    if (Number.isNaN(memory.createdAt) || Number.isNaN(memory.lastAccessed)) {
+      throw new MemoryError('INVALID_ARGUMENT', `${where} has no created_at or last_accessed, and no import time was given (options.now)`, { field: 'now' });
+    }
     const result: ParsedRow = { ok: true, lineNo, id: rawId, memory, ...readVector(row['vector']) };
     if (extension) result.extension = extension;
     return result;

@@ -1,5 +1,6 @@
 /**
- * Streaming gzip for `.ahkai` archives (reference §1.1), on fflate's streaming inflater.
+ * Streaming gzip for `.ahkai` archives (reference §1.1), on a streaming inflater behind the
+ * `GzipEngine` port (fflate's, installed by the composition roots: `adapters/gzip-fflate.ts`).
  *
  * Reading: Python's `gzip.open(..., "rt")` reads **multi-member** gzip transparently, so the
  * reader continues across member boundaries (fflate's `Gunzip` does; `DecompressionStream`
@@ -32,9 +33,9 @@
  * ones cut), its decompressed output, one partial line, and the last 64 KiB of input (to read
  * member trailers).
  */
-import { Gunzip, Gzip } from 'fflate';
 import { MemoryError, throwIfAborted } from '../errors.ts';
 import { invalidArchive } from './format.ts';
+import { gzipEngine, type StreamCodec } from './gzip-engine.ts';
 
 /** What the readers accept: a Web stream, a Blob/File, bytes, or any (async) iterable of chunks. */
 export type ByteSource =
@@ -200,7 +201,7 @@ interface FlateErrorLike {
  * out: a magic check that fails fast, and a CRC-32/ISIZE check of every member's trailer.
  */
 class CheckedGunzip {
-  private readonly inflater: Gunzip;
+  private readonly inflater: StreamCodec;
   private output: Uint8Array[] = [];
   private bytesIn = 0;
   private bytesOut = 0;
@@ -217,14 +218,16 @@ class CheckedGunzip {
   private memberSize = 0;
 
   constructor() {
-    this.inflater = new Gunzip((data) => {
-      if (data.length === 0) return;
-      this.memberCrc = crc32(data, this.memberCrc);
-      this.memberSize = (this.memberSize + data.length) % 0x1_0000_0000;
-      this.bytesOut += data.length;
-      this.output.push(data);
-    });
-    this.inflater.onmember = (offset) => this.nextMember(offset);
+    this.inflater = gzipEngine().inflater(
+      (data) => {
+        if (data.length === 0) return;
+        this.memberCrc = crc32(data, this.memberCrc);
+        this.memberSize = (this.memberSize + data.length) % 0x1_0000_0000;
+        this.bytesOut += data.length;
+        this.output.push(data);
+      },
+      (offset) => this.nextMember(offset),
+    );
   }
 
   get consumed(): number {
@@ -660,7 +663,7 @@ const encoder = new TextEncoder();
 export function createGzipWriter(options: GzipWriterOptions = {}): GzipWriter {
   let out: Uint8Array[] = [];
   let ended = false;
-  const deflater = new Gzip({ level: options.level ?? 6, mtime: 0 }, (data) => {
+  const deflater = gzipEngine().deflater(options.level ?? 6, (data) => {
     if (data.length > 0) out.push(data);
   });
   const take = (): Uint8Array[] => {

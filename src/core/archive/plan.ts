@@ -102,9 +102,9 @@ export interface ImportPlanOptions {
   /** The store's embedder: its model id and vector dimension. */
   store: { embedderId: string; dim: number };
   lookup: StoreLookup | ((id: string) => Promise<boolean>);
-  /** Fresh ids for the `rename` policy (default `crypto.randomUUID()`). */
+  /** Fresh ids for the `rename` policy (required when that policy renames a row). */
   newId?: () => string;
-  /** Unix seconds used for rows without `created_at`/`last_accessed` (default: now). */
+  /** Unix seconds used for rows without `created_at`/`last_accessed` (required when a row lacks them). */
   now?: number;
   /** Ids looked up per `exists` call (default 256). */
   lookupBatchSize?: number;
@@ -153,7 +153,7 @@ export interface ImportValidation {
   writes: number;
   toEmbed: number;
   /** The `now` used for missing timestamps; pass 2 reuses it. */
-  now: number;
+  now: number | undefined;
   /**
    * The rows to write, in file order, when they fit in `keepRowsBytes` (else null: pass 2
    * reads the file again). Consumed by `cachedWrites`.
@@ -296,8 +296,13 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
   const policy = policyOf(options.policy);
   const dryRun = options.dryRun ?? false;
   const lookup = normaliseLookup(options.lookup);
-  const newId = options.newId ?? (() => crypto.randomUUID());
-  const now = options.now ?? Date.now() / 1000;
+  // The core draws no ids and reads no clock of its own: both come from the caller.
+  const newId =
+    options.newId ??
+    ((): string => {
+      throw new MemoryError('INVALID_ARGUMENT', "The 'rename' policy needs options.newId to draw fresh ids", { field: 'newId' });
+    });
+  const now = options.now;
   const batchSize = Math.max(1, options.lookupBatchSize ?? 256);
   const { signal, onProgress } = options;
 

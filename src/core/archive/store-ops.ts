@@ -9,11 +9,10 @@
  * memory stays bounded. Imported vectors are searchable when their batch commits and reach the
  * HNSW graph in the background (`DeferredIndex`), after the import returns.
  */
+import { embed, journalFor, type StoreContext } from '../context.ts';
 import { DeferredIndex } from '../deferred-index.ts';
 import { describe } from '../describe.ts';
-import { ImportLeases } from '../import-lease.ts';
 import { invalid, throwIfAborted } from '../errors.ts';
-import type { IndexDelta, JournalContext, MemoryStorage, VectorIndex } from '../ports.ts';
 import { lowerTrust } from '../trust.ts';
 import type { Memory, ProgressEvent, Trust } from '../types.ts';
 import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkTrust, checkType, checkTags } from '../validate.ts';
@@ -91,24 +90,6 @@ export interface ArchiveInfo {
   refusal: ArchiveRefusal | null;
 }
 
-export interface ArchiveDeps {
-  name: string;
-  /** Import ownership (lease, lock, heartbeat); default: leases over `storage` with the platform's locks. */
-  leases?: Pick<ImportLeases, 'begin' | 'recover'>;
-  storage: MemoryStorage;
-  index: VectorIndex;
-  embedder: { id: string; dim: number };
-  embed(texts: string[], options: { signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void }): Promise<Float32Array[]>;
-  /** Records an index change for the snapshot debounce. */
-  changed(generation: number): void;
-  now(): number;
-  newId(): string;
-  /** A journal context for one call; `group` lets an import's entries be dropped with its rollback. */
-  journal(op: string, meta?: Record<string, unknown>, group?: string): JournalContext;
-  /** Rows pass 1 may keep for the writes (estimated bytes); default `KEEP_ROWS_BYTES`, 0 always reads twice. */
-  keepRowsBytes?: number;
-}
-
 /** Rows pass 1 may keep for the writes (estimated bytes): about 20k rows with 384-d vectors. */
 export const KEEP_ROWS_BYTES = 48 * 2 ** 20;
 
@@ -122,19 +103,6 @@ function checkLimits(o: ArchiveLimits): ArchiveLimits {
   if (o.maxDecompressedBytes !== undefined) limits.maxDecompressedBytes = checkInteger(o.maxDecompressedBytes, 'maxDecompressedBytes', 1);
   if (o.maxLines !== undefined) limits.maxLines = checkInteger(o.maxLines, 'maxLines', 1);
   return limits;
-}
-
-/**
- * Applies a storage write's effect on the vector set to the in-memory index; `deferred` puts
- * the added vectors in a `DeferredIndex`'s pending set (searchable now, in the graph later).
- */
-export function applyIndexDelta(index: VectorIndex, delta: IndexDelta, deferred = false): void {
-  if (delta.removedLabels.length) index.remove(delta.removedLabels);
-  if (!delta.added.length) return;
-  const labels = delta.added.map((a) => a.label);
-  const vectors = delta.added.map((a) => a.vector);
-  if (deferred && index instanceof DeferredIndex) index.addDeferred(labels, vectors);
-  else index.add(labels, vectors);
 }
 
 /** Each row as stored under a trust ceiling: at most `ceiling` trusted, and unpinned below `trusted`. */
@@ -163,7 +131,7 @@ async function rereadable(source: ArchiveSource): Promise<{ open(): ByteSource; 
 }
 
 /** Streams the store as an `.ahkai` archive (gzip JSON lines, AI-Houkai's format). */
-export function exportArchiveStream(deps: ArchiveDeps, options?: ExportArchiveOptions): ReadableStream<Uint8Array> {
+export function exportArchiveStream(ctx: StoreContext, options?: ExportArchiveOptions): ReadableStream<Uint8Array> {
   const o = checkObject<ExportArchiveOptions>(options, 'options');
   checkKnownKeys(o, EXPORT_KEYS, 'options');
   const includeVectors = o.includeVectors === undefined ? true : checkBoolean(o.includeVectors, 'includeVectors');
@@ -174,14 +142,14 @@ export function exportArchiveStream(deps: ArchiveDeps, options?: ExportArchiveOp
     since: o.since === undefined ? null : checkTimestamp(o.since, 'since'),
   };
   const source = async function* () {
-    for await (const page of deps.storage.pagesByCreated()) {
+    for await (const page of ctx.storage.pagesByCreated()) {
       for (const item of page) yield { memory: item.memory, vector: item.vector ?? null };
     }
   };
   return exportRows(
     () => source(),
     { ...filter, includeVectors, ...(o.signal ? { signal: o.signal } : {}) },
-    { collection: deps.name, embeddingModel: deps.embedder.id, embeddingDim: deps.embedder.dim, exportedAt: deps.now() },
+    { collection: ctx.name, embeddingModel: ctx.embedder.id, embeddingDim: ctx.embedder.dim, exportedAt: ctx.clock.now() },
     o.onProgress
       ? { onProgress: (p) => o.onProgress!({ kind: 'export', rowsWritten: p.rowsWritten, bytes: p.bytes }) }
       : {},
@@ -189,9 +157,9 @@ export function exportArchiveStream(deps: ArchiveDeps, options?: ExportArchiveOp
 }
 
 /** The whole archive as a Blob (`application/gzip`). */
-export async function exportArchive(deps: ArchiveDeps, options?: ExportArchiveOptions): Promise<Blob> {
+export async function exportArchive(ctx: StoreContext, options?: ExportArchiveOptions): Promise<Blob> {
   const chunks: Uint8Array[] = [];
-  const reader = exportArchiveStream(deps, options).getReader();
+  const reader = exportArchiveStream(ctx, options).getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
@@ -231,7 +199,7 @@ export async function archiveInfo(source: ArchiveSource, options?: ArchiveLimits
  * written; pass 2 writes one transaction per batch under an undo log that is rolled back if
  * anything fails or the signal fires, and cleared when the last batch lands.
  */
-export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult> {
+export async function importArchive(ctx: StoreContext, source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult> {
   const o = checkObject<ImportArchiveOptions>(options, 'options');
   checkKnownKeys(o, IMPORT_KEYS, 'options');
   const policy = o.onConflict === undefined ? 'skip' : o.onConflict;
@@ -244,7 +212,7 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   const cap = capRows(o.maxTrust === undefined ? 'trusted' : checkTrust(o.maxTrust, 'maxTrust'));
   const lineOptions: LineOptions = { ...checkLimits(o), ...(o.signal ? { signal: o.signal } : {}) };
   const { open, size } = await rereadable(source);
-  const keepBudget = deps.keepRowsBytes ?? KEEP_ROWS_BYTES;
+  const keepBudget = ctx.settings.keepRowsBytes ?? KEEP_ROWS_BYTES;
   const signal = o.signal;
   // Monotone and true: reading counts rows (as archiveInfo does) and compressed bytes; writing
   // counts rows written against the rows to write (known once pass 1 is done).
@@ -256,17 +224,17 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
     policy,
     dryRun,
     regenerateVectors,
-    store: { embedderId: deps.embedder.id, dim: deps.embedder.dim },
+    store: { embedderId: ctx.embedder.id, dim: ctx.embedder.dim },
     lookup: {
-      exists: (ids) => deps.storage.exists([...ids]),
-      texts: async (ids) => (await deps.storage.textsOf([...ids])).map((t) => t ?? null),
+      exists: (ids) => ctx.storage.exists([...ids]),
+      texts: async (ids) => (await ctx.storage.textsOf([...ids])).map((t) => t ?? null),
       supersededBy: async (ids) => {
-        const found = await deps.storage.getMany([...ids]);
+        const found = await ctx.storage.getMany([...ids]);
         return ids.map((id) => found.get(id)?.supersededBy ?? null);
       },
     },
-    now: deps.now(),
-    newId: deps.newId,
+    now: ctx.clock.now(),
+    newId: () => ctx.ids.next(),
     // A file this big cannot fit (a kept row costs at least ~0.45× its gzipped bytes): read it twice.
     keepRowsBytes: size !== null && size > 3 * keepBudget ? 0 : keepBudget,
     ...(signal ? { signal } : {}),
@@ -283,21 +251,20 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
   });
   if (dryRun || validation.writes === 0) return result(validation.summary);
 
-  const importId = deps.newId();
+  const importId = ctx.ids.next();
   // What the journal's one row for this import says: the archive's file name, when it has one.
   const journalMeta: Record<string, unknown> = {
     vectorsPreserved: !validation.summary.vectorsRegenerated,
     ...(typeof File !== 'undefined' && source instanceof File && source.name ? { archive: source.name } : {}),
   };
-  const leases = deps.leases ?? new ImportLeases({ name: deps.name, storage: deps.storage, now: deps.now, newId: deps.newId });
   // Abandoned imports of other owners go first (their rows would otherwise stay BUSY).
-  await leases.recover();
-  const hold = await leases.begin(importId);
+  await ctx.leases.recover();
+  const hold = await ctx.leases.begin(importId);
   let written = 0;
   writesTotal = validation.writes;
   report('write', validation.rowCount, 0, validation.bytesIn);
   // The graph insertion waits until the writes are done (it would compete with them for the CPU).
-  const release = deps.index instanceof DeferredIndex ? deps.index.hold() : () => undefined;
+  const release = ctx.index instanceof DeferredIndex ? ctx.index.hold() : () => undefined;
   const passOptions = { batchSize, ...(signal ? { signal } : {}) };
   const batches = validation.rows
     ? cachedWrites(validation, passOptions)
@@ -307,27 +274,24 @@ export async function importArchive(deps: ArchiveDeps, source: ArchiveSource, op
       throwIfAborted(signal, { written });
       const toEmbed = batch.writes.filter((w) => w.needsEmbedding || !w.vector);
       const embedded = toEmbed.length
-        ? await deps.embed(toEmbed.map((w) => w.memory.text), signal ? { signal } : {})
+        ? await embed(ctx, toEmbed.map((w) => w.memory.text), signal ? { signal } : {})
         : [];
       const vectors = new Map(toEmbed.map((w, i) => [w, embedded[i]!]));
       throwIfAborted(signal, { written });
-      const delta = await deps.storage.importBatch(
+      const delta = await ctx.storage.importBatch(
         importId,
         batch.writes.map((w) => ({ memory: cap(w.memory), vector: vectors.get(w) ?? w.vector! })),
-        deps.journal('import', journalMeta, importId),
+        journalFor(ctx, 'import', journalMeta, importId),
       );
-      applyIndexDelta(deps.index, delta, true);
-      deps.changed(delta.generation);
+      ctx.commit(delta, { deferred: true });
       written += batch.writes.length;
       report('write', validation.rowCount, written, validation.bytesIn);
     }
     // A cancel that arrived during the last batch still counts: roll back instead of finishing.
     throwIfAborted(signal, { written });
-    await deps.storage.finishImport(importId);
+    await ctx.storage.finishImport(importId);
   } catch (error) {
-    const delta = await deps.storage.rollbackImport(importId);
-    applyIndexDelta(deps.index, delta);
-    deps.changed(delta.generation);
+    ctx.commit(await ctx.storage.rollbackImport(importId));
     throw error;
   } finally {
     hold.end();

@@ -5,7 +5,7 @@
  */
 import { plainArguments } from '../boundary.ts';
 import { MemoryError, invalid } from '../errors.ts';
-import type { MemoryApi } from '../store.ts';
+import type { MemoryApi } from '../api.ts';
 import { lowerTrust, withinCeiling } from '../trust.ts';
 import { TRUST_LEVELS, type Trust } from '../types.ts';
 import { namespaceTag, namespacedCall } from './namespace.ts';

@@ -12,7 +12,7 @@
  * names an id the connection cannot see is refused the same way whether the id exists or not.
  */
 import { MemoryError, invalid } from '../errors.ts';
-import type { MemoryApi } from '../store.ts';
+import type { MemoryApi } from '../api.ts';
 import type { Conflict, Memory, RecallHit, RememberResult } from '../types.ts';
 import type { NeighborsResult, PathResult, SubgraphResult } from '../graph.ts';
 import type { Suggestion } from '../suggest.ts';

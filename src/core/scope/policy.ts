@@ -12,10 +12,10 @@
  * A `Record` over every method, so a method added to the API does not compile until it is
  * classified here. The enforcement is `scopedCall` in `enforce.ts`, and nowhere else.
  */
-import type { MemoryApi } from '../store.ts';
+import type { StoreMethod } from '../api.ts';
 
 /** Every method a connection can call (all of the API but `close`, which is per connection). */
-export type ApiMethod = Exclude<keyof MemoryApi, 'close'>;
+export type ApiMethod = StoreMethod;
 
 /**
  * - `read`: changes no memory (recalls record access unless `touch: false`);

@@ -7,40 +7,31 @@
  * undo is itself a call, so undoing it redoes the original. The journal as one row per call is
  * journal-calls.ts.
  */
-import { MemoryError, invalid } from './errors.ts';
-import type { Clock, IdSource, IndexDelta, JournalContext, JournalEntry, JournalHorizon, MemoryStorage, VectorIndex } from './ports.ts';
-import type { Memory } from './types.ts';
-import { callOp, NOT_UNDOABLE, journalCalls } from './journal-calls.ts';
-import { effectOf, memoryIds, planUndo, type UndoEffect } from './undo-plan.ts';
-import { checkBoolean, checkId, checkInteger, checkKnownKeys, checkObject, checkTimestamp } from './validate.ts';
+import type { CompactResult, JournalRetention, UndoOptions, UndoResult } from '../api.ts';
+import { embed, journalFor, reportChanged, requireOpen, requireVectors, type StoreContext } from '../context.ts';
+import { MemoryError, invalid } from '../errors.ts';
+import type { JournalEntry, JournalHorizon, MemoryStorage } from '../ports.ts';
+import { callOp, NOT_UNDOABLE, journalCalls as readCalls, type JournalCall } from '../journal-calls.ts';
+import { effectOf, memoryIds, planUndo, type UndoEffect } from '../undo-plan.ts';
 
-export interface JournalDeps {
-  storage: MemoryStorage;
-  index: VectorIndex;
-  clock: Clock;
-  ids: IdSource;
-  actor: string;
-  embed(texts: string[]): Promise<Float32Array[]>;
-  changed(generation: number): void;
-}
+export type { CompactResult, JournalRetention, UndoOptions, UndoResult } from '../api.ts';
+import type { Memory } from '../types.ts';
+import { checkBoolean, checkId, checkInteger, checkKnownKeys, checkObject, checkTimestamp } from '../validate.ts';
 
-/** A journal context for one call. */
-export function journalContext(deps: Pick<JournalDeps, 'clock' | 'ids' | 'actor'>, op: string, meta: Record<string, unknown> = {}): JournalContext {
-  return { ts: deps.clock.now(), op, actor: deps.actor, group: deps.ids.next(), meta };
-}
-
-export { sameState } from './undo-plan.ts';
+export { sameState } from '../undo-plan.ts';
 
 /** The newest `n` entries, newest first. */
-export async function journalTail(storage: MemoryStorage, n = 20): Promise<JournalEntry[]> {
+export async function journalTail(ctx: StoreContext, n = 20): Promise<JournalEntry[]> {
+  requireOpen(ctx);
   const count = checkInteger(n, 'n', 0, 100_000);
   if (count === 0) return [];
-  return (await storage.journalRead({ newest: count })).reverse();
+  return (await ctx.storage.journalRead({ newest: count })).reverse();
 }
 
 /** Every entry about one memory, oldest first. */
-export async function history(storage: MemoryStorage, id: string): Promise<JournalEntry[]> {
-  return storage.journalRead({ id: checkId(id) });
+export async function history(ctx: StoreContext, id: string): Promise<JournalEntry[]> {
+  requireOpen(ctx);
+  return ctx.storage.journalRead({ id: checkId(id) });
 }
 
 /** The error for a moment (or an entry) that compaction has dropped from the journal. */
@@ -60,7 +51,9 @@ function compacted(what: string, horizon: JournalHorizon, details: Record<string
  * are not replayed, and access tracking (`lastAccessed`, `accessCount`) is not journaled: a
  * memory unchanged since `ts` shows its current counters.
  */
-export async function stateAt(storage: MemoryStorage, ts: number): Promise<Memory[]> {
+export async function stateAt(ctx: StoreContext, ts: number): Promise<Memory[]> {
+  requireOpen(ctx);
+  const { storage } = ctx;
   const at = checkTimestamp(ts, 'ts');
   const horizon = await storage.journalHorizon();
   if (horizon && at < horizon.ts) throw compacted(`The state at ${new Date(at * 1000).toISOString()}`, horizon, { ts: at });
@@ -77,11 +70,6 @@ export async function stateAt(storage: MemoryStorage, ts: number): Promise<Memor
   return [...state.values()].filter((m) => m.createdAt <= at).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** How much of the journal compaction keeps: entries younger than `keepDays`, and always the newest `keepLast`. */
-export interface JournalRetention {
-  keepDays?: number;
-  keepLast?: number;
-}
 
 /** The reference's journal keeps 90 days; the newest 1000 entries stay whatever their age. */
 export const DEFAULT_RETENTION: Required<JournalRetention> = { keepDays: 90, keepLast: 1000 };
@@ -100,53 +88,24 @@ export function checkRetention(value: unknown, field = 'journalRetention'): Requ
   return out;
 }
 
-export interface CompactResult {
-  /** Entries dropped by this compaction. */
-  removed: number;
-  /** The journal's horizon afterwards (null: nothing was ever compacted). */
-  horizon: JournalHorizon | null;
-}
-
 /**
  * Drops journal entries outside the retention window: older than `keepDays` and not among the
  * newest `keepLast`, never part of a call that still has an entry inside the window (so every
  * undo inside the window keeps working). Writes a `compact` entry when it dropped anything.
  */
-export async function compactJournal(deps: Pick<JournalDeps, 'storage' | 'clock' | 'ids' | 'actor'>, retention: Required<JournalRetention>): Promise<CompactResult> {
-  const ctx = journalContext(deps, 'compact', { keepDays: retention.keepDays, keepLast: retention.keepLast });
-  return deps.storage.journalCompact({ olderThanTs: ctx.ts - retention.keepDays * 86_400, keepLast: retention.keepLast }, ctx);
-}
-
-function apply(deps: JournalDeps, delta: IndexDelta): void {
-  if (delta.removedLabels.length) deps.index.remove(delta.removedLabels);
-  if (delta.added.length) deps.index.add(delta.added.map((a) => a.label), delta.added.map((a) => a.vector));
-  deps.changed(delta.generation);
+export async function compactJournal(ctx: StoreContext, options?: JournalRetention): Promise<CompactResult> {
+  requireOpen(ctx);
+  const given = Object.entries(checkObject<JournalRetention>(options, 'options')).filter(([, v]) => v !== undefined);
+  const retention = checkRetention({ ...ctx.settings.retention, ...Object.fromEntries(given) }, 'options');
+  const journal = journalFor(ctx, 'compact', { keepDays: retention.keepDays, keepLast: retention.keepLast });
+  const result = await ctx.storage.journalCompact({ olderThanTs: journal.ts - retention.keepDays * 86_400, keepLast: retention.keepLast }, journal);
+  // The registry remembers the newest journal seq: refresh it after the journal changed.
+  ctx.durability.changed();
+  return result;
 }
 
 /** Texts embedded per call while putting many memories back (a redo of an undone import). */
 const EMBED_BATCH = 256;
-
-export interface UndoOptions {
-  /** Check and count only: nothing is written. */
-  dryRun?: boolean;
-}
-
-export interface UndoResult {
-  ok: boolean;
-  /** The undone call's op (an undo: this is a redo) and the entry asked for. */
-  op: string;
-  seq: number;
-  /** The memories the call touched. */
-  ids: string[];
-  /** What the undo does (a dry run) or did: memories removed, put back, changed back. */
-  effect: UndoEffect;
-  /** Whether this was a dry run (nothing written). */
-  dryRun: boolean;
-  /** Why nothing was undone, when `ok` is false. */
-  reason?: string;
-  /** The memory that changed after the call, when `ok` is false: its id and its text (now, or as the call left it). */
-  changed?: { id: string; text: string | null };
-}
 
 const NO_EFFECT: UndoEffect = { removed: 0, restored: 0, reverted: 0 };
 
@@ -159,13 +118,19 @@ function quote(text: string | null | undefined): string {
 
 /** The newest call that is not an undo and not already undone (by an undo still in force). */
 async function newestUndoable(storage: MemoryStorage): Promise<JournalEntry> {
-  for (const call of await journalCalls(storage, 200)) {
+  for (const call of await readCalls(storage, 200)) {
     if (call.op !== 'undo' && call.undoable && call.undoneBy === null) {
       const [entry] = await storage.journalRead({ seq: call.seq });
       if (entry) return entry;
     }
   }
   throw new MemoryError('NOT_FOUND', 'Nothing to undo in the recent journal');
+}
+
+/** The newest `limit` calls (default 30), one row per call, newest first. */
+export async function journalCalls(ctx: StoreContext, limit?: number): Promise<JournalCall[]> {
+  requireOpen(ctx);
+  return readCalls(ctx.storage, limit === undefined ? 30 : checkInteger(limit, 'limit', 1, 1000));
 }
 
 /**
@@ -175,8 +140,9 @@ async function newestUndoable(storage: MemoryStorage): Promise<JournalEntry> {
  * vector, so a redo puts it back without the model; many memories are removed, and put back, in
  * one transaction each.
  */
-export async function undo(deps: JournalDeps, seq?: number, options?: UndoOptions): Promise<UndoResult> {
-  const { storage } = deps;
+export async function undo(ctx: StoreContext, seq?: number, options?: UndoOptions): Promise<UndoResult> {
+  requireVectors(ctx);
+  const { storage } = ctx;
   const o = checkObject<UndoOptions>(options, 'options');
   checkKnownKeys(o, new Set(['dryRun']), 'options');
   const dryRun = o.dryRun === undefined ? false : checkBoolean(o.dryRun, 'dryRun');
@@ -216,8 +182,8 @@ export async function undo(deps: JournalDeps, seq?: number, options?: UndoOption
   const effect = effectOf(plan);
   if (dryRun) return { ok: true, op, seq: target.seq!, ids, effect, dryRun };
 
-  const ctx = journalContext(deps, 'undo', { of: target.seq, ofOp: op, ofGroup: target.group, ...effect });
-  if (plan.remove.length) apply(deps, await storage.moveToTrash(plan.remove, ctx));
+  const journal = journalFor(ctx, 'undo', { of: target.seq, ofOp: op, ofGroup: target.group, ...effect });
+  if (plan.remove.length) ctx.commit(await storage.moveToTrash(plan.remove, journal));
   if (plan.insert.length) {
     // The trash keeps what an undo (or a prune) removed, with its vector: no model needed for those.
     const kept = await storage.trashVectors(plan.insert.map((m) => m.id));
@@ -231,11 +197,11 @@ export async function undo(deps: JournalDeps, seq?: number, options?: UndoOption
     const missing = plan.insert.flatMap((m, i) => (vectors[i] === EMPTY ? [i] : []));
     for (let i = 0; i < missing.length; i += EMBED_BATCH) {
       const slice = missing.slice(i, i + EMBED_BATCH);
-      const embedded = await deps.embed(slice.map((j) => plan.insert[j]!.text));
+      const embedded = await embed(ctx, slice.map((j) => plan.insert[j]!.text));
       slice.forEach((j, k) => (vectors[j] = embedded[k]!));
     }
-    const { labels, generation } = await storage.insert(plan.insert, vectors, ctx);
-    apply(deps, { added: labels.map((label, i) => ({ label, vector: vectors[i]! })), removedLabels: [], generation });
+    const { labels, generation } = await storage.insert(plan.insert, vectors, journal);
+    ctx.commit({ added: labels.map((label, i) => ({ label, vector: vectors[i]! })), removedLabels: [], generation });
     // Memories that leave the trash: those whose kept vector was reused, and those this call moved
     // there (decay pruning, quota eviction) even when their text no longer matches the trash row.
     const trashedByCall = new Set(group.filter((e) => e.op === 'trash').map((e) => e.id));
@@ -243,11 +209,12 @@ export async function undo(deps: JournalDeps, seq?: number, options?: UndoOption
     if (leaving.length) await storage.purgeTrash({ ids: leaving });
   }
   for (const { now, before } of plan.rewrite) {
-    const [vector] = await deps.embed([before.text]);
-    const result = await storage.replace(now, before, vector, ctx);
-    if (result?.removedLabel !== undefined) apply(deps, { added: [{ label: result.label, vector: vector! }], removedLabels: [result.removedLabel], generation: result.generation });
+    const [vector] = await embed(ctx, [before.text]);
+    const result = await storage.replace(now, before, vector!, journal);
+    if (result?.removedLabel !== undefined) ctx.commit({ added: [{ label: result.label, vector: vector! }], removedLabels: [result.removedLabel], generation: result.generation });
   }
-  if (plan.put.length) await storage.applyGraphChanges({ put: plan.put }, ctx);
+  if (plan.put.length) await storage.applyGraphChanges({ put: plan.put }, journal);
+  reportChanged(ctx, ids.filter((id) => id !== '*'));
   return { ok: true, op, seq: target.seq!, ids, effect, dryRun };
 }
 

@@ -1,0 +1,295 @@
+/**
+ * The public API of a memory store: `MemoryApi` and every option and result type its methods
+ * take or return. The in-process store (`createMemory`), the worker client (`connectMemory`)
+ * and the agent tools all implement or consume this one interface; each package entry
+ * re-exports this module, so a caller can name any type a method hands back.
+ */
+import type { ArchiveInfo, ArchiveLimits, ArchiveSource, ExportArchiveOptions, ImportArchiveOptions, ImportResult } from './archive/store-ops.ts';
+import type { HealthListKey } from './attention.ts';
+import type { JournalCall } from './journal-calls.ts';
+import type { UndoEffect } from './undo-plan.ts';
+import type { DecayOptions, ScoredMemory } from './decay.ts';
+import type { DurabilityReport } from './durability.ts';
+import type { EvalCase, EvalSummary, RunEvaluationOptions } from './evaluate.ts';
+import type { NeighborsResult, PathResult, SubgraphResult } from './graph.ts';
+import type { HealthReport, HealthStatsReport, HealthStatus, PotentialConflict } from './health.ts';
+import type { MaintenanceConfig, MaintenanceJob, MaintenanceRun } from './maintenance.ts';
+import type { JournalEntry, JournalHorizon, TrashEntry } from './ports.ts';
+import type { PackOptions, PackResult } from './recall-pack.ts';
+import type { ReflectOptions, Summarizer } from './reflect.ts';
+import type { PendingConflict } from './review.ts';
+import type { SuggestOptions, Suggestion } from './suggest.ts';
+import type {
+  AggregateOptions,
+  Conflict,
+  ListOptions,
+  LongRunOptions,
+  Memory,
+  MemoryInput,
+  RecallHit,
+  RecallOptions,
+  RememberItem,
+  RememberManyOptions,
+  RememberResult,
+  StoreAggregates,
+  StoreStats,
+} from './types.ts';
+
+export type { ArchiveInfo, ArchiveLimits, ArchiveSource, ExportArchiveOptions, ImportArchiveOptions, ImportResult } from './archive/store-ops.ts';
+export type { HealthListKey } from './attention.ts';
+export type { JournalCall } from './journal-calls.ts';
+export type { UndoEffect } from './undo-plan.ts';
+export type { ConflictPolicy as ImportConflictPolicy } from './archive/plan.ts';
+export type { DecayOptions, ScoredMemory } from './decay.ts';
+export type { CanaryState, DurabilityReport } from './durability.ts';
+export type { CaseResult, EvalCase, EvalSummary, RunEvaluationOptions } from './evaluate.ts';
+export type { Direction, Edge, NeighborHit, NeighborsResult, PathResult, PathStep, SubgraphResult } from './graph.ts';
+export type { DecayBand, HealthReport, HealthStatsReport, HealthStatus, PotentialConflict } from './health.ts';
+export type { MaintenanceConfig, MaintenanceJob, MaintenanceRun } from './maintenance.ts';
+export type { JournalEntry, JournalHorizon, LossRecord, TrashEntry } from './ports.ts';
+export type { CompressedGroup, PackedMemory, PackOptions, PackResult, RankedMemory } from './recall-pack.ts';
+export type { ReflectOptions, Summarizer } from './reflect.ts';
+export type { PendingConflict, ReviewResolution, ReviewStatus } from './review.ts';
+export type { PatternMatch, SuggestContext, SuggestOptions, Suggestion } from './suggest.ts';
+
+/** How much of the journal compaction keeps: entries younger than `keepDays`, and always the newest `keepLast`. */
+export interface JournalRetention {
+  keepDays?: number;
+  keepLast?: number;
+}
+/** What `compactJournal` did. */
+export interface CompactResult {
+  /** Entries dropped by this compaction. */
+  removed: number;
+  /** The journal's horizon afterwards (null: nothing was ever compacted). */
+  horizon: JournalHorizon | null;
+}
+
+/** What `undo` did (or why it refused). */
+export interface UndoResult {
+  ok: boolean;
+  /** The undone call's op (an undo: this is a redo) and the entry asked for. */
+  op: string;
+  seq: number;
+  /** The memories the call touched. */
+  ids: string[];
+  /** What the undo does (a dry run) or did: memories removed, put back, changed back. */
+  effect: UndoEffect;
+  /** Whether this was a dry run (nothing written). */
+  dryRun: boolean;
+  /** Why nothing was undone, when `ok` is false. */
+  reason?: string;
+  /** The memory that changed after the call, when `ok` is false: its id and its text (now, or as the call left it). */
+  changed?: { id: string; text: string | null };
+}
+
+export interface UndoOptions {
+  /** Check and count only: nothing is written. */
+  dryRun?: boolean;
+}
+
+/** `findConflicts`: one memory's conflicts, or the whole store's (above the cosine gate `threshold`). */
+export interface ConflictScanOptions {
+  memoryId?: string;
+  threshold?: number;
+}
+
+/** `recallPack`'s options: the pack's budget and layout, and the recall's filters (hybrid by default). */
+export type RecallPackOptions = PackOptions &
+  Omit<RecallOptions, 'k' | 'explain'> & {
+    /** Prepend every live pinned memory (scored with the top score). */
+    includePinned?: boolean;
+  };
+
+export type ContextPackOptions = PackOptions & {
+  maxPhrases?: number;
+  mode?: 'semantic' | 'hybrid';
+  minCosine?: number;
+  minTrust?: RecallOptions['minTrust'];
+  lexicalIndex?: RecallOptions['lexicalIndex'];
+  touch?: boolean;
+};
+
+/** `contextPack`'s result: the pack, and the queries the task fanned out into. */
+export type ContextPackResult = PackResult & { queries: string[] };
+
+/** `evaluate`'s options: defaults for the cases, and the recall filters every case runs with. */
+export type EvaluateOptions = RunEvaluationOptions & Omit<RecallOptions, 'k' | 'mode' | 'touch' | 'signal'>;
+
+export interface NeighborsQuery {
+  rel?: string;
+  direction?: 'out' | 'in' | 'both';
+  depth?: number;
+}
+
+/** A pending conflict with both of its memories (null when one is gone). */
+export type PendingConflictView = PendingConflict & { new: Memory | null; old: Memory | null };
+
+export type ConflictResolution = 'supersede' | 'keep_both' | 'drop_new';
+
+export type PruneOptions = DecayOptions & { dryRun?: boolean; now?: number };
+export interface PruneResult {
+  candidates: ScoredMemory[];
+  trashed: number;
+  dryRun: boolean;
+}
+
+export interface PurgeExpiredOptions {
+  dryRun?: boolean;
+  now?: number;
+}
+export interface PurgeExpiredResult {
+  purged: number;
+  ids: string[];
+  dryRun: boolean;
+}
+
+export type ReflectRunOptions = ReflectOptions & { dryRun?: boolean; consolidate?: 'none' | 'soft' | 'hard'; summarizer?: Summarizer };
+export interface ReflectResult {
+  clusters: { ids: string[]; summary: string; summaryId: string | null }[];
+  dryRun: boolean;
+}
+
+export interface HealthResult {
+  statuses: Record<string, HealthReport>;
+  counts: Record<HealthStatus, number>;
+  potentialConflicts: PotentialConflict[];
+  report: HealthStatsReport;
+  /** What needs attention (review, possible conflicts, fading, expired, broken links) and what is worth knowing, as id lists (newest first). */
+  lists: Record<HealthListKey, string[]>;
+  /** The lists that need attention in this store (`fading` only while decay pruning is on). */
+  attention: HealthListKey[];
+  /** Distinct memories in the attention lists. */
+  needsAttention: number;
+}
+
+export interface MaintenanceStatus {
+  enabled: boolean;
+  running: boolean;
+  lastRun: Partial<Record<MaintenanceJob, number>>;
+  history: MaintenanceRun[];
+  config: Required<MaintenanceConfig>;
+}
+
+export interface TrashPurgeOptions {
+  id?: string;
+  olderThanDays?: number;
+}
+
+export type EditChanges = { text?: string } & MemoryInput;
+
+/** The operations every surface (in-process, worker, agents) exposes. */
+export interface MemoryApi {
+  /** Stores one memory. @throws MemoryError INVALID_ARGUMENT on bad input (nothing is written). */
+  remember(text: string, options?: MemoryInput): Promise<RememberResult>;
+  /** Stores many memories: all validated before any write, embedded and written per batch. */
+  rememberMany(items: (string | RememberItem)[], options?: RememberManyOptions): Promise<RememberResult[]>;
+  /** Nearest memories to `query`, best first (semantic or hybrid, with explanations); touches each hit. */
+  recall(query: string, options?: RecallOptions): Promise<RecallHit[]>;
+  /** A token-budgeted block of the most relevant memories for a prompt (hybrid by default). */
+  recallPack(query: string, options?: RecallPackOptions): Promise<PackResult>;
+  /** Fans a task out into key phrases, recalls for each, merges by best score, packs. */
+  contextPack(task: string, options?: ContextPackOptions): Promise<ContextPackResult>;
+  /** Memories worth surfacing for a context (file, error, conversation) without a query. */
+  suggest(context: SuggestOptions): Promise<Suggestion[]>;
+  /** recall@k, precision@k, MRR, MAP and nDCG@k over a gold set, without touching anything. */
+  evaluate(cases: EvalCase[], options?: EvaluateOptions): Promise<EvalSummary>;
+  /** The store as an `.ahkai` archive (AI-Houkai's format), in created-at order. */
+  exportArchive(options?: ExportArchiveOptions): Promise<Blob>;
+  /** Imports an `.ahkai` archive: validated whole first, then written atomically (rolled back on failure or cancel). */
+  importArchive(source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult>;
+  /** What an archive holds (header, rows, vectors, warnings), without touching the store; bounded like an import. */
+  archiveInfo(source: ArchiveSource, options?: ArchiveLimits): Promise<ArchiveInfo>;
+  /** Adds the typed link `src → dst` (default rel 'related'); idempotent. @throws NOT_FOUND, INVALID_ARGUMENT (self-link) */
+  link(src: string, dst: string, rel?: string): Promise<{ added: boolean }>;
+  /** Removes `src → dst` links (one rel or all); returns how many. */
+  unlink(src: string, dst: string, rel?: string): Promise<number>;
+  /** Breadth-first neighbours with the relation and hop of each, plus dangling links. */
+  neighbors(id: string, options?: NeighborsQuery): Promise<NeighborsResult>;
+  /** The memories around `ids` (outgoing links, `depth` hops) and the edges between them. */
+  subgraph(ids: string[], options?: { depth?: number }): Promise<SubgraphResult>;
+  /** Shortest undirected path between two memories. */
+  findPath(from: string, to: string, options?: { maxDepth?: number }): Promise<PathResult>;
+  /** Marks `oldId` superseded by `newId` (kept for audit and restore); the pin follows. */
+  supersede(oldId: string, newId: string): Promise<{ ok: boolean; noop: boolean }>;
+  /** Undoes a supersede. */
+  restore(id: string): Promise<{ restored: boolean; wasSupersededBy: string }>;
+  /** Duplicates and contradictions among vector neighbours, for one memory or the whole store. */
+  findConflicts(options?: ConflictScanOptions): Promise<Conflict[]>;
+  /** Conflicts waiting for the user, with both memories. */
+  listPendingConflicts(options?: { limit?: number }): Promise<PendingConflictView[]>;
+  /** The user's decision: 'supersede' the old memory, 'keep_both' (records `contradicts`), or 'drop_new'. */
+  resolveConflict(id: string, resolution: ConflictResolution): Promise<PendingConflict>;
+  /** Every live memory with its decay score, highest first. */
+  decayScores(options?: DecayOptions & { now?: number }): Promise<ScoredMemory[]>;
+  /**
+   * Moves memories whose decay score fell below `minScore` to the trash (protected types and
+   * pinned memories never). A dry run (the default) only lists them.
+   */
+  prune(options?: PruneOptions): Promise<PruneResult>;
+  /** Removes memories whose `expiresAt` has passed. */
+  purgeExpired(options?: PurgeExpiredOptions): Promise<PurgeExpiredResult>;
+  /**
+   * Consolidates clusters of similar episodic memories into semantic summaries. 'soft' supersedes
+   * the sources by the summary (and links `derived_from`), 'hard' forgets them, 'none' keeps them.
+   */
+  reflect(options?: ReflectRunOptions): Promise<ReflectResult>;
+  /** One status per memory (at_risk, stale, orphan, healthy) with reasons, soft potential-conflict flags, and the report. */
+  health(options?: { staleDays?: number }): Promise<HealthResult>;
+  /** The maintenance scheduler's state and run history. */
+  maintenanceStatus(): Promise<MaintenanceStatus>;
+  /** Runs maintenance jobs now (default: the due ones). */
+  runMaintenance(jobs?: MaintenanceJob[]): Promise<MaintenanceRun[]>;
+  trashList(): Promise<TrashEntry[]>;
+  /** Brings the newest trashed copy of `id` back (with its vector); null when absent or live again. */
+  trashRestore(id: string): Promise<Memory | null>;
+  /** Irreversible: one id, entries older than `olderThanDays`, or everything. */
+  trashPurge(options?: TrashPurgeOptions): Promise<number>;
+  /** The newest journal entries, newest first. */
+  journalTail(n?: number): Promise<JournalEntry[]>;
+  /** Every journal entry about one memory, oldest first. */
+  history(id: string): Promise<JournalEntry[]>;
+  /** The newest `limit` calls (default 30), one row per call (an import is one row), newest first, each saying whether an undo reverted it. */
+  journalCalls(limit?: number): Promise<JournalCall[]>;
+  /**
+   * Undoes the call behind journal entry `seq` (default the newest not undone), unless a memory
+   * changed since; undoing an undo redoes the call. `dryRun` checks and counts, writing nothing.
+   */
+  undo(seq?: number, options?: UndoOptions): Promise<UndoResult>;
+  /**
+   * The memories as they were at `ts` (Unix seconds), rebuilt from the journal.
+   * @throws MemoryError JOURNAL_COMPACTED when `ts` is before the journal's retention horizon.
+   */
+  stateAt(ts: number): Promise<Memory[]>;
+  /**
+   * Drops journal entries outside the retention window (older than `keepDays` and not among the
+   * newest `keepLast`; default the store's `journalRetention`), never part of a call with an
+   * entry inside it, so undo inside the window keeps working. Maintenance runs it daily.
+   */
+  compactJournal(options?: JournalRetention): Promise<CompactResult>;
+  /**
+   * Whether the browser deleted or cleared this store: its canary, the registry's last sighting
+   * and count, a suspected loss (kept until `acknowledge`), persistence, and the last whole export.
+   */
+  durability(options?: { acknowledge?: boolean }): Promise<DurabilityReport>;
+  /** Hard delete. @returns false when no such memory exists. */
+  forget(id: string): Promise<boolean>;
+  /** A plain read (no touch); null when absent. */
+  get(id: string): Promise<Memory | null>;
+  /** Changes fields in place, keeping id, links and access tracking. @throws NOT_FOUND */
+  edit(id: string, changes: EditChanges): Promise<Memory>;
+  /** Newest first. */
+  listRecent(options?: ListOptions): Promise<Memory[]>;
+  count(): Promise<number>;
+  stats(): Promise<StoreStats>;
+  /** Exact tag counts and memories created per time bucket, over every memory (not a sample). */
+  aggregate(options?: AggregateOptions): Promise<StoreAggregates>;
+  /** Re-embeds every memory with the store's current embedder; resumable and cancellable. */
+  reindex(options?: LongRunOptions): Promise<{ reembedded: number }>;
+  /** Persists the index snapshot now (it is otherwise written after a quiet period). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The methods a store serves on a call (every one but `close`, which belongs to a connection). */
+export type StoreMethod = Exclude<keyof MemoryApi, 'close'>;

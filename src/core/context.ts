@@ -1,0 +1,188 @@
+/**
+ * One `StoreContext` per open store: the ports (storage, vector index, embedder, clock, ids,
+ * randomness), the store's settings and shared state, and the services every operation may
+ * need (index sync, confidence calibration, durability, maintenance). Operations in `ops/` are
+ * plain functions of a context; the actor travels in it, so the store as seen by another actor
+ * is the same context with another `actor` (`withActor`), not a rebuilt API.
+ *
+ * Every write that changes the vector set goes through `commit(delta)`: the in-memory index is
+ * updated, the snapshot scheduled, and the durability monitor told the row count may have moved.
+ */
+import type { Classifier, ConflictPolicy, ContradictionFn } from './conflicts.ts';
+import { DeferredIndex } from './deferred-index.ts';
+import type { DurabilityMonitor } from './durability.ts';
+import { MemoryError, throwIfAborted } from './errors.ts';
+import type { IndexOpenOutcome, IndexSync } from './index-sync.ts';
+import type { ImportLeases } from './import-lease.ts';
+import type { MaintenanceScheduler } from './maintenance.ts';
+import type { RelevanceBackground } from './relevance-background.ts';
+import type { EvictionPolicy } from './decay.ts';
+import type { Clock, EmbedOptions, Embedder, IdSource, IndexDelta, JournalContext, MemoryStorage, RandomSource, StoreMeta, VectorIndex } from './ports.ts';
+import type { StoreStats } from './types.ts';
+
+/** The conflict handling `remember` applies unless a call says otherwise. */
+export interface ConflictDefaults {
+  policy: ConflictPolicy;
+  threshold?: number;
+  contradictionFn: ContradictionFn | null;
+  classifier: Classifier | null;
+}
+
+/** What the store was opened with (fixed while it is open). */
+export interface StoreSettings {
+  conflicts: ConflictDefaults;
+  /** A cap on the number of memories, enforced on write; null: none. */
+  quota: { maxMemories: number; policy: EvictionPolicy } | null;
+  /** What journal compaction keeps by default. */
+  retention: { keepDays: number; keepLast: number };
+  /** Rows an archive import's first pass may keep for its writes (estimated bytes); undefined: the default. */
+  keepRowsBytes?: number;
+}
+
+/** What changes while the store is open, shared by every actor's view. */
+export interface StoreState {
+  /** The metadata row as last read. */
+  meta: StoreMeta;
+  /** The stored vectors were made by another embedder: vector operations wait for `reindex()`. */
+  mismatch: boolean;
+  opened: IndexOpenOutcome | 'pending-reindex';
+  closed: boolean;
+  /** Index size at the last background calibration (0: never). */
+  calibratedAt: number;
+  /** User calls in flight (maintenance waits for none). */
+  inFlight: number;
+  scheduler: MaintenanceScheduler | null;
+}
+
+export interface StoreContext {
+  readonly name: string;
+  readonly storage: MemoryStorage;
+  /** The vector index (a `DeferredIndex` over the adapter's in an open store). */
+  readonly index: VectorIndex;
+  readonly embedder: Embedder;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly random: RandomSource;
+  /** Journal attribution of this context's writes: 'lib', 'ui', 'agent:<name>'… */
+  readonly actor: string;
+  readonly settings: StoreSettings;
+  readonly state: StoreState;
+  readonly sync: IndexSync;
+  /** The relevance verdict's background: the embedder's reference calibration and this store's own sample. */
+  readonly relevance: RelevanceBackground;
+  readonly durability: DurabilityMonitor;
+  /** Browser storage facts for `stats().storage`, when the composition root knows them. */
+  readonly storageInfo: (() => Promise<NonNullable<StoreStats['storage']>>) | null;
+  /** Ids the current call changed; set per call by the store's views (see `reportChanged`). */
+  readonly changes?: Set<string>;
+  /** The journal group of the writes made through this context, when they must undo together (one reflected cluster). */
+  readonly group?: string;
+  /** Import ownership (lease, lock, heartbeat): see import-lease.ts. */
+  readonly leases: Pick<ImportLeases, 'begin' | 'recover'>;
+  /**
+   * Applies a storage write's effect on the vector set to the index and schedules the snapshot.
+   * `deferred`: the added vectors join a `DeferredIndex`'s pending set (searchable now, in the
+   * graph later), as imports do.
+   */
+  commit(delta: IndexDelta, options?: { deferred?: boolean }): void;
+}
+
+/** Applies an `IndexDelta` to an index: removals first, then additions (optionally deferred). */
+export function applyIndexDelta(index: VectorIndex, delta: IndexDelta, deferred = false): void {
+  if (delta.removedLabels.length) index.remove(delta.removedLabels);
+  if (!delta.added.length) return;
+  const labels = delta.added.map((a) => a.label);
+  const vectors = delta.added.map((a) => a.vector);
+  if (deferred && index instanceof DeferredIndex) index.addDeferred(labels, vectors);
+  else index.add(labels, vectors);
+}
+
+/** The commit seam of a store: index, snapshot schedule, and a durability refresh when rows came or went. */
+export function indexCommitter(index: VectorIndex, sync: Pick<IndexSync, 'schedule'>, durability: Pick<DurabilityMonitor, 'changed'> | null): StoreContext['commit'] {
+  return (delta, options = {}) => {
+    applyIndexDelta(index, delta, options.deferred ?? false);
+    sync.schedule(delta.generation);
+    if (durability && (delta.added.length > 0 || delta.removedLabels.length > 0)) durability.changed();
+  };
+}
+
+/** The same store as seen by `actor` (journal attribution); everything else is shared. */
+export function withActor(ctx: StoreContext, actor: string): StoreContext {
+  return { ...ctx, actor };
+}
+
+/** A context for one call: the ids it changes are collected in `changes`. */
+export function forCall(ctx: StoreContext): StoreContext & { changes: Set<string> } {
+  return { ...ctx, changes: new Set<string>() };
+}
+
+/** Records ids the current call changed (the worker announces them in its change event). */
+export function reportChanged(ctx: StoreContext, ids: Iterable<string>): void {
+  if (ctx.changes) for (const id of ids) ctx.changes.add(id);
+}
+
+/**
+ * A journal context for one write: its time, op, actor and a fresh group (the entries of one
+ * call share it, so undo reverts them together); `group` joins an existing one (an import's batches).
+ */
+export function journalFor(ctx: StoreContext, op: string, meta: Record<string, unknown> = {}, group?: string): JournalContext {
+  // A fresh id is drawn either way, so a store's sequence of ids does not depend on grouping.
+  const journal = { ts: ctx.clock.now(), op, actor: ctx.actor, group: ctx.ids.next(), meta };
+  const joined = group ?? ctx.group;
+  return joined === undefined ? journal : { ...journal, group: joined };
+}
+
+/** @throws MemoryError CLOSED after `close()`. */
+export function requireOpen(ctx: StoreContext): void {
+  if (ctx.state.closed) throw new MemoryError('CLOSED', `Store "${ctx.name}" is closed`);
+}
+
+/** @throws MemoryError CLOSED, or EMBEDDER_MISMATCH while the store waits for `reindex()`. */
+export function requireVectors(ctx: StoreContext): void {
+  requireOpen(ctx);
+  if (ctx.state.mismatch) {
+    throw new MemoryError('EMBEDDER_MISMATCH', `Store "${ctx.name}" must be re-embedded with ${ctx.embedder.id}: call reindex()`, {
+      stored: { id: ctx.state.meta.embedderId, dim: ctx.state.meta.dim },
+    });
+  }
+}
+
+/**
+ * Embeds through the store's embedder, checked: one vector per text, each of the store's
+ * dimension, as Float32Arrays. Model failures become MODEL_UNAVAILABLE, a cancel ABORTED.
+ */
+export async function embed(ctx: Pick<StoreContext, 'embedder'>, texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
+  const { embedder } = ctx;
+  throwIfAborted(options.signal);
+  let vectors: Float32Array[];
+  try {
+    vectors = await embedder.embed(texts, options);
+  } catch (error) {
+    if (error instanceof MemoryError) throw error;
+    if (options.signal?.aborted) throw new MemoryError('ABORTED', 'The operation was cancelled');
+    throw new MemoryError('MODEL_UNAVAILABLE', `Embedding failed: ${(error as Error)?.message ?? error}`);
+  }
+  if (vectors.length !== texts.length) {
+    throw new MemoryError('DIMENSION_MISMATCH', `The embedder returned ${vectors.length} vectors for ${texts.length} texts`);
+  }
+  for (const v of vectors) {
+    if (v.length !== embedder.dim) {
+      throw new MemoryError('DIMENSION_MISMATCH', `The embedder returned a ${v.length}-d vector; the store holds ${embedder.dim}-d vectors`, {
+        expected: embedder.dim,
+        actual: v.length,
+      });
+    }
+  }
+  return vectors.map((v) => (v instanceof Float32Array ? v : Float32Array.from(v)));
+}
+
+/** Embeds one text (a query with `input: 'query'`, an edited memory). */
+export async function embedOne(ctx: Pick<StoreContext, 'embedder'>, text: string, signal?: AbortSignal, input?: EmbedOptions['input']): Promise<Float32Array> {
+  return (await embed(ctx, [text], { ...(signal ? { signal } : {}), ...(input ? { input } : {}) }))[0]!;
+}
+
+/** The vector stored for a memory id, if any. */
+export async function vectorOf(ctx: Pick<StoreContext, 'storage'>, id: string): Promise<Float32Array | undefined> {
+  const [label] = await ctx.storage.labelsOf([id]);
+  return label === undefined ? undefined : (await ctx.storage.vectorsOf([label])).get(label);
+}

@@ -1,0 +1,190 @@
+/**
+ * Contradictions against a store: the conflict scan (vector neighbours, never a pairwise scan),
+ * the policies applied at write time, and the review queue that asks the user instead of
+ * resolving anything by itself.
+ */
+import type { ConflictScanOptions } from '../api.ts';
+import {
+  CONFLICT_CANDIDATES,
+  classifyIncoming,
+  decidePolicy,
+  detectConflicts,
+  type Classifier,
+  type ConflictPolicy,
+  type ContradictionFn,
+} from '../conflicts.ts';
+import { withClassifierConflicts } from '../classifier-policy.ts';
+import { journalFor, reportChanged, requireOpen, requireVectors, vectorOf, type StoreContext } from '../context.ts';
+import { MemoryError } from '../errors.ts';
+import { planSupersede } from '../graph.ts';
+import { applyResolution, checkResolution, pendingFromConflict, pendingKey, supersededRecords, type PendingConflict } from '../review.ts';
+import type { Conflict, Memory } from '../types.ts';
+import { checkId, checkInteger, checkKnownKeys, checkObject } from '../validate.ts';
+import { link, mustGet, supersedeMemory } from './graph.ts';
+
+/** The vector neighbours of a memory with their cosine (the conflict candidates). */
+async function candidatesFor(ctx: StoreContext, vector: Float32Array, selfId?: string): Promise<{ memory: Memory; similarity: number }[]> {
+  const found = ctx.index.search(vector, Math.min(ctx.index.size(), CONFLICT_CANDIDATES + 1));
+  const rows = await ctx.storage.getByLabels(found.map((h) => h.label));
+  return found
+    .map((h) => ({ memory: rows.get(h.label), similarity: h.similarity }))
+    .filter((c): c is { memory: Memory; similarity: number } => c.memory !== undefined && c.memory.id !== selfId)
+    .slice(0, CONFLICT_CANDIDATES);
+}
+
+/**
+ * Conflicts of one memory, or of the whole store: each memory's top vector neighbours are
+ * checked (not all pairs), so a 10k-memory scan is 10k index searches. The store's
+ * contradiction function (when it has one) takes part.
+ */
+export async function findConflicts(ctx: StoreContext, options: ConflictScanOptions = {}): Promise<Conflict[]> {
+  requireVectors(ctx);
+  const o = checkObject<ConflictScanOptions & { contradictionFn?: unknown }>(options, 'options');
+  checkKnownKeys(o, new Set(['memoryId', 'threshold', 'contradictionFn']), 'options');
+  const contradictionFn = ctx.settings.conflicts.contradictionFn;
+  const scan = async (memory: Memory, vector: Float32Array): Promise<Conflict[]> =>
+    detectConflicts(memory, await candidatesFor(ctx, vector, memory.id), {
+      ...(o.threshold === undefined ? {} : { threshold: o.threshold }),
+      contradictionFn,
+    });
+  if (o.memoryId !== undefined) {
+    const memory = await mustGet(ctx.storage, o.memoryId, 'memoryId');
+    const vector = await vectorOf(ctx, memory.id);
+    return vector ? scan(memory, vector) : [];
+  }
+  const out: Conflict[] = [];
+  const seen = new Set<string>();
+  await ctx.storage.scanVectors(async (labels, vectors) => {
+    const rows = await ctx.storage.getByLabels(labels);
+    for (const [i, label] of labels.entries()) {
+      const memory = rows.get(label);
+      if (!memory || memory.supersededBy !== '') continue;
+      for (const c of await scan(memory, vectors[i]!)) {
+        const key = [c.a.id, c.b.id].sort().join('\u0000');
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push(c);
+      }
+    }
+  });
+  return out;
+}
+
+export interface WriteConflictOptions {
+  policy: ConflictPolicy;
+  threshold?: number;
+  contradictionFn?: ContradictionFn | null;
+  classifier?: Classifier | null;
+}
+
+/** Scans the neighbours of a memory about to be (or just) written. */
+export async function scanForWrite(ctx: StoreContext, memory: Memory, vector: Float32Array, options: WriteConflictOptions): Promise<Conflict[]> {
+  if (options.policy === 'ignore') return [];
+  const candidates = await candidatesFor(ctx, vector, memory.id);
+  const detected = await detectConflicts(memory, candidates, {
+    ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
+    contradictionFn: options.contradictionFn ?? null,
+    now: ctx.clock.now(),
+  });
+  // Under every policy but 'supersede' the classifier's verdicts are conflicts like the others
+  // (reported, refused or queued: see classifier-policy.ts); 'supersede' applies them itself.
+  if (!options.classifier || options.policy === 'supersede') return detected;
+  return withClassifierConflicts(memory, await classifyIncoming(memory, candidates, options.classifier), detected);
+}
+
+/**
+ * Carries out a policy after the new memory was written. Returns the memory to report (the
+ * merge target when the new one was merged away) and the action taken.
+ */
+export async function applyWritePolicy(
+  ctx: StoreContext,
+  memory: Memory,
+  vector: Float32Array,
+  conflicts: Conflict[],
+  options: WriteConflictOptions,
+): Promise<{ memory: Memory; action: 'stored' | 'merged' | 'superseded' | 'queued' }> {
+  let current = memory;
+  let action: 'stored' | 'merged' | 'superseded' | 'queued' = 'stored';
+  if (options.classifier && options.policy === 'supersede') {
+    // The seed-002 hook refines the decision: CONTRADICTION/UPDATE supersede, demote pins, inherit importance.
+    const plan = await classifyIncoming(memory, await candidatesFor(ctx, vector, memory.id), options.classifier);
+    if (plan.supersede.length || plan.unpin.length) {
+      const put: Memory[] = [];
+      const now = ctx.clock.now();
+      let next: Memory = { ...memory, importance: plan.newImportance, pinned: memory.pinned || plan.pinNew };
+      for (const id of new Set([...plan.supersede, ...plan.unpin])) {
+        const old = (await ctx.storage.get(id))!;
+        let updated: Memory = plan.unpin.includes(id) ? { ...old, pinned: false } : old;
+        if (plan.supersede.includes(id)) {
+          const p = planSupersede(updated, next, now, { movePin: false });
+          updated = p.old;
+          next = p.new;
+        }
+        put.push(updated);
+      }
+      await ctx.storage.applyGraphChanges({ put: [...put, next] }, journalFor(ctx, 'supersede', { classifier: true }));
+      reportChanged(ctx, put.map((m) => m.id));
+      return { memory: next, action: 'superseded' };
+    }
+  }
+  for (const step of decidePolicy(options.policy, conflicts)) {
+    if (step.type === 'merge') {
+      const into = await ctx.storage.get(step.intoId);
+      if (!into) continue;
+      const merged: Memory = { ...into, importance: step.importance, lastAccessed: ctx.clock.now(), accessCount: into.accessCount + 1 };
+      const delta = await ctx.storage.applyGraphChanges({ put: [merged], forget: [step.fromId] }, journalFor(ctx, 'merge', { from: step.fromId, into: step.intoId }));
+      ctx.commit(delta);
+      reportChanged(ctx, [step.fromId, step.intoId]);
+      current = merged;
+      action = 'merged';
+    } else if (step.type === 'supersede') {
+      await supersedeMemory(ctx, step.oldId, step.newId);
+      if (action === 'stored') action = 'superseded';
+      if (step.newId === current.id) current = (await ctx.storage.get(current.id)) ?? current;
+    } else if (step.type === 'queue') {
+      const existing = new Set((await ctx.storage.listConflicts('pending')).map(pendingKey));
+      const record = pendingFromConflict({ a: { id: step.newId }, b: { id: step.oldId }, kind: step.kind, reason: step.reason, similarity: step.similarity }, ctx.ids.next(), ctx.clock.now());
+      if (!existing.has(pendingKey(record))) await ctx.storage.applyGraphChanges({ conflicts: [record] });
+      action = 'queued';
+    }
+  }
+  return { memory: current, action };
+}
+
+export async function listPendingConflicts(ctx: StoreContext, options: { limit?: number } = {}): Promise<(PendingConflict & { new: Memory | null; old: Memory | null })[]> {
+  requireOpen(ctx);
+  const o = checkObject<{ limit?: number }>(options, 'options');
+  checkKnownKeys(o, new Set(['limit']), 'options');
+  const limit = o.limit === undefined ? 100 : checkInteger(o.limit, 'limit', 0, 10_000);
+  const records = (await ctx.storage.listConflicts('pending')).slice(0, limit);
+  const memories = await ctx.storage.getMany([...new Set(records.flatMap((r) => [r.newId, r.oldId]))]);
+  return records
+    .map((r) => ({ ...r, new: memories.get(r.newId) ?? null, old: memories.get(r.oldId) ?? null }))
+    .filter((r) => r.new !== null && r.old !== null);
+}
+
+/** Applies the user's decision on a pending conflict, and settles records it makes moot. */
+export async function resolveConflict(ctx: StoreContext, id: string, resolution: string): Promise<PendingConflict> {
+  requireOpen(ctx);
+  checkId(id);
+  checkResolution(resolution);
+  const record = await ctx.storage.getConflict(id);
+  if (!record) throw new MemoryError('NOT_FOUND', `No pending conflict with id ${JSON.stringify(id)}`, { id });
+  const now = ctx.clock.now();
+  const { record: resolved, mutations } = applyResolution(record, resolution, now);
+  for (const m of mutations) {
+    if (m.type === 'supersede') await supersedeMemory(ctx, m.oldId, m.newId);
+    else if (m.type === 'link') await link(ctx, m.from, m.to, m.rel);
+  }
+  const forget = mutations.filter((m) => m.type === 'forget').map((m) => (m as { id: string }).id);
+  const moot = supersededRecords(await ctx.storage.listConflicts('pending'), mutations, id).map((r) => ({
+    ...r,
+    status: 'resolved' as const,
+    resolution: 'keep_both' as const,
+    resolvedAt: now,
+  }));
+  const delta = await ctx.storage.applyGraphChanges({ forget, conflicts: [resolved, ...moot] }, journalFor(ctx, 'resolve', { conflict: id, resolution }));
+  if (delta.removedLabels.length) ctx.commit(delta);
+  reportChanged(ctx, forget);
+  return resolved;
+}

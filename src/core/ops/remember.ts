@@ -1,0 +1,177 @@
+/**
+ * Writing memories: validate everything first, embed, make room under the quota, write each
+ * batch in one storage transaction, commit the index, then apply the conflict policy.
+ */
+import { checkPolicy, type ConflictPolicy } from '../conflicts.ts';
+import { embed, journalFor, reportChanged, requireVectors, type StoreContext } from '../context.ts';
+import { evictionCandidates } from '../decay.ts';
+import { MemoryError, invalid, throwIfAborted } from '../errors.ts';
+import { contentHash } from '../text.ts';
+import type { LongRunOptions, Memory, MemoryInput, RememberItem, RememberManyOptions, RememberResult } from '../types.ts';
+import { checkInteger, checkKnownKeys, checkMemoryInput, checkObject, checkText, checkValidity } from '../validate.ts';
+import { applyWritePolicy, scanForWrite } from './conflicts.ts';
+
+const MANY_KEYS = new Set(['batchSize', 'signal', 'onProgress', 'onConflict']);
+
+/** A new memory row for validated input (fresh id, both timestamps `now`). */
+export async function buildMemory(ctx: StoreContext, text: string, input: MemoryInput, now: number): Promise<Memory> {
+  const memory: Memory = {
+    id: ctx.ids.next(),
+    text,
+    type: input.type ?? 'semantic',
+    tags: input.tags ?? [],
+    importance: input.importance ?? 0.5,
+    createdAt: now,
+    lastAccessed: now,
+    accessCount: 0,
+    source: input.source ?? null,
+    links: [],
+    supersededBy: '',
+    supersededAt: 0,
+    polarity: input.polarity ?? 0,
+    expiresAt: input.expiresAt ?? 0,
+    pinned: input.pinned ?? false,
+    trust: input.trust ?? 'trusted',
+    contentHash: await contentHash(text),
+    validFrom: input.validFrom ?? 0,
+    validUntil: input.validUntil ?? 0,
+    surfacesWhen: input.surfacesWhen ?? [],
+  };
+  checkValidity(memory.validFrom, memory.validUntil);
+  return memory;
+}
+
+function validateItem(item: unknown, where: string): { text: string; input: MemoryInput } {
+  if (typeof item === 'string') return { text: checkText(item, where), input: {} };
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+    throw invalid(`${where} must be a string or an object with a text field`, { field: where });
+  }
+  const { text, ...rest } = item as RememberItem;
+  const input = checkMemoryInput(rest, where);
+  // 'raise' must be decided before anything is written, and a batch writes as it goes: refused
+  // per item as for the whole call (use remember() for one memory that must not conflict).
+  if (input.onConflict === 'raise') throw invalid(`${where}.onConflict 'raise' is not supported by rememberMany; use remember()`, { field: `${where}.onConflict` });
+  // Checked here, for every item, before the first batch is written (not per batch).
+  checkValidity(input.validFrom ?? 0, input.validUntil ?? 0);
+  return { text: checkText(text, `${where}.text`), input };
+}
+
+/** Enforces the quota before a write of `incoming` memories: evict to the trash, or refuse. */
+async function makeRoom(ctx: StoreContext, incoming: number): Promise<void> {
+  const quota = ctx.settings.quota!;
+  if ((await ctx.storage.count()) + incoming <= quota.maxMemories) return;
+  const plan = evictionCandidates(await ctx.storage.allMemories(), { ...quota, incoming, now: ctx.clock.now() });
+  if (plan.rejected) {
+    throw new MemoryError('STORAGE_QUOTA', `The store holds its maximum of ${quota.maxMemories} memories (${plan.outcome}); nothing was written`, {
+      maxMemories: quota.maxMemories,
+      outcome: plan.outcome,
+      shortfall: plan.shortfall,
+    });
+  }
+  if (plan.evict.length === 0) return;
+  const evicted = plan.evict.map((m) => m.id);
+  ctx.commit(await ctx.storage.moveToTrash(evicted, { ...journalFor(ctx, 'trash', { by: 'quota', policy: quota.policy }), actor: 'quota' }));
+  reportChanged(ctx, evicted);
+}
+
+/**
+ * Embeds (unless given vectors) and writes one batch; the index is updated after the transaction
+ * commits. `roomMade`: the caller already settled the quota for this write.
+ */
+export async function writeBatch(
+  ctx: StoreContext,
+  prepared: { text: string; input: MemoryInput }[],
+  options: LongRunOptions,
+  precomputed?: Float32Array[],
+  roomMade = false,
+): Promise<{ memories: Memory[]; vectors: Float32Array[] }> {
+  const vectors = precomputed ?? (await embed(ctx, prepared.map((p) => p.text), options));
+  if (ctx.settings.quota && !roomMade) await makeRoom(ctx, prepared.length);
+  throwIfAborted(options.signal);
+  const now = ctx.clock.now();
+  const memories = await Promise.all(prepared.map((p) => buildMemory(ctx, p.text, p.input, now)));
+  const { labels, generation } = await ctx.storage.insert(memories, vectors, journalFor(ctx, 'remember'));
+  ctx.commit({ added: labels.map((label, i) => ({ label, vector: vectors[i]! })), removedLabels: [], generation });
+  reportChanged(ctx, memories.map((m) => m.id));
+  return { memories, vectors };
+}
+
+export async function remember(ctx: StoreContext, text: string, options?: MemoryInput): Promise<RememberResult> {
+  requireVectors(ctx);
+  const input = checkMemoryInput(options);
+  const defaults = ctx.settings.conflicts;
+  const policy = input.onConflict ?? defaults.policy;
+  const settings = { ...defaults, policy };
+  const prepared = { text: checkText(text), input };
+  const [vector] = await embed(ctx, [prepared.text]);
+  if (policy === 'raise') {
+    // Scanned before writing: a rejected memory is neither stored nor indexed.
+    const candidate = await buildMemory(ctx, prepared.text, input, ctx.clock.now());
+    const conflicts = await scanForWrite(ctx, candidate, vector!, settings);
+    if (conflicts.length) {
+      throw new MemoryError('CONFLICT', `The memory conflicts with ${conflicts.length} existing one(s); nothing was stored`, {
+        conflicts: conflicts.map((c) => ({ kind: c.kind, reason: c.reason, similarity: c.similarity, otherId: c.b.id, otherText: c.b.text.slice(0, 120) })),
+      });
+    }
+  }
+  const {
+    memories: [memory],
+  } = await writeBatch(ctx, [prepared], {}, [vector!]);
+  // 'raise' found nothing before the write; 'ignore' does not look.
+  if (policy === 'raise' || policy === 'ignore') return { memory: memory!, conflicts: [], action: 'stored' };
+  const conflicts = await scanForWrite(ctx, memory!, vector!, settings);
+  // A classifier changes existing memories only under 'supersede' (see classifier-policy.ts).
+  if (policy === 'warn') return { memory: memory!, conflicts, action: 'stored' };
+  const outcome = await applyWritePolicy(ctx, memory!, vector!, conflicts, settings);
+  return { memory: outcome.memory, conflicts, action: outcome.action };
+}
+
+export async function rememberMany(ctx: StoreContext, items: (string | RememberItem)[], options?: RememberManyOptions): Promise<RememberResult[]> {
+  requireVectors(ctx);
+  if (!Array.isArray(items)) throw invalid('items must be an array', { field: 'items' });
+  const opts = checkObject<RememberManyOptions>(options, 'options');
+  checkKnownKeys(opts, MANY_KEYS, 'options');
+  const batchSize = opts.batchSize === undefined ? 128 : checkInteger(opts.batchSize, 'batchSize', 1, 10_000);
+  // Bulk ingestion scans for conflicts only when asked ('raise' is refused, as in the reference).
+  const manyPolicy: ConflictPolicy = opts.onConflict === undefined ? 'ignore' : checkPolicy(opts.onConflict);
+  if (manyPolicy === 'raise') throw invalid("rememberMany does not support onConflict 'raise'", { field: 'onConflict' });
+  // All-or-nothing validation: one bad item rejects the call before anything is embedded.
+  const prepared = items.map((item, i) => validateItem(item, `items[${i}]`));
+  const defaults = ctx.settings.conflicts;
+  const total = prepared.length;
+  const results: RememberResult[] = [];
+  // The quota is settled for the whole call before the first write: 'reject' refuses it
+  // whole, 'decay'/'lru' make room for all of it at once.
+  if (ctx.settings.quota && total > 0) await makeRoom(ctx, total);
+  opts.onProgress?.({ kind: 'write', done: 0, total });
+  for (let start = 0; start < total; start += batchSize) {
+    throwIfAborted(opts.signal, { written: results.length, total });
+    const batch = prepared.slice(start, start + batchSize);
+    const { memories: stored, vectors: batchVectors } = await writeBatch(
+      ctx,
+      batch,
+      {
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        onProgress: (e) => {
+          if (e.kind === 'embed') opts.onProgress?.({ kind: 'embed', done: start + e.done, total });
+        },
+      },
+      undefined,
+      true,
+    );
+    for (const [i, memory] of stored.entries()) {
+      const policy = batch[i]!.input.onConflict ?? manyPolicy;
+      if (policy === 'ignore') {
+        results.push({ memory, conflicts: [], action: 'stored' });
+        continue;
+      }
+      const settings = { ...defaults, policy };
+      const v = batchVectors[i]!;
+      const conflicts = await scanForWrite(ctx, memory, v, settings);
+      const outcome = policy === 'warn' ? { memory, action: 'stored' as const } : await applyWritePolicy(ctx, memory, v, conflicts, settings);
+      results.push({ memory: outcome.memory, conflicts, action: outcome.action });
+    }
+    opts.onProgress?.({ kind: 'write', done: results.length, total });
+  }
+  return results;
+}

@@ -1,0 +1,45 @@
+/** The trash: memories moved aside by prune, quota eviction or the user, restorable until purged. */
+import type { TrashPurgeOptions } from '../api.ts';
+import { embedOne, journalFor, reportChanged, requireOpen, requireVectors, type StoreContext } from '../context.ts';
+import { invalid } from '../errors.ts';
+import type { TrashEntry } from '../ports.ts';
+import type { Memory } from '../types.ts';
+import { checkId, checkInteger, checkKnownKeys, checkObject } from '../validate.ts';
+
+export async function trashList(ctx: StoreContext): Promise<TrashEntry[]> {
+  requireOpen(ctx);
+  return ctx.storage.listTrash();
+}
+
+/** Brings the newest trashed copy of `id` back (re-embedded when it was trashed without its vector). */
+export async function trashRestore(ctx: StoreContext, id: string): Promise<Memory | null> {
+  requireVectors(ctx);
+  checkId(id);
+  const journal = { ...journalFor(ctx, 'restore_trash'), actor: 'trash' };
+  const result = await ctx.storage.restoreFromTrash(id, journal);
+  if (!result) return null;
+  reportChanged(ctx, [id]);
+  if ('needsVector' in result) {
+    const vector = await embedOne(ctx, result.needsVector.text);
+    const { labels, generation } = await ctx.storage.insert([result.needsVector], [vector], journal);
+    ctx.commit({ added: [{ label: labels[0]!, vector }], removedLabels: [], generation });
+    await ctx.storage.purgeTrash({ id });
+    return result.needsVector;
+  }
+  ctx.commit(result.delta);
+  return result.memory;
+}
+
+/** Irreversible: one id, entries older than `olderThanDays`, or everything. */
+export async function trashPurge(ctx: StoreContext, options?: TrashPurgeOptions): Promise<number> {
+  requireOpen(ctx);
+  const o = checkObject<TrashPurgeOptions>(options, 'options');
+  checkKnownKeys(o, new Set(['id', 'olderThanDays']), 'options');
+  if (o.id !== undefined && o.olderThanDays !== undefined) throw invalid('Give id or olderThanDays, not both', { field: 'olderThanDays' });
+  if (o.id !== undefined) return ctx.storage.purgeTrash({ id: checkId(o.id) });
+  if (o.olderThanDays !== undefined) {
+    const days = checkInteger(o.olderThanDays, 'olderThanDays', 0);
+    return ctx.storage.purgeTrash({ before: ctx.clock.now() - days * 86_400 });
+  }
+  return ctx.storage.purgeTrash({});
+}
