@@ -52,7 +52,7 @@ export interface ArchiveContents {
 }
 
 /** Reads an archive's lines (header first) into its preview; header errors other than a newer version throw as the import would. */
-export async function previewLines(lines: AsyncIterable<ArchiveLine>, options: { signal?: AbortSignal } = {}): Promise<ArchiveContents> {
+export async function previewLines(lines: AsyncIterable<ArchiveLine>, options: { signal?: AbortSignal; now: number }): Promise<ArchiveContents> {
   let header: ArchiveHeader | null = null;
   let raw: Record<string, unknown> = {};
   let refusal: ArchiveRefusal | null = null;
@@ -96,7 +96,7 @@ export async function previewLines(lines: AsyncIterable<ArchiveLine>, options: {
       }
       continue;
     }
-    const row = rowFromLine(line.text, line.lineNo, { invalidUtf8: line.invalidUtf8 });
+    const row = rowFromLine(line.text, line.lineNo, { invalidUtf8: line.invalidUtf8, now: options.now });
     if (row === null) continue;
     rows += 1;
     if (!row.ok) {

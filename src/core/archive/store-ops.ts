@@ -169,12 +169,13 @@ export async function exportArchive(ctx: StoreContext, options?: ExportArchiveOp
 }
 
 /** Header, rows, vector presence, row problems and any refusal, without touching any store (core/archive/preview.ts). */
-export async function archiveInfo(source: ArchiveSource, options?: ArchiveLimits): Promise<ArchiveInfo> {
+/** `now`: the import time a row without timestamps would get (Unix seconds). */
+export async function archiveInfo(source: ArchiveSource, options: ArchiveLimits | undefined, now: number): Promise<ArchiveInfo> {
   const o = checkObject<ArchiveLimits>(options, 'options');
   checkKnownKeys(o, INFO_KEYS, 'options');
   const limits = checkLimits(o);
   const { open } = await rereadable(source);
-  const contents = await previewLines(gunzipLines(open(), limits));
+  const contents = await previewLines(gunzipLines(open(), limits), { now });
   const { header, raw } = contents;
   const src = (raw['source'] ?? {}) as Record<string, unknown>;
   return {

@@ -38,5 +38,5 @@ export async function importArchive(ctx: StoreContext, source: ArchiveSource, op
 
 export async function archiveInfo(ctx: StoreContext, source: ArchiveSource, options?: ArchiveLimits): Promise<ArchiveInfo> {
   requireOpen(ctx);
-  return readArchiveInfo(source, options);
+  return readArchiveInfo(source, options, ctx.clock.now());
 }
