@@ -23,6 +23,8 @@ export class PwaState {
 
   private updateServiceWorker: ((reloadPage?: boolean) => Promise<void>) | null = null;
   private registration: ServiceWorkerRegistration | undefined;
+  /** The waiting worker the person put off (the same version announced again keeps the banner down). */
+  private putOff: ServiceWorker | null = null;
 
   get showBanner(): boolean {
     return this.needRefresh && !this.dismissed;
@@ -34,7 +36,9 @@ export class PwaState {
       immediate: true,
       onNeedRefresh: () => {
         this.needRefresh = true;
-        this.dismissed = false;
+        // Announced again (a second check finding the same waiting worker): "Later" still holds.
+        const waiting = this.registration?.waiting ?? null;
+        if (waiting === null || waiting !== this.putOff) this.dismissed = false;
       },
       onOfflineReady: () => {
         this.offlineReady = true;
@@ -68,6 +72,7 @@ export class PwaState {
 
   later(): void {
     this.dismissed = true;
+    this.putOff = this.registration?.waiting ?? null;
   }
 }
 
