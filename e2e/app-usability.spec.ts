@@ -279,7 +279,8 @@ test('the store list shows every store with its size and model, an a:b store inc
   await page.locator('#manage-stores').click();
   const dialog = page.getByRole('dialog', { name: 'Stores in this browser' });
   const ab = dialog.locator('.store-item[data-store-name="a:b"]');
-  await expect(ab).toContainText('1 memory · USE-lite · 512-d');
+  // The app's default model (MiniLM, served from the origin).
+  await expect(ab).toContainText('1 memory · all-MiniLM-L6-v2 · 384-d');
   await expect(dialog.locator('.store-item[data-store-name="use-stores-home"]')).toContainText('open here');
   await shot(page, 'usability-stores', false);
 

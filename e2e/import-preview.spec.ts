@@ -77,7 +77,8 @@ test('the progress bar only grows and its line agrees with it, to 100% with the 
       const line = document.querySelector('.import-line')?.textContent ?? '';
       if (bar) samples.push({ value: bar.value, line });
     };
-    new MutationObserver(record).observe(document.querySelector('dialog')!, { subtree: true, childList: true, characterData: true, attributes: true });
+    // The whole page: the import dialog is one of several <dialog> elements.
+    new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
   });
   await dialog.getByRole('button', { name: 'Import 3,000 memories' }).click();
   await expect(page.getByRole('dialog', { name: 'Import finished' })).toContainText('3,000 imported', { timeout: 180_000 });
