@@ -21,7 +21,7 @@
  *   chosen on the training queries only; the test queries are scored once, with the chosen
  *   configuration, after every choice is made.
  */
-import { NOMINATE_ALWAYS, POSTINGS_PER_CANDIDATE } from '../src/adapters/storage-dexie.ts';
+import { NOMINATE_ALWAYS, POSTINGS_PER_CANDIDATE } from '../src/core/lexical-index.ts';
 import { bm25Idf, bm25TermScore } from '../src/core/bm25.ts';
 import { ndcgAtK } from '../src/core/evaluate.ts';
 import { CORPUS_CANDIDATES_PER_SLOT } from '../src/core/recall.ts';

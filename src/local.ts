@@ -20,7 +20,7 @@ import { checkStoreName, type StoreCatalog, type StoreInfo } from './core/catalo
 import { MemoryError, invalid } from './core/errors.ts';
 import { mathRandom, randomIds, systemClock } from './adapters/system.ts';
 import { useFflateGzip } from './adapters/gzip-fflate.ts';
-import type { Clock, DurabilityRegistry, Embedder, IdSource, RandomSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
+import type { Clock, DurabilityRegistry, Embedder, IdSource, MemoryStorage, RandomSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
 import type { IndexOpenOutcome } from './core/index-sync.ts';
 import type { MemoryApi } from './core/api.ts';
 import { openStore, type StoreOpenOptions, type StoreView } from './core/store.ts';
@@ -32,8 +32,9 @@ import type { UseLiteOptions } from './adapters/embedder-use-lite.ts';
 export * from './core/types.ts';
 export type * from './core/api.ts';
 export { MemoryError, ERROR_CODES, type ErrorCode } from './core/errors.ts';
-export type { Embedder, EmbedOptions, VectorIndex, VectorIndexFactory, Clock, IdSource, RandomSource } from './core/ports.ts';
+export type { Embedder, EmbedOptions, VectorIndex, VectorIndexFactory, Clock, IdSource, RandomSource, MemoryStorage } from './core/ports.ts';
 export { contentHash } from './core/text.ts';
+export { createMemoryStorage, memoryStorages } from './adapters/storage-memory.ts';
 export type { StoreInfo, StoreCatalog } from './core/catalog.ts';
 export { scopeMemory, SCOPE_POLICY, type ConnectionScope, type Access, type ApiMethod, type MethodPolicy } from './core/scope/index.ts';
 
@@ -42,6 +43,13 @@ export type EmbedderChoice = 'auto' | 'minilm' | 'bge-small' | 'use-lite' | Embe
 export interface CreateMemoryOptions extends LongRunOptions {
   /** Store name; stores are isolated from each other. Default 'default'. */
   name?: string;
+  /**
+   * Where the memories live: a factory of `MemoryStorage` for the store's name. Default: IndexedDB
+   * through Dexie (`indexedDB`, `IDBKeyRange` below). `memoryStorages()` keeps them in this
+   * process's memory (tests, short-lived agents); a store on custom storage keeps no record in
+   * the origin's registry of stores.
+   */
+  storage?: (name: string) => MemoryStorage | Promise<MemoryStorage>;
   /**
    * 'minilm' (all-MiniLM-L6-v2 on transformers.js), 'bge-small' (bge-small-en-v1.5, a
    * query/passage model), 'use-lite' (bundled Universal Sentence Encoder lite, no download), your
@@ -189,10 +197,12 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
     ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
   };
   useFflateGzip();
-  const storage = await openDexieStorage(name, dbOptions);
+  if (options.storage !== undefined && typeof options.storage !== 'function') throw invalid('storage must be a function of the store name', { field: 'storage' });
+  const storage = options.storage ? await options.storage(name) : await openDexieStorage(name, dbOptions);
   let index: VectorIndex | undefined;
-  // The registry of stores is a witness only: a store still opens when it cannot be used.
-  const registry: DurabilityRegistry | null = await openDexieRegistry(dbOptions).catch(() => null);
+  // The registry of stores is a witness only: a store still opens when it cannot be used. It
+  // watches IndexedDB stores; a store on other storage is not one of them.
+  const registry: DurabilityRegistry | null = options.storage ? null : await openDexieRegistry(dbOptions).catch(() => null);
   try {
     const recorded = await storage.readMeta();
     const embedder = await resolveEmbedder(options.embedder ?? 'auto', options, recorded?.embedderId);

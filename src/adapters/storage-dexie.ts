@@ -5,8 +5,7 @@
  */
 import { mapStorageError, type IndexedDbOptions } from './indexeddb-errors.ts';
 import Dexie, { type Table, type Transaction } from 'dexie';
-import { bm25Idf, termFrequencies } from '../core/bm25.ts';
-import { lexicalTerms } from '../core/tokenize.ts';
+import { lexicalFields, nominateCandidates } from '../core/lexical-index.ts';
 import { MemoryError } from '../core/errors.ts';
 import type {
   GraphChanges,
@@ -42,12 +41,6 @@ function derivedFields(memory: Memory): Pick<MemoryRow, 'terms' | 'termCounts' |
   return { ...lexicalFields(memory.text), linkTargets: [...new Set(memory.links.map((l) => l.to))] };
 }
 
-/** The lexical fields stored beside a memory. */
-function lexicalFields(text: string): Pick<MemoryRow, 'terms' | 'termCounts' | 'termLength'> {
-  const all = lexicalTerms(text);
-  const tf = termFrequencies(all);
-  return { terms: [...tf.keys()], termCounts: [...tf.values()], termLength: all.length };
-}
 interface VectorRow {
   label: number;
   /** The memory this vector belongs to: recall maps index labels to memories by primary key. */
@@ -316,10 +309,6 @@ class MemoryDatabase extends Dexie {
 
 /** Terms whose document frequency the lexical candidate search keeps between calls. */
 const DF_CACHE_TERMS = 50_000;
-/** A term this rare nominates candidates even in a small store. */
-export const NOMINATE_ALWAYS = 50;
-/** Postings (keys) read per candidate row the lexical candidate search may return. */
-export const POSTINGS_PER_CANDIDATE = 8;
 
 /** `keys.length` lookups on one index in one read-only transaction, in key order (undefined when absent). */
 function indexGets<T>(idb: IDBDatabase, store: string, index: string, keys: readonly IDBValidKey[]): Promise<(T | undefined)[]> {
@@ -756,28 +745,14 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           await Promise.all(
             unique.filter((t) => !cache.has(t)).map(async (t) => cache.set(t, await db.memories.where('terms').equals(t).count())),
           );
-          const df = unique.map((t) => [t, cache.get(t) ?? 0] as const);
-          // Nominate candidates from their postings (keys only, rarest terms first, at most
-          // POSTINGS_PER_CANDIDATE·limit keys in all), scoring each by the IDF of the query terms
-          // it contains; only the best `limit` rows are read. Terms in more than a quarter of the
-          // memories nominate nobody (their IDF is a fraction of a rare term's) but still count in
-          // the BM25 of whoever is nominated.
-          const nominating = df.filter(([, n]) => n > 0 && n <= Math.max(NOMINATE_ALWAYS, documents / 4)).sort((a, b) => a[1] - b[1]);
-          const proxy = new Map<string, number>();
-          let budget = POSTINGS_PER_CANDIDATE * limit;
-          for (const [term, n] of nominating) {
-            if (budget <= 0) break;
-            const idf = bm25Idf(Math.max(documents, n), n);
-            const ids = await db.memories.where('terms').equals(term).limit(budget).primaryKeys();
-            budget -= ids.length;
-            for (const id of ids) proxy.set(id, (proxy.get(id) ?? 0) + idf);
-          }
-          const best = [...proxy].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit);
+          const df = new Map(unique.map((t) => [t, cache.get(t) ?? 0] as const));
+          // Candidates from the postings, keys only (core/lexical-index.ts); only the best rows are read.
+          const best = await nominateCandidates(df, documents, limit, (term, max) => db.memories.where('terms').equals(term).limit(max).primaryKeys());
           const candidates: LexicalCandidate[] = [];
-          for (const row of await db.memories.bulkGet(best.map(([id]) => id))) {
+          for (const row of await db.memories.bulkGet(best)) {
             if (row) candidates.push({ memory: strip(row), label: row.label, terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
           }
-          return { candidates, documentFrequencies: new Map(df) };
+          return { candidates, documentFrequencies: df };
         }),
       ),
 

@@ -1,6 +1,6 @@
 /**
  * The agent-loop side of the tool surface: JSON in, JSON out, as AI-Houkai's `_dispatch_tool`
- * (seed 001 §10) — a tool call arrives as a name and an arguments string (OpenAI and Ollama
+ * — a tool call arrives as a name and an arguments string (OpenAI and Ollama
  * function calling, an MCP `tools/call`, a WebMCP `execute`), and the answer goes back as a JSON
  * string the loop appends to the conversation.
  *

@@ -1,6 +1,6 @@
 /**
  * The lifecycle operations as agent tools, named and shaped as AI-Houkai's MCP server offers
- * them (reference §3.10): `history`, `journal_tail`, `state_at`, `undo`, `purge_expired`,
+ * them: `history`, `journal_tail`, `state_at`, `undo`, `purge_expired`,
  * `trash_list`, `trash_restore`, `trash_purge`. The writing ones (`undo`, `purge_expired`,
  * `trash_restore`, `trash_purge`) are whole-store operations: through a connection scoped below
  * `trusted`, read-only or to a namespace the store refuses them (PERMISSION_DENIED, as for any

@@ -1,6 +1,6 @@
 /**
  * The memory store as agent tools. Names, parameters (snake_case) and result shapes follow
- * AI-Houkai's MCP server (reference §3.10), so prompts and agent code written against it keep
+ * AI-Houkai's MCP server, so prompts and agent code written against it keep
  * working; each tool maps its arguments onto this library's camelCase {@link MemoryApi}. The same
  * definitions render as OpenAI function-calling tools, Anthropic tools and MCP `tools/list`
  * entries, and {@link MemoryToolset.dispatch} is AI-Houkai's JSON-in/JSON-out `_dispatch_tool`.

@@ -4,10 +4,10 @@
  * classifier hook (CONTRADICTION / UPDATE / OVERLAP / NONE) and its resolution rules, the
  * `on_conflict` policies as action lists, and a small contradiction detector for evaluation.
  *
- * Sources: reference §3.2 (`_check_conflicts`: candidates, thresholds, reason order, negation
- * words; `find_conflicts`), §6 traps 6–8; seed 000 §2 (conflict definition, behaviour matrix,
- * tests); seed 002 (classification, demotion, importance inheritance); seed 003 (contradictions
- * surfaced to the user, never auto-resolved: the `review` policy).
+ * Behaviour follows AI-Houkai's `_check_conflicts` and `find_conflicts` (candidates, thresholds,
+ * reason order, negation words) and the conflict-review design: a classifier's verdicts
+ * (contradiction demotes, update supersedes, importance is inherited) and contradictions
+ * surfaced to the person, never resolved behind their back (the `review` policy).
  */
 import { invalid } from './errors.ts';
 import { comparePair } from './contradiction.ts';
@@ -79,9 +79,9 @@ export function quickConflictReason(
 }
 
 /**
- * Classifies an already-similar, eligible pair, in the reference order (§3.2): polarity →
+ * Classifies an already-similar, eligible pair, in the reference order: polarity →
  * negation (and the other patterns) → `contradictionFn` → duplicate. The function is consulted **only** when neither cheap
- * rule decided (seed 000 §2 tests: "negation is a fast-path"); a truthy answer gives
+ * rule decided ("negation is a fast-path"); a truthy answer gives
  * `contradiction/custom_fn`. It may be async; its errors propagate.
  */
 export async function conflictReason(
@@ -100,7 +100,7 @@ export type ConflictSkip = 'self' | 'type' | 'superseded' | 'expired' | 'tags';
 
 /**
  * Why a pair is not a conflict candidate, or null when it is (reference `_check_conflicts` and
- * seed 000 §2 "Conflict definition"): the same memory; different types; either one superseded;
+ * the conflict definition): the same memory; different types; either one superseded;
  * with `now`, either one expired (`0 < expiresAt ≤ now`; the write-time scan passes it, the
  * reference's global `find_conflicts` does not, trap 8); the tag guard: both tagged and no tag in
  * common. The similarity gate is separate (see {@link detectConflicts}).
@@ -254,7 +254,7 @@ export type PolicyAction =
   | { type: 'queue'; newId: string; oldId: string; kind: ConflictKind; reason: string; similarity: number };
 
 /**
- * The action list for a policy (seed 000 §2 behaviour matrix, plus `review`):
+ * The action list for a policy (the behaviour matrix, plus `review`):
  * - `ignore` → nothing (the store need not even scan);
  * - `warn` → one `report` when there are conflicts;
  * - `raise` → one `reject` when there are conflicts (checked before the write);

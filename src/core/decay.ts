@@ -1,6 +1,6 @@
 /**
- * Decay, pruning, quota eviction and TTL selection (AI-Houkai §3.5 `DecayEngine`, §3.8 TTL and
- * trash retention; seed 001 §6). Everything here is pure: the caller passes the memories and
+ * Decay, pruning, quota eviction and TTL selection (AI-Houkai's `DecayEngine`, TTL and
+ * trash retention). Everything here is pure: the caller passes the memories and
  * `now` (Unix seconds), and gets back what to score, trash, evict or purge. Writing (trash
  * table, journal entries, scheduling) is the store's job.
  *
@@ -112,7 +112,7 @@ export interface ScoredMemory {
   score: number;
 }
 
-/** True when `0 < expiresAt ≤ now` (reference TTL rule, §3.8 and `purge_expired`). */
+/** True when `0 < expiresAt ≤ now` (AI-Houkai's TTL rule and `purge_expired`). */
 export function isExpired(memory: Memory, now: number): boolean {
   return memory.expiresAt > 0 && memory.expiresAt <= now;
 }

@@ -1,5 +1,5 @@
 /**
- * Retrieval-quality metrics with binary relevance (AI-Houkai `eval.py`, §5.1). `retrieved` is a
+ * Retrieval-quality metrics with binary relevance (AI-Houkai's `eval.py`). `retrieved` is a
  * ranked list of ids, best first; `relevant` the ids judged relevant. A relevant id is credited
  * once, at its first occurrence, so duplicated ids cannot push a metric above its range.
  *

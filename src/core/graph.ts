@@ -4,8 +4,8 @@
  * No storage here: the store supplies a {@link GraphReader} (outgoing edges come from each
  * memory's `links`, incoming edges from an edge index it maintains) and applies the plans.
  *
- * Semantics follow AI-Houkai (reference §3.2 `link`/`unlink`/`neighbors`/`subgraph`/`supersede`/
- * `restore`, curation `find_path`, §3.3 step 11 expansion) and the linking proposal (seed 000 §3),
+ * Semantics follow AI-Houkai (`link`/`unlink`/`neighbors`/`subgraph`/`supersede`/
+ * `restore`, curation `find_path`, recall's link expansion) and the linking proposal,
  * with the edge kinds of the topology request (seed 003) added to the vocabulary.
  */
 import { invalid } from './errors.ts';
@@ -19,7 +19,7 @@ import type { Link, Memory } from './types.ts';
 /**
  * Relations the engine itself emits or documents. AI-Houkai's `LINK_RELS` (`related`, `refines`,
  * `derived_from`, `example_of`, `contradicts`, `supersedes`) plus seed 003's edge kinds (`causes`,
- * `supports`, `promoted_from`). Seed 000 §3: "`rel` is a string, not an enum, so users may add
+ * `supports`, `promoted_from`). "`rel` is a string, not an enum, so users may add
  * their own", so any other non-blank rel is accepted too (see {@link checkRel}).
  */
 export const LINK_VOCABULARY = [
@@ -183,7 +183,7 @@ export interface SupersedePlan {
 }
 
 /**
- * Plans `supersede(old, new)` (reference §3.2): self → INVALID_ARGUMENT; `new.supersededBy ===
+ * Plans `supersede(old, new)`: self → INVALID_ARGUMENT; `new.supersededBy ===
  * old.id` → INVALID_ARGUMENT ("Cycle"); `old.supersededBy === new.id` → no-op. Otherwise the old
  * row gets `supersededBy`/`supersededAt`, the new row gets the link `new → old supersedes`, and
  * "the pin follows": if the old row is pinned and the new one is not, the new one is pinned and the
@@ -222,7 +222,7 @@ export interface RestorePlan {
 }
 
 /**
- * Plans `restore(id)` (reference §3.2): returns null when the memory is not superseded (the store
+ * Plans `restore(id)`: returns null when the memory is not superseded (the store
  * returns false). Clears `supersededBy`/`supersededAt`, removes the superseder's `supersedes` link
  * and "hands the pin back" when `pinnedFrom` says the pin had moved at supersede time (the store
  * knows that from its journal's `pinned_from` entry).
@@ -252,7 +252,7 @@ export function planRestore(memory: Memory, superseder: Memory | null, options: 
  * from the map). `outgoing(id)` is the memory's own `links` in stored order (`[]` for an unknown
  * id). `incoming(id)` lists the edges pointing at `id`, from an edge index; every `from` must be
  * an existing memory (the index drops a memory's rows when it is forgotten), but its `to` may be
- * a forgotten id (links elsewhere are not cleaned up, reference §3.2 `forget`).
+ * a forgotten id (links elsewhere are not cleaned up, as AI-Houkai's `forget`).
  */
 export interface GraphReader {
   get(ids: string[]): Promise<Map<string, Memory>>;
@@ -334,7 +334,7 @@ export interface NeighborHit {
 
 export interface NeighborsResult {
   results: NeighborHit[];
-  /** Outgoing edges whose target does not resolve (seed 000 §3: "returns a `dangling=[ids]` audit list"). */
+  /** Outgoing edges whose target does not resolve (the `dangling` audit list). */
   dangling: Edge[];
 }
 
@@ -592,7 +592,7 @@ export interface ExpandedHit {
 export const DEFAULT_EXPAND = { rels: ['refines', 'example_of'], depth: 1, cap: 5, score: 0.7, decay: 1.0 } as const;
 
 /**
- * Recall expansion (reference §3.3 step 11, `_expand_links`): breadth-first along **outgoing**
+ * Recall expansion (AI-Houkai's `_expand_links`): breadth-first along **outgoing**
  * links of the chosen rels from the hits (in hit order, then link order), up to `depth` hops and
  * at most `cap` new nodes, skipping ids already seen (the hits included) and superseded targets
  * unless `includeSuperseded`. Missing targets are skipped. Returns only the added nodes; the

@@ -1,6 +1,6 @@
 /**
- * Memory health (Elefante V5 design, seed 004 §3.2 `MemoryHealthAnalyzer`, properties 3–6) and
- * the AI-Houkai health report (`houkai stats --health`, reference §3.8). Pure: the caller passes
+ * Memory health (per-memory statuses: at risk, stale, orphan, healthy, with reasons) and
+ * the AI-Houkai health report (`houkai stats --health`). Pure: the caller passes
  * the memories, `now`, the incoming-link counts and the ids with unresolved conflicts.
  *
  * ## Status (seed 004 `compute_health`)
@@ -23,7 +23,7 @@
  * lists every reason of the chosen status (an at_risk memory may be superseded *and* in conflict),
  * the deciding one first.
  *
- * Fallbacks (seed 004 §6.4): an unusable `lastAccessed` falls back to `createdAt`, then to
+ * Fallbacks: an unusable `lastAccessed` falls back to `createdAt`, then to
  * 0 idle days (not stale); a missing `incomingCount` is 0.
  *
  * ## Potential conflicts (seed 004 `detect_potential_conflict`, properties 5 and 6)
@@ -35,7 +35,7 @@
  * - same domain = same `type` and at least one shared tag (compared lower-cased), or both
  *   untagged. The domain is reported as `type` (both untagged) or `type:tag1,tag2` (the shared
  *   tags, sorted);
- * - a memory with no concepts is never flagged (seed §6.2);
+ * - a memory with no concepts is never flagged;
  * - superseded and expired memories are not compared, nor are pairs already linked by
  *   `contradicts` or `supersedes` (in either direction): those are resolved or confirmed.
  * The test is symmetric (property 5). Results are soft flags only (property 6): they are returned
@@ -376,7 +376,7 @@ function checkMemoryList(memories: unknown): readonly Memory[] {
 }
 
 /**
- * The reference's `houkai stats --health` numbers (§3.8), over the active memories: decay
+ * The reference's `houkai stats --health` numbers, over the active memories: decay
  * histogram, below-`minScore` count, never recalled, stale, active episodic, link density,
  * average importance, top five recalled. Note its stale rule (`lastAccessed < now − staleDays`
  * days) is the same as the `stale` status's, but the status counts only memories not at risk.

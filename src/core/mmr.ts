@@ -1,5 +1,5 @@
 /**
- * Maximal Marginal Relevance selection with an optional near-duplicate gate (AI-Houkai §3.3
+ * Maximal Marginal Relevance selection with an optional near-duplicate gate (as AI-Houkai's recall
  * step 9, `_mmr_select`).
  *
  * Relevance is min-max normalised over the candidates, `rel = (s − min)/(max − min)` (1 for every

@@ -302,13 +302,20 @@ export interface StoredCounts {
 }
 
 /**
- * Durable storage: the source of truth for memories and their vectors. Every method that
- * writes does so in one transaction: either all of it lands or none of it.
+ * Durable storage: the source of truth for memories and their vectors, as role ports (an
+ * operation that needs only the journal can say so: `Pick` or the role's interface). Every method
+ * that writes does so in one transaction: either all of it lands or none of it.
+ * test/storage.contract.test.ts holds every implementation to the same contract.
  */
-export interface MemoryStorage {
+/** The metadata row: what made the vectors, the label counter and the generation. */
+export interface MetaStore {
   readMeta(): Promise<StoreMeta | undefined>;
   /** Writes the metadata row if absent and returns the stored one. */
   initMeta(meta: StoreMeta): Promise<StoreMeta>;
+}
+
+/** Memories and their vectors: the rows, written one transaction per call, read by id, label, time or page. */
+export interface MemoryRows {
   /** Adds memories with their vectors; allocates one label per vector. */
   insert(memories: Memory[], vectors: Float32Array[], journal?: JournalContext): Promise<{ labels: number[]; generation: number }>;
   /**
@@ -338,6 +345,24 @@ export interface MemoryStorage {
   aggregate(query: { includeSuperseded: boolean; createdEdges: number[] }): Promise<{ tagCounts: Map<string, number>; created: number[]; counted: number }>;
   /** Memories not superseded with `0 < expiresAt ≤ now` (a scan: nothing indexes `expiresAt`). */
   countExpired(now: number): Promise<number>;
+  getMany(ids: string[]): Promise<Map<string, Memory>>;
+  /** The current vector label of each id (undefined when absent). */
+  labelsOf(ids: string[]): Promise<(number | undefined)[]>;
+  /** Whether each id exists. */
+  exists(ids: string[]): Promise<boolean[]>;
+  /** The text of each id, or undefined. */
+  textsOf(ids: string[]): Promise<(string | undefined)[]>;
+  /** Every memory (lifecycle passes: decay scoring, health, reflection). */
+  allMemories(): Promise<Memory[]>;
+  /** Every memory with its vector in `createdAt` order (ties by id), a page per read transaction. */
+  pagesByCreated(batchSize?: number): AsyncGenerator<{ memory: Memory; vector: Float32Array | undefined }[]>;
+  /** Whether any stored memory has polarity +1 (an index lookup, not a scan). */
+  hasPositivePolarity(): Promise<boolean>;
+  ids(): Promise<{ id: string; text: string; contentHash: string }[]>;
+}
+
+/** The vector log the index is rebuilt and replayed from: vectors by label, tombstones by generation, and re-embedding's staging. */
+export interface VectorLog {
   vectorCount(): Promise<number>;
   /** Visits vectors in label order, optionally only those written after generation `afterGeneration`. */
   scanVectors(
@@ -356,7 +381,12 @@ export interface MemoryStorage {
    * the stage and tombstones. Fails (changing nothing) if a memory has no staged vector.
    */
   commitStaged(embedderId: string, dim: number, journal?: JournalContext): Promise<{ generation: number }>;
-  ids(): Promise<{ id: string; text: string; contentHash: string }[]>;
+  /** Stored vectors by label. */
+  vectorsOf(labels: number[]): Promise<Map<number, Float32Array>>;
+}
+
+/** The persistent lexical index (core/lexical-index.ts decides what goes in it and how it is read). */
+export interface LexicalPostings {
   /** Corpus statistics of the persistent lexical index. */
   lexicalStats(): Promise<{ documents: number; averageLength: number }>;
   /**
@@ -365,18 +395,62 @@ export interface MemoryStorage {
    * nominate none — at most `limit`, and how many memories contain each term (BM25's IDF).
    */
   lexicalCandidates(terms: string[], limit: number): Promise<{ candidates: LexicalCandidate[]; documentFrequencies: Map<string, number> }>;
-  /** Whether any stored memory has polarity +1 (an index lookup, not a scan). */
-  hasPositivePolarity(): Promise<boolean>;
   /** Stored term statistics of the memories behind these labels. */
   lexicalTermsOf(labels: number[]): Promise<Map<number, { terms: string[]; termCounts: number[]; termLength: number }>>;
-  /** Stored vectors by label. */
-  vectorsOf(labels: number[]): Promise<Map<number, Float32Array>>;
-  /** Whether each id exists. */
-  exists(ids: string[]): Promise<boolean[]>;
-  /** The text of each id, or undefined. */
-  textsOf(ids: string[]): Promise<(string | undefined)[]>;
-  /** Every memory with its vector in `createdAt` order (ties by id), a page per read transaction. */
-  pagesByCreated(batchSize?: number): AsyncGenerator<{ memory: Memory; vector: Float32Array | undefined }[]>;
+}
+
+/** Links, supersede state and the review queue's records. */
+export interface GraphStore {
+  /** Links pointing at `id`, from the multi-entry link-target index (no scan). */
+  incoming(id: string): Promise<{ from: string; rel: string }[]>;
+  /** Whether a superseded memory's pin moved to its superseder. */
+  pinMoved(id: string): Promise<boolean>;
+  /** Applies a graph write in one transaction (text never changes here). */
+  applyGraphChanges(changes: GraphChanges, journal?: JournalContext): Promise<IndexDelta>;
+  listConflicts(status?: 'pending' | 'resolved'): Promise<PendingConflict[]>;
+  getConflict(id: string): Promise<PendingConflict | undefined>;
+}
+
+/** The journal, written inside each write's transaction; read, appended to and compacted here. */
+export interface JournalStore {
+  /** Journal entries, oldest first: of one memory, one group, up to a time, after a time, or the newest n. */
+  journalRead(query: { seq?: number; id?: string; group?: string; untilTs?: number; afterTs?: number; newest?: number }): Promise<JournalEntry[]>;
+  /**
+   * Journal sequence numbers, newest first and keys only (cheap over a big import): the `limit`
+   * newest below `belowSeq` (from the top when omitted), or every entry of one call (`group`).
+   */
+  journalKeys(query: { belowSeq?: number; limit: number } | { group: string }): Promise<number[]>;
+  /** Appends entries on their own (for operations that change no memory, like export or undo). */
+  journalAppend(journal: JournalContext, entries: { id: string; before: Memory | null; after: Memory | null; op?: string }[]): Promise<void>;
+  /**
+   * Compaction, in one transaction: drops the oldest entries, those written before `olderThanTs`
+   * that are not among the newest `keepLast`, always a prefix in `seq` order and never part of a
+   * call (a group with an entry that stays keeps all its entries). When something was dropped it
+   * records the new horizon and appends a `compact` entry (`journal`); returns how many went.
+   */
+  journalCompact(query: { olderThanTs: number; keepLast: number }, journal: JournalContext): Promise<{ removed: number; horizon: JournalHorizon | null }>;
+  /** The horizon left by the last compaction, or null when the journal is complete. */
+  journalHorizon(): Promise<JournalHorizon | null>;
+}
+
+/** The trash: what forget-by-decay, quota and undo removed, with its vector. */
+export interface TrashStore {
+  /** Moves memories (with their vectors) to the trash, in one transaction. */
+  moveToTrash(ids: string[], journal: JournalContext): Promise<IndexDelta>;
+  listTrash(): Promise<TrashEntry[]>;
+  /**
+   * Restores the newest trash entry of `id`: null when there is none or the id is live again;
+   * `needsVector` when the entry has no vector (the caller embeds and inserts it).
+   */
+  restoreFromTrash(id: string, journal: JournalContext): Promise<{ memory: Memory; delta: IndexDelta } | { needsVector: Memory } | null>;
+  /** The newest trash entry's text and vector of each id that has one with a vector. */
+  trashVectors(ids: string[]): Promise<Map<string, { text: string; vector: Float32Array }>>;
+  /** Irreversible: one id's entries, several ids' entries (one transaction), entries deleted before a time, or all; returns how many. */
+  purgeTrash(query: { id?: string; ids?: string[]; before?: number }): Promise<number>;
+}
+
+/** Imports in progress: their leases and undo logs (core/import-lease.ts). */
+export interface ImportLog {
   /**
    * Writes one import batch in one transaction, in order (a later write of an id replaces an
    * earlier one), and logs what it replaced under `importId` so `rollbackImport` can undo it.
@@ -399,50 +473,13 @@ export interface MemoryStorage {
    * undo log without one): rolled back once their owner is gone.
    */
   pendingImports(): Promise<{ importId: string; lease: ImportLease | null }[]>;
-  getMany(ids: string[]): Promise<Map<string, Memory>>;
-  /** The current vector label of each id (undefined when absent). */
-  labelsOf(ids: string[]): Promise<(number | undefined)[]>;
-  /** Links pointing at `id`, from the multi-entry link-target index (no scan). */
-  incoming(id: string): Promise<{ from: string; rel: string }[]>;
-  /** Whether a superseded memory's pin moved to its superseder. */
-  pinMoved(id: string): Promise<boolean>;
-  /** Applies a graph write in one transaction (text never changes here). */
-  applyGraphChanges(changes: GraphChanges, journal?: JournalContext): Promise<IndexDelta>;
-  /** Journal entries, oldest first: of one memory, one group, up to a time, after a time, or the newest n. */
-  journalRead(query: { seq?: number; id?: string; group?: string; untilTs?: number; afterTs?: number; newest?: number }): Promise<JournalEntry[]>;
-  /**
-   * Journal sequence numbers, newest first and keys only (cheap over a big import): the `limit`
-   * newest below `belowSeq` (from the top when omitted), or every entry of one call (`group`).
-   */
-  journalKeys(query: { belowSeq?: number; limit: number } | { group: string }): Promise<number[]>;
-  /** Appends entries on their own (for operations that change no memory, like export or undo). */
-  journalAppend(journal: JournalContext, entries: { id: string; before: Memory | null; after: Memory | null; op?: string }[]): Promise<void>;
-  /** Moves memories (with their vectors) to the trash, in one transaction. */
-  moveToTrash(ids: string[], journal: JournalContext): Promise<IndexDelta>;
-  listTrash(): Promise<TrashEntry[]>;
-  /**
-   * Restores the newest trash entry of `id`: null when there is none or the id is live again;
-   * `needsVector` when the entry has no vector (the caller embeds and inserts it).
-   */
-  restoreFromTrash(id: string, journal: JournalContext): Promise<{ memory: Memory; delta: IndexDelta } | { needsVector: Memory } | null>;
-  /** The newest trash entry's text and vector of each id that has one with a vector. */
-  trashVectors(ids: string[]): Promise<Map<string, { text: string; vector: Float32Array }>>;
-  /** Irreversible: one id's entries, several ids' entries (one transaction), entries deleted before a time, or all; returns how many. */
-  purgeTrash(query: { id?: string; ids?: string[]; before?: number }): Promise<number>;
+}
+
+/** Small named settings and the durability canary beside the metadata row. */
+export interface SettingsStore {
   /** A small named setting (e.g. maintenance last-run times) beside the store's metadata. */
   getSetting(key: string): Promise<unknown>;
   putSetting(key: string, value: unknown): Promise<void>;
-  /** Every memory (lifecycle passes: decay scoring, health, reflection). */
-  allMemories(): Promise<Memory[]>;
-  /**
-   * Compaction, in one transaction: drops the oldest entries, those written before `olderThanTs`
-   * that are not among the newest `keepLast`, always a prefix in `seq` order and never part of a
-   * call (a group with an entry that stays keeps all its entries). When something was dropped it
-   * records the new horizon and appends a `compact` entry (`journal`); returns how many went.
-   */
-  journalCompact(query: { olderThanTs: number; keepLast: number }, journal: JournalContext): Promise<{ removed: number; horizon: JournalHorizon | null }>;
-  /** The horizon left by the last compaction, or null when the journal is complete. */
-  journalHorizon(): Promise<JournalHorizon | null>;
   /**
    * Plants the store's canary (a random id in the store's own database) unless one is there;
    * returns the canary the database holds afterwards.
@@ -454,7 +491,9 @@ export interface MemoryStorage {
    * and whether an import is in progress.
    */
   durabilitySnapshot(): Promise<DurabilitySnapshot>;
-  listConflicts(status?: 'pending' | 'resolved'): Promise<PendingConflict[]>;
-  getConflict(id: string): Promise<PendingConflict | undefined>;
+}
+
+export interface MemoryStorage
+  extends MetaStore, MemoryRows, VectorLog, LexicalPostings, GraphStore, JournalStore, TrashStore, ImportLog, SettingsStore {
   close(): void;
 }

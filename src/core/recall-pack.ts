@@ -1,5 +1,5 @@
 /**
- * The recall_pack packer (AI-Houkai §3.4): fits ranked memories into a token budget and renders a
+ * The recall_pack packer: fits ranked memories into a token budget and renders a
  * ready-to-inject context block, plus the key-phrase fan-out used by auto-context packing.
  *
  * - Each memory renders as `- ({type}){marks} {text}`, where marks is ` [pinned]`, ` [reported]`,

@@ -1,5 +1,5 @@
 /**
- * The recall pipeline (AI-Houkai §3.3): validate → embed the query → over-fetch a cosine pool
+ * The recall pipeline: validate → embed the query → over-fetch a cosine pool
  * from the vector index, widening until `k` candidates survive the filters → optionally union
  * memories found through the persistent lexical index → score (semantic, relevance-first
  * weighted hybrid, linear or RRF, with explanations and a relevance verdict) → the confidence
@@ -91,7 +91,7 @@ function checkExpand(value: unknown): ExpandOptions | undefined {
   return o;
 }
 
-/** The post-filters of §3.3 step 3 and 6, against the stored row. */
+/** The recall filters (type, tags, trust, importance, time, superseded, expired), against the stored row. */
 export function recallFilter(o: CheckedRecall, now: number): (m: Memory) => boolean {
   return (m) =>
     (o.includeSuperseded || m.supersededBy === '') &&

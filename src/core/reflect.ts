@@ -1,5 +1,5 @@
 /**
- * Reflection (AI-Houkai §3.6 `ReflectionEngine`; seed 001 §7): cluster similar episodic
+ * Reflection (AI-Houkai's `ReflectionEngine`): cluster similar episodic
  * memories and condense each cluster into one semantic summary memory. Pure: the caller passes
  * the memories with their stored vectors and `now`; the store writes the summaries and
  * consolidates the sources.
@@ -327,7 +327,7 @@ export interface SummaryFields {
 }
 
 /**
- * The fields of a cluster's summary memory (reference §3.6 "Summary row"):
+ * The fields of a cluster's summary memory:
  * - type `semantic`; text = `summaryText` stripped (as `remember` strips);
  * - tags `['reflection', 'level:<max member level + 1>', ...member tags in cluster order,
  *   de-duplicated, without any `level:` tag and without a second 'reflection']`;

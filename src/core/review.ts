@@ -108,7 +108,7 @@ export function checkPendingConflict(value: unknown, field = 'conflict'): Pendin
   return out;
 }
 
-/** The relation `keep_both` records between a contradicting pair (seed 000 §3: "`contradicts` … if user chooses keep-both"). */
+/** The relation `keep_both` records between a contradicting pair (`contradicts`, when the person chooses to keep both). */
 export const KEEP_BOTH_REL = 'contradicts';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * First-stage scoring of a recall candidate pool (AI-Houkai §3.3 step 5, made relevance-first).
+ * First-stage scoring of a recall candidate pool (AI-Houkai's hybrid scoring, made relevance-first).
  *
  * The caller fetches a pool by cosine (k · overfetch) and hands it over with each candidate's
  * cosine; this module turns it into sorted hits. Modes:
@@ -154,7 +154,7 @@ export interface Explanation {
   signals: Signal[];
   /** The relevance judgement behind `confidence` (present with a relevance judge). */
   relevance?: { probability: number; confidence: Confidence; coverage: number; z: number };
-  /** The reference's breakdown dict (§3.3 step 12), rounded as the reference rounds. */
+  /** The reference's breakdown dict, rounded as the reference rounds. */
   breakdown: Record<string, unknown>;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Proactive suggestions: memories relevant to what the agent is doing right now (a file, an error,
- * a bit of conversation) without an explicit search (Elefante V5 §3.1, properties 7 and 8).
+ * a bit of conversation) without an explicit search (patterns in `surfacesWhen`, and the nearest memories by meaning).
  *
  * A memory is suggested only when at least one holds (property 7):
  *

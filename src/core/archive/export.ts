@@ -1,5 +1,5 @@
 /**
- * Streaming `.ahkai` export (reference §1.6): header line, then one Python-style row per kept
+ * Streaming `.ahkai` export: header line, then one Python-style row per kept
  * memory, gzip-compressed into a `ReadableStream` (one member, level 6, no name, mtime 0).
  */
 import { MemoryError, invalid, throwIfAborted } from '../errors.ts';
@@ -20,7 +20,7 @@ export interface ExportItem {
   extension?: { readonly [key: string]: PyJson };
 }
 
-/** §1.6 step 2 filters. Empty arrays mean "no filter", like Python's `if types:`. */
+/** The export filters. Empty arrays mean "no filter", like Python's `if types:`. */
 export interface ExportFilter {
   /** Keep superseded (soft-deleted) rows. Default false. */
   includeSuperseded?: boolean;
@@ -82,7 +82,7 @@ export interface ExportHooks {
 export type ExportSource = AsyncIterable<ExportItem> | Iterable<ExportItem> | (() => AsyncIterable<ExportItem> | Iterable<ExportItem>);
 
 /**
- * §1.6 step 2: a row is dropped if it is superseded (unless `includeSuperseded`), if its type
+ * The export filter: a row is dropped if it is superseded (unless `includeSuperseded`), if its type
  * is not in `types`, if its tags share nothing with `tags`, or if `created_at < since`.
  * Expired (TTL) rows and rows outside their valid-time interval are kept.
  */
@@ -109,7 +109,7 @@ function checkStrings(value: unknown, field: string): void {
  * Streams an archive of `source` (memories in `created_at` ascending order, as the reference
  * writes them; the order is not re-checked) as gzip bytes.
  *
- * The header is Python's (§1.2): `options.types`/`tags` sorted or null, `since` null when not
+ * The header is Python's: `options.types`/`tags` sorted or null, `since` null when not
  * given, `include_vectors` as asked, `embedding_dim` = the store dim when vectors are included
  * and at least one row is written, else 0. Each kept memory is one `serializeRow` line; its
  * vector is written when vectors are included and the item has one (a row without a vector

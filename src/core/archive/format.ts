@@ -1,5 +1,5 @@
 /**
- * The `.ahkai` line format: AI-Houkai's portable archive (reference §1.2–§1.5).
+ * The `.ahkai` line format: AI-Houkai's portable archive (header, rows, meta fields, canonical model names).
  *
  * An archive is gzip-compressed UTF-8 JSONL. Line 1 is the header, every later non-blank line
  * is one memory row `{"id", "text", "meta", "vector"?}` whose `meta` is Python's
@@ -36,7 +36,7 @@ export type ArchiveErrorCode = (typeof ARCHIVE_ERROR_CODES)[number];
 
 /**
  * `details.reason` of an `INVALID_ARCHIVE` error. The first six are the reference's distinct
- * header failures (§1.15 item 2); `corrupt` is damaged compressed data (bad CRC, bad deflate
+ * header failures; `corrupt` is damaged compressed data (bad CRC, bad deflate
  * data, garbage after a member), `too-long` a line over the reader's limit, and `changed` an
  * archive whose second read differs from the first (two-pass import); `too-large` and
  * `too-many-lines` an archive that decompresses past the reader's bounds (a decompression bomb).
@@ -80,7 +80,7 @@ export function canonicalModelName(name: string): string {
 
 /**
  * Whether two embedding-model names denote the same model. The reference compares names
- * exactly (§1.10); the port also treats `all-MiniLM-L6-v2`,
+ * exactly; the port also treats `all-MiniLM-L6-v2`,
  * `sentence-transformers/all-MiniLM-L6-v2` and `Xenova/all-MiniLM-L6-v2` as one model.
  */
 export function isSameModel(a: string, b: string): boolean {
@@ -260,7 +260,7 @@ export interface ArchiveHeader {
     tags: string[] | null;
     since: number | null;
   };
-  /** `include_vectors` is truthy and `embedding_dim > 0` (§1.7 step 4). */
+  /** `include_vectors` is truthy and `embedding_dim > 0`. */
   fileHasVectors: boolean;
   /** The header object as parsed. */
   raw: Record<string, unknown>;
@@ -279,7 +279,7 @@ function stringList(value: unknown): string[] | null {
 }
 
 /**
- * Parses and checks line 1 (§1.7 step 3), in the reference's order: not JSON → `not-json`;
+ * Parses and checks line 1, in the reference's order: not JSON → `not-json`;
  * `format != "ai-houkai/export"` (or not an object) → `bad-format`; `version > 1` →
  * `future-version`. A missing version is 0 and accepted; a version Python's `int()` cannot
  * read (null, "abc") is `bad-format` here (Python raises a raw TypeError/ValueError).
@@ -369,7 +369,7 @@ export function sortByCodePoint(values: readonly string[]): string[] {
 }
 
 /**
- * The header line as Python writes it (§1.2 key order, compact separators): `exported_at` and
+ * The header line as Python writes it (its key order, compact separators): `exported_at` and
  * `since` are floats, `types`/`tags` sorted or null.
  */
 export function serializeHeader(fields: HeaderFields): string {
@@ -398,7 +398,7 @@ export function serializeHeader(fields: HeaderFields): string {
 // ---------------------------------------------------------------------------------------------
 // Rows: writing
 
-/** `meta` keys in `Memory.to_dict()` order (§1.4). */
+/** `meta` keys in `Memory.to_dict()` order. */
 export const META_KEYS = [
   'id',
   'text',
@@ -463,7 +463,7 @@ export function memoryToMeta(memory: Memory, extension?: { readonly [key: string
 }
 
 /**
- * One row as the Python writer emits it (§1.3): `{"id","text","meta","vector"?}` in that key
+ * One row as the Python writer emits it: `{"id","text","meta","vector"?}` in that key
  * order, compact separators, `ensure_ascii` escaping, floats in Python repr, and the vector (if
  * any) as the doubles of its float32 values. No trailing newline.
  */
@@ -588,12 +588,12 @@ function readVector(value: unknown): { vector?: Float32Array; vectorError?: stri
 }
 
 /**
- * Reads one row line (§1.3, §1.4, §1.7 step 7), or returns null for a blank line (Python
+ * Reads one row line, or returns null for a blank line (Python
  * skips lines that are empty after `str.strip()`; they still count toward line numbers).
  *
  * - Bad JSON → `{ ok: false, kind: 'bad-json', message: 'bad json: …' }`.
  * - The row is rebuilt as `Memory.from_dict({**meta, "id": row.id or meta.id,
- *   "text": row.text or meta.text})` with the §1.4 defaults: absent `type` → `semantic`,
+ *   "text": row.text or meta.text})` with the format's defaults: absent `type` → `semantic`,
  *   `tags`/`links` falsy → `[]`, absent `importance` → 0.5, absent `created_at` /
  *   `last_accessed` → `now`, absent `access_count` → 0 (ints truncate toward zero),
  *   `superseded_by`/`content_hash` falsy → `""`, `superseded_at`/`expires_at`/`valid_*` falsy
@@ -648,7 +648,7 @@ export function rowFromLine(text: string, lineNo: number, options: RowOptions = 
       const value = meta['type'];
       if (value === null) throw new Malformed('type is null');
       if (typeof value !== 'string') throw new Malformed(`type must be a string — got ${describe(value)}`);
-      type = value as MemoryType; // not validated on import (§1.7)
+      type = value as MemoryType; // not validated on import
     }
     const accessCount = Math.trunc(requiredFloat(meta, 'access_count', 0)) || 0;
     const polarity = (pyTruthy(meta['polarity']) ? Math.trunc(finiteNumber(meta['polarity'], 'polarity')) : 0) || 0;
@@ -675,7 +675,7 @@ export function rowFromLine(text: string, lineNo: number, options: RowOptions = 
       links: readLinks(meta['links']),
       supersededBy: optionalString(meta, 'superseded_by', ''),
       supersededAt: optionalFloat(meta, 'superseded_at'),
-      polarity: polarity as Polarity, // not validated on import (§1.7)
+      polarity: polarity as Polarity, // not validated on import
       expiresAt: optionalFloat(meta, 'expires_at'),
       pinned: pyTruthy(meta['pinned']),
       trust: optionalString(meta, 'trust', 'trusted') as Trust, // not validated on import

@@ -1,5 +1,5 @@
 /**
- * Streaming gzip for `.ahkai` archives (reference §1.1), on a streaming inflater behind the
+ * Streaming gzip for `.ahkai` archives, on a streaming inflater behind the
  * `GzipEngine` port (fflate's, installed by the composition roots: `adapters/gzip-fflate.ts`).
  *
  * Reading: Python's `gzip.open(..., "rt")` reads **multi-member** gzip transparently, so the
@@ -82,7 +82,7 @@ export interface GunzipChunk {
 
 /** One decoded line of the archive. */
 export interface ArchiveLine {
-  /** 1-based line number; blank lines count (§1.1). */
+  /** 1-based line number; blank lines count. */
   lineNo: number;
   /** The line without its terminator (`\n`, `\r\n` or `\r`: Python's universal newlines). */
   text: string;

@@ -1,5 +1,5 @@
 /**
- * The pure `.ahkai` import planner (reference §1.7–§1.10), in two streaming passes so that a
+ * The pure `.ahkai` import planner (validation, conflict policies, vector reuse), in two streaming passes so that a
  * 100 MB / 50k-row archive never has to be held in memory.
  *
  * **Pass 1, `validateImport(lines, options)`** reads the whole archive once and writes nothing.
@@ -33,7 +33,7 @@ import type { ArchiveLine } from './gzip.ts';
 import { supersedeCycles, type WrittenLink } from './cycles.ts';
 import { readRow } from './row-check.ts';
 
-/** `IMPORT_POLICIES`: what to do when an imported id already exists (§1.8). */
+/** `IMPORT_POLICIES`: what to do when an imported id already exists. */
 export const IMPORT_POLICIES = ['skip', 'overwrite', 'rename', 'error'] as const;
 export type ConflictPolicy = (typeof IMPORT_POLICIES)[number];
 
@@ -46,7 +46,7 @@ export interface ImportRowError {
   message: string;
 }
 
-/** `ImportSummary` (§1.7 step 10). */
+/** `ImportSummary`. */
 export interface ImportSummary {
   imported: number;
   skipped: number;
@@ -97,7 +97,7 @@ export interface ImportPlanOptions {
   /** Default `skip`. Anything else than the four policies is `INVALID_ARGUMENT`. */
   policy?: ConflictPolicy;
   dryRun?: boolean;
-  /** Re-embed when the file's vectors cannot be used (§1.10); never forces re-embedding. */
+  /** Re-embed when the file's vectors cannot be used; never forces re-embedding. */
   regenerateVectors?: boolean;
   /** The store's embedder: its model id and vector dimension. */
   store: { embedderId: string; dim: number };
@@ -117,7 +117,7 @@ export interface ImportPlanOptions {
   onProgress?: (progress: ImportProgress) => void;
 }
 
-/** Why the file's vectors are used or not (§1.10 plus the port's dimension check). */
+/** Why the file's vectors are used or not. */
 export interface VectorDecision {
   useVectors: boolean;
   /** `include_vectors` is not false and `embedding_dim > 0`. */
@@ -271,12 +271,12 @@ function mismatchError(decision: VectorDecision, rejected: 'model' | 'dimension'
 }
 
 /**
- * Pass 1 (§1.7 steps 1–6 and 9, §1.8–§1.10): validates the archive and decides every row.
+ * Pass 1: validates the archive and decides every row.
  *
  * - The policy is checked before anything is read (`INVALID_ARGUMENT`).
  * - Header errors are `INVALID_ARCHIVE` (`empty`, `not-json`, `bad-format`, `future-version`);
  *   gzip errors from the line source propagate (`not-gzip`, `truncated`, `corrupt`).
- * - Vectors (§1.10): the file has vectors when `include_vectors` is not false and
+ * - Vectors: the file has vectors when `include_vectors` is not false and
  *   `embedding_dim > 0`. They are reused only when the file's model (if named) is the store's
  *   model (`isSameModel`), `embedding_dim` equals the store's dim and every row vector has
  *   that length. Otherwise, with `regenerateVectors` every row is re-embedded, without it the
@@ -316,7 +316,7 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
       if (headerLine?.invalidUtf8) throw invalidArchive('not-json', 'not an ai-houkai export (the header is not valid UTF-8)');
       header = parseHeader(headerLine?.text);
 
-      // §1.7 step 4 / §1.10: the vector policy, decided from the header before any row is read.
+      // The vector policy, decided from the header before any row is read.
       vectors = {
         useVectors: false,
         fileHasVectors: header.fileHasVectors,
@@ -373,7 +373,7 @@ export async function validateImport(lines: AsyncIterable<ArchiveLine>, options:
     const decide = (item: Pending): void => {
       const known = inStore.get(item.scanId) ?? false;
       if (policy === 'error') {
-        // §1.7 step 6: the atomic pre-scan, over every JSON-object row.
+        // The atomic pre-scan, over every JSON-object row.
         if (item.scanId && known) collisions.push({ id: item.scanId, reason: null });
         else if (seen.has(item.scanId)) collisions.push({ id: item.scanId, reason: DUPLICATE_REASON });
         seen.add(item.scanId);
@@ -538,7 +538,7 @@ export interface PlanWritesOptions {
 }
 
 /**
- * Pass 2 (§1.7 steps 7–8): re-reads the archive and yields its writes in file order, in
+ * Pass 2: re-reads the archive and yields its writes in file order, in
  * batches. Renamed rows get their fresh id; every written row's links and `superseded_by`
  * that point at a renamed id are re-pointed to the new id (the reference rewrites the rows it
  * wrote after the fact; the stored result is the same). Rows already in the store are never
