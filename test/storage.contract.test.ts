@@ -62,8 +62,14 @@ describe.each(BACKENDS)('MemoryStorage contract: $name', ({ open }) => {
     expect(await s.initMeta({ ...META, embedderId: 'other' })).toEqual(META);
     const a = makeMemory('a', 'Deploys go through the staging cluster first');
     const b = makeMemory('b', 'The staging cluster is deploy-stg-2', { createdAt: NOW + 1 });
-    const { labels, generation } = await s.insert([a, b], [vec(1), vec(2)], ctx());
+    const { labels, generation, added, removedLabels } = await s.insert([a, b], [vec(1), vec(2)], ctx());
     expect(labels).toEqual([0, 1]);
+    // Every write answers with its index delta.
+    expect(added.map((x) => [x.label, [...x.vector]])).toEqual([
+      [0, [...vec(1)]],
+      [1, [...vec(2)]],
+    ]);
+    expect(removedLabels).toEqual([]);
     expect(generation).toBe(1);
     expect(await s.readMeta()).toMatchObject({ generation: 1, nextLabel: 2, lexicalDocs: 2 });
     expect(await s.count()).toBe(2);
@@ -99,9 +105,9 @@ describe.each(BACKENDS)('MemoryStorage contract: $name', ({ open }) => {
     await s.insert([a], [vec(1)], ctx());
     expect(await s.replace({ ...a, text: 'stale' }, { ...a, text: 'x' }, vec(2), ctx('edit'))).toBeNull();
     const tagged = { ...a, tags: ['tools'] };
-    expect(await s.replace(a, tagged, undefined, ctx('edit'))).toEqual({ label: 0, generation: 1 });
+    expect(await s.replace(a, tagged, undefined, ctx('edit'))).toEqual({ label: 0, added: [], removedLabels: [], generation: 1 });
     const next = { ...tagged, text: 'We lint with Biome' };
-    expect(await s.replace(tagged, next, vec(3), ctx('edit'))).toEqual({ label: 1, removedLabel: 0, generation: 2 });
+    expect(await s.replace(tagged, next, vec(3), ctx('edit'))).toEqual({ label: 1, removedLabel: 0, added: [{ label: 1, vector: vec(3) }], removedLabels: [0], generation: 2 });
     expect(await s.tombstonesAfter(1)).toEqual([0]);
     expect(await s.vectorsOf([0, 1])).toEqual(new Map([[1, vec(3)]]));
     expect((await s.lexicalCandidates(lexicalTerms('biome'), 10)).candidates.map((c) => c.memory.id)).toEqual(['a']);
@@ -133,7 +139,7 @@ describe.each(BACKENDS)('MemoryStorage contract: $name', ({ open }) => {
     const touched = await s.touch(['a', 'missing'], NOW + 100);
     expect(touched.map((m) => [m.id, m.lastAccessed, m.accessCount])).toEqual([['a', NOW + 100, 1]]);
     const removed = await s.remove('a', ctx('forget'));
-    expect(removed).toMatchObject({ label: 0, memory: { id: 'a', accessCount: 1 } });
+    expect(removed).toMatchObject({ label: 0, memory: { id: 'a', accessCount: 1 }, added: [], removedLabels: [0] });
     expect(await s.remove('a', ctx('forget'))).toBeUndefined();
     expect(await s.readMeta()).toMatchObject({ lexicalDocs: 2 });
     expect(await s.durabilitySnapshot()).toMatchObject({ count: 2, booked: 2, importPending: false });

@@ -479,7 +479,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           await db.memories.bulkAdd(rows);
           await db.vectors.bulkAdd(vectors.map((vector, i) => ({ label: labels[i]!, id: memories[i]!.id, vector, gen: meta.generation })));
           await journal(ctx, memories.map((m) => ({ id: m.id, before: null, after: m })));
-          return { labels, generation: meta.generation };
+          return { labels, added: labels.map((label, i) => ({ label, vector: vectors[i]! })), removedLabels: [], generation: meta.generation };
         }),
       ),
 
@@ -492,7 +492,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           if (!vector) {
             await db.memories.put({ ...next, ...derivedFields(next), label: current.label, ...(current.pinMoved ? { pinMoved: true } : {}) });
             const meta = (await db.meta.get('store'))!.value;
-            return { label: current.label, generation: meta.generation };
+            return { label: current.label, added: [], removedLabels: [], generation: meta.generation };
           }
           const derived = derivedFields(next);
           const { meta, firstLabel } = await bumpGeneration(1, { docs: 0, length: derived.termLength - (current.termLength ?? 0) });
@@ -500,7 +500,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           await db.vectors.delete(current.label);
           await db.vectors.add({ label: firstLabel, id: next.id, vector, gen: meta.generation });
           await db.tombstones.put({ label: current.label, gen: meta.generation });
-          return { label: firstLabel, removedLabel: current.label, generation: meta.generation };
+          return { label: firstLabel, removedLabel: current.label, added: [{ label: firstLabel, vector }], removedLabels: [current.label], generation: meta.generation };
         }),
       ),
 
@@ -514,7 +514,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           await db.memories.delete(id);
           await db.vectors.delete(current.label);
           await db.tombstones.put({ label: current.label, gen: meta.generation });
-          return { memory: strip(current), label: current.label, generation: meta.generation };
+          return { memory: strip(current), label: current.label, added: [], removedLabels: [current.label], generation: meta.generation };
         }),
       ),
 

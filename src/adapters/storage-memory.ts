@@ -214,7 +214,7 @@ export function createMemoryStorage(): MemoryStorage {
         return row.label;
       });
       append(ctx, memories.map((m) => ({ id: m.id, before: null, after: m })));
-      return { labels: out, generation };
+      return { labels: out, added: out.map((label) => ({ label, vector: vectors.get(label)!.vector })), removedLabels: [], generation };
     },
 
     async replace(expected, next, vector, ctx) {
@@ -225,7 +225,7 @@ export function createMemoryStorage(): MemoryStorage {
       append(ctx, [{ id: next.id, before: current.memory, after: next }]);
       if (!vector) {
         putRow(rowFor(next, current.label, current.pinMoved));
-        return { label: current.label, generation: currentGeneration() };
+        return { label: current.label, added: [], removedLabels: [], generation: currentGeneration() };
       }
       const row = rowFor(next, 0);
       const { generation, firstLabel } = bump(1, { docs: 0, length: row.termLength - current.termLength });
@@ -233,7 +233,7 @@ export function createMemoryStorage(): MemoryStorage {
       row.label = firstLabel;
       putRow(row);
       vectors.set(firstLabel, { id: next.id, vector: new Float32Array(vector), gen: generation });
-      return { label: firstLabel, removedLabel: current.label, generation };
+      return { label: firstLabel, removedLabel: current.label, added: [{ label: firstLabel, vector: vectors.get(firstLabel)!.vector }], removedLabels: [current.label], generation };
     },
 
     async remove(id, ctx) {
@@ -244,7 +244,7 @@ export function createMemoryStorage(): MemoryStorage {
       append(ctx, [{ id, before: current.memory, after: null }]);
       const { generation } = bump(0, { docs: -1, length: -current.termLength });
       removeRow(current, generation);
-      return { memory: copy(current.memory), label: current.label, generation };
+      return { memory: copy(current.memory), label: current.label, added: [], removedLabels: [current.label], generation };
     },
 
     async touch(ids, now) {

@@ -7,20 +7,30 @@
  * - `rrf`: reciprocal-rank fusion.
  */
 import type { HybridWeights, ScoredHit, Signal } from './scoring.ts';
-import { CORE_SIGNALS, coreDetails, polaritySignal, round, RRF_K, signalReason, type CoreSignal, type Row } from './signals.ts';
+import { CORE_SIGNALS, coreDetails, polaritySignal, round, RRF_K, signalReason, signalSpec, type CoreSignal, type Row } from './signals.ts';
 
 export type IndexedHit = ScoredHit & { index: number };
 
 export interface FusionInput {
   rows: Row[];
-  /** Some pool document (filtered ones included) matched a query term. */
-  anyLexical: boolean;
+  /** Signals no pool document has (filtered ones included): their weight is dropped. */
+  absent: ReadonlySet<CoreSignal>;
   queryTerms: string[];
   weights: HybridWeights;
   now: number;
   explain: boolean;
-  /** Extra, ungated recency weight ("latest first"), default 0. */
+  /** Extra, ungated weight of the `latestFirst` signal (recency: "latest first"), default 0. */
   recencyWeight: number;
+}
+
+const RELEVANCE = CORE_SIGNALS.filter((name) => signalSpec(name).role === 'relevance');
+const CONTEXT = CORE_SIGNALS.filter((name) => signalSpec(name).role === 'context');
+const extraWeight = (name: CoreSignal, input: FusionInput): number => (signalSpec(name).latestFirst ? input.recencyWeight : 0);
+const sum = (values: readonly number[]): number => values.reduce((total, x) => total + x, 0);
+
+/** The signal values and the effective weights, per signal, rounded as the breakdown shows them. */
+function valuesOf(row: Row): Record<string, number> {
+  return Object.fromEntries(CORE_SIGNALS.map((name) => [name, round(row.values[name], 4)]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -28,50 +38,55 @@ export interface FusionInput {
 // ---------------------------------------------------------------------------------------------
 
 export function fuseWeighted(input: FusionInput): IndexedHit[] {
-  const { rows, weights: w, recencyWeight } = input;
-  const relevanceTotal = w.cosine + w.lexical;
-  // Nothing in the pool matched a query term: the relevance is the cosine alone.
-  const dropped = w.lexical > 0 && !input.anyLexical && w.cosine > 0;
-  const cosineWeight = relevanceTotal <= 0 ? 0 : dropped ? 1 : w.cosine / relevanceTotal;
-  const lexicalWeight = relevanceTotal <= 0 || dropped ? 0 : w.lexical / relevanceTotal;
-  const contextTotal = w.recency + w.importance;
+  const { rows, weights: w } = input;
+  // A relevance signal no memory of the pool has is dropped: the others make the relevance.
+  const dropped = new Set(RELEVANCE.filter((name) => w[name] > 0 && input.absent.has(name)));
+  const kept = RELEVANCE.filter((name) => !dropped.has(name));
+  if (sum(kept.map((name) => w[name])) <= 0) dropped.clear();
+  const relevanceNames = RELEVANCE.filter((name) => !dropped.has(name));
+  const relevanceTotal = sum(relevanceNames.map((name) => w[name]));
+  const contextTotal = sum(CONTEXT.map((name) => w[name]));
 
   return rows.map((row) => {
     const { memory } = row.item;
     const g = row.gate;
-    const recencyShare = contextTotal > 0 ? (w.tieBand * w.recency) / contextTotal : 0;
-    const importanceShare = contextTotal > 0 ? (w.tieBand * w.importance) / contextTotal : 0;
-    const eff: Record<CoreSignal, number> = {
-      cosine: cosineWeight,
-      lexical: lexicalWeight,
-      recency: g * recencyShare + recencyWeight,
-      importance: g * importanceShare,
-    };
+    const share = (name: CoreSignal): number => (contextTotal > 0 ? (w.tieBand * w[name]) / contextTotal : 0);
+    const eff = Object.fromEntries(
+      CORE_SIGNALS.map((name) => [
+        name,
+        signalSpec(name).role === 'relevance'
+          ? relevanceTotal <= 0 || dropped.has(name) ? 0 : w[name] / relevanceTotal
+          : g * share(name) + extraWeight(name, input),
+      ]),
+    ) as Record<CoreSignal, number>;
     const parts = CORE_SIGNALS.map((name) => eff[name] * row.values[name]);
     const polarityWeight = g * w.polarityWeight;
     const polarityPart = polarityWeight * memory.polarity;
-    const score = parts[0]! + parts[1]! + parts[2]! + parts[3]! + polarityPart;
+    const score = sum(parts) + polarityPart;
     const hit: IndexedHit = { memory, score, cosine: row.item.cosine, index: row.index };
     if (input.explain) {
       const gateNote = g < 1 ? ` (×${g.toFixed(2)}, its relevance)` : '';
       const signals: Signal[] = CORE_SIGNALS.map((name, i) => {
+        const spec = signalSpec(name);
         const details = coreDetails(name, row, w, input.now, input.queryTerms);
         let reason = signalReason(name, row.values[name], row);
-        if (name === 'lexical' && dropped) {
-          reason = 'No memory in the pool matched a query term; relevance is the cosine alone';
+        if (dropped.has(name)) {
+          reason = `${spec.absent!.reason}; relevance is the ${relevanceNames.join(' and ')} alone`;
           details.dropped = true;
-          details.configuredWeight = w.lexical;
-        } else if (name === 'recency' || name === 'importance') {
-          reason += `; breaks near-ties: at most ${(name === 'recency' ? recencyShare : importanceShare).toFixed(3)}${gateNote}`;
+          details.configuredWeight = w[name];
+        } else if (spec.role === 'context') {
+          reason += `; breaks near-ties: at most ${share(name).toFixed(3)}${gateNote}`;
           details.relevanceGate = g;
-          if (name === 'recency' && recencyWeight > 0) {
-            reason += ` plus recencyWeight ${recencyWeight}`;
-            details.recencyWeight = recencyWeight;
+          const extra = extraWeight(name, input);
+          if (extra > 0) {
+            reason += ` plus recencyWeight ${extra}`;
+            details.recencyWeight = extra;
           }
         }
         return { name, value: row.values[name], weight: eff[name], weighted: parts[i]!, reason, details };
       });
       signals.push(polaritySignal(memory, polarityWeight, polarityPart, { relevanceGate: g }));
+      const weights = Object.fromEntries(CORE_SIGNALS.map((name) => [name, round(eff[name], 4)]));
       hit.explain = {
         mode: 'hybrid',
         fusion: 'weighted',
@@ -80,20 +95,11 @@ export function fuseWeighted(input: FusionInput): IndexedHit[] {
         breakdown: {
           mode: 'hybrid',
           fusion: 'weighted',
-          relevance: round(parts[0]! + parts[1]!, 4),
+          relevance: round(sum(CORE_SIGNALS.flatMap((name, i) => (signalSpec(name).role === 'relevance' ? [parts[i]!] : []))), 4),
           relevance_gate: round(g, 4),
-          cosine: round(row.values.cosine, 4),
-          lexical: round(row.values.lexical, 4),
-          recency: round(row.values.recency, 4),
-          importance: round(row.values.importance, 4),
+          ...valuesOf(row),
           polarity: memory.polarity,
-          weights: {
-            cosine: round(eff.cosine, 4),
-            lexical: round(eff.lexical, 4),
-            recency: round(eff.recency, 4),
-            importance: round(eff.importance, 4),
-            polarity: round(polarityWeight, 4),
-          },
+          weights: { ...weights, polarity: round(polarityWeight, 4) },
           score: round(score, 4),
         },
       };
@@ -108,40 +114,38 @@ export function fuseWeighted(input: FusionInput): IndexedHit[] {
 
 export function fuseLinear(input: FusionInput): IndexedHit[] {
   const { rows, weights: w } = input;
-  const eff: Record<CoreSignal, number> = { cosine: w.cosine, lexical: w.lexical, recency: w.recency + input.recencyWeight, importance: w.importance };
-  const core = w.cosine + w.lexical + w.recency + w.importance;
-  // The lexical drop: no document matched, so the lexical weight would only depress every score.
-  const dropped = w.lexical > 0 && !input.anyLexical && core > w.lexical;
-  const scale = dropped ? core / (core - w.lexical) : 1;
-  if (dropped) {
-    eff.cosine = w.cosine * scale;
-    eff.recency = w.recency * scale + input.recencyWeight;
-    eff.importance = w.importance * scale;
-    eff.lexical = 0;
-  }
+  const core = sum(CORE_SIGNALS.map((name) => w[name]));
+  // A signal no document has would only depress every score: its weight is dropped and the
+  // others rescaled to the same total.
+  const dropped = new Set(CORE_SIGNALS.filter((name) => w[name] > 0 && input.absent.has(name)));
+  const droppedWeight = sum([...dropped].map((name) => w[name]));
+  if (core <= droppedWeight) dropped.clear();
+  const scale = dropped.size ? core / (core - droppedWeight) : 1;
+  const eff = Object.fromEntries(CORE_SIGNALS.map((name) => [name, dropped.has(name) ? 0 : w[name] * scale + extraWeight(name, input)])) as Record<CoreSignal, number>;
 
   return rows.map((row) => {
     const { memory } = row.item;
     const parts = CORE_SIGNALS.map((name) => eff[name] * row.values[name]);
     const polarityPart = w.polarityWeight * memory.polarity;
     // Left to right, in the reference's order; the explain parts are these same numbers.
-    const score = parts[0]! + parts[1]! + parts[2]! + parts[3]! + polarityPart;
+    const score = sum(parts) + polarityPart;
     const hit: IndexedHit = { memory, score, cosine: row.item.cosine, index: row.index };
     if (input.explain) {
       const signals: Signal[] = CORE_SIGNALS.map((name, i) => {
         const details = coreDetails(name, row, w, input.now, input.queryTerms);
         let reason = signalReason(name, row.values[name], row);
-        if (dropped && name === 'lexical') {
-          reason = 'No memory in the pool matched a query term; the lexical weight was redistributed';
+        if (dropped.has(name)) {
+          reason = `${signalSpec(name).absent!.reason}; the ${name} weight was redistributed`;
           details.dropped = true;
-          details.configuredWeight = w.lexical;
-        } else if (dropped) {
+          details.configuredWeight = w[name];
+        } else if (dropped.size) {
           details.rescaledFrom = w[name];
           details.rescale = scale;
         }
         return { name, value: row.values[name], weight: eff[name], weighted: parts[i]!, reason, details };
       });
       signals.push(polaritySignal(memory, w.polarityWeight, polarityPart));
+      const weights = Object.fromEntries(CORE_SIGNALS.map((name) => [name, round(eff[name], 4)]));
       hit.explain = {
         mode: 'hybrid',
         fusion: 'linear',
@@ -150,18 +154,9 @@ export function fuseLinear(input: FusionInput): IndexedHit[] {
         breakdown: {
           mode: 'hybrid',
           fusion: 'linear',
-          cosine: round(row.values.cosine, 4),
-          lexical: round(row.values.lexical, 4),
-          recency: round(row.values.recency, 4),
-          importance: round(row.values.importance, 4),
+          ...valuesOf(row),
           polarity: memory.polarity,
-          weights: {
-            cosine: round(eff.cosine, 4),
-            lexical: round(eff.lexical, 4),
-            recency: round(eff.recency, 4),
-            importance: round(eff.importance, 4),
-            polarity: w.polarityWeight,
-          },
+          weights: { ...weights, polarity: w.polarityWeight },
           score: round(score, 4),
         },
       };
@@ -177,7 +172,7 @@ export function fuseLinear(input: FusionInput): IndexedHit[] {
 export function fuseRrf(input: FusionInput): IndexedHit[] {
   const { rows, weights: w } = input;
   if (rows.length === 0) return [];
-  const weightOf = (name: CoreSignal): number => (name === 'recency' ? w.recency + input.recencyWeight : w[name]);
+  const weightOf = (name: CoreSignal): number => w[name] + extraWeight(name, input);
   const active = CORE_SIGNALS.filter((name) => weightOf(name) > 0);
   const ranks = new Map<CoreSignal, number[]>();
   for (const name of active) {

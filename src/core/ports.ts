@@ -316,8 +316,11 @@ export interface MetaStore {
 
 /** Memories and their vectors: the rows, written one transaction per call, read by id, label, time or page. */
 export interface MemoryRows {
-  /** Adds memories with their vectors; allocates one label per vector. */
-  insert(memories: Memory[], vectors: Float32Array[], journal?: JournalContext): Promise<{ labels: number[]; generation: number }>;
+  /**
+   * Adds memories with their vectors; allocates one label per vector. Like every write that
+   * changes the vector set, it answers with its `IndexDelta` (the store hands it to `commit`).
+   */
+  insert(memories: Memory[], vectors: Float32Array[], journal?: JournalContext): Promise<IndexDelta & { labels: number[] }>;
   /**
    * Replaces a memory whose current state still equals `expected` (compared by `text` and
    * `lastAccessed`-independent fields); with a vector it gets a new label and the old one is
@@ -328,9 +331,9 @@ export interface MemoryRows {
     next: Memory,
     vector?: Float32Array,
     journal?: JournalContext,
-  ): Promise<{ label: number; removedLabel?: number; generation: number } | null>;
+  ): Promise<(IndexDelta & { label: number; removedLabel?: number }) | null>;
   /** Hard delete; returns the removed memory and its label. */
-  remove(id: string, journal?: JournalContext): Promise<{ memory: Memory; label: number; generation: number } | undefined>;
+  remove(id: string, journal?: JournalContext): Promise<(IndexDelta & { memory: Memory; label: number }) | undefined>;
   /** Sets `lastAccessed = now` and increments `accessCount`; returns the updated memories. */
   touch(ids: string[], now: number): Promise<Memory[]>;
   get(id: string): Promise<Memory | undefined>;

@@ -44,7 +44,7 @@ import { bm25Pool, type PoolBm25Result } from './bm25.ts';
 import { classifyConfidence, type Confidence, type ConfidenceThresholds } from './confidence.ts';
 import { fuseLinear, fuseRrf, fuseWeighted, type FusionInput, type IndexedHit } from './fusion.ts';
 import { lexicalCoverage, type RelevanceJudge, type RelevanceJudgement } from './relevance.ts';
-import { polaritySignal, recencyFactor, round, type Row } from './signals.ts';
+import { CORE_SIGNALS, SIGNALS, polaritySignal, round, type CoreSignal, type Row } from './signals.ts';
 import { lexicalTerms } from './tokenize.ts';
 import { checkBoolean, checkKnownKeys, checkObject } from './validate.ts';
 import type { HybridWeights, Memory } from './types.ts';
@@ -64,11 +64,9 @@ export const RECENCY_BASES = ['created', 'accessed'] as const;
 export type RecencyBasis = (typeof RECENCY_BASES)[number];
 
 
+/** Every signal's default weight (signals.ts), and the rest of the hybrid settings. */
 export const DEFAULT_HYBRID_WEIGHTS: Readonly<HybridWeights> = Object.freeze({
-  cosine: 0.55,
-  lexical: 0.2,
-  recency: 0.15,
-  importance: 0.1,
+  ...(Object.fromEntries(SIGNALS.map((signal) => [signal.name, signal.defaultWeight])) as Record<CoreSignal, number>),
   decayRate: 0.1,
   polarityWeight: 0.05,
   recencyBasis: 'created',
@@ -76,7 +74,7 @@ export const DEFAULT_HYBRID_WEIGHTS: Readonly<HybridWeights> = Object.freeze({
 });
 
 const WEIGHT_KEYS: ReadonlySet<string> = new Set(Object.keys(DEFAULT_HYBRID_WEIGHTS));
-const NUMERIC_WEIGHTS = ['cosine', 'lexical', 'recency', 'importance', 'decayRate', 'polarityWeight', 'tieBand'] as const;
+const NUMERIC_WEIGHTS = [...CORE_SIGNALS, 'decayRate', 'polarityWeight', 'tieBand'] as const;
 
 /** A finite number in [min, max]; throws INVALID_ARGUMENT naming `field` otherwise. */
 export function checkNumberInRange(value: unknown, field: string, min: number, max: number): number {
@@ -98,7 +96,7 @@ export function checkChoice<T extends string>(value: unknown, allowed: readonly 
 /**
  * Validates partial hybrid weights and fills the gaps from the defaults (as AI-Houkai's
  * `HybridWeights(cosine=…)` does: unspecified fields keep their default, they do not become 0).
- * Every weight must be a finite number ≥ 0, and at least one of the four core weights > 0.
+ * Every weight must be a finite number ≥ 0, and at least one signal's weight > 0.
  */
 export function checkWeights(value: unknown, field = 'weights'): HybridWeights {
   const raw = checkObject<HybridWeights>(value, field) as Record<string, unknown>;
@@ -108,8 +106,8 @@ export function checkWeights(value: unknown, field = 'weights'): HybridWeights {
     if (raw[key] !== undefined) out[key] = checkNumberInRange(raw[key], `${field}.${key}`, 0, Number.POSITIVE_INFINITY);
   }
   if (raw.recencyBasis !== undefined) out.recencyBasis = checkChoice(raw.recencyBasis, RECENCY_BASES, `${field}.recencyBasis`);
-  if (out.cosine + out.lexical + out.recency + out.importance <= 0) {
-    throw invalid(`${field}: at least one of cosine, lexical, recency, importance must be > 0`, { field });
+  if (CORE_SIGNALS.reduce((sum, name) => sum + out[name], 0) <= 0) {
+    throw invalid(`${field}: at least one of ${CORE_SIGNALS.join(', ')} must be > 0`, { field });
   }
   return out;
 }
@@ -133,7 +131,7 @@ export interface PoolItem {
   filtered?: boolean;
 }
 
-export type SignalName = 'cosine' | 'lexical' | 'recency' | 'importance' | 'polarity';
+export type SignalName = CoreSignal | 'polarity';
 
 export interface Signal {
   name: SignalName;
@@ -269,8 +267,8 @@ export function scoreCandidates(pool: readonly PoolItem[], query: string, option
   let hits: IndexedHit[];
   if (opts.mode === 'semantic') hits = scoreSemantic(pool, opts);
   else {
-    const { rows, anyLexical } = buildRows(pool, queryTerms, opts, judged);
-    const input: FusionInput = { rows, anyLexical, queryTerms, weights: opts.weights, now: opts.now, explain: opts.explain, recencyWeight: opts.recencyWeight };
+    const { rows, absent } = buildRows(pool, queryTerms, opts, judged);
+    const input: FusionInput = { rows, absent, queryTerms, weights: opts.weights, now: opts.now, explain: opts.explain, recencyWeight: opts.recencyWeight };
     hits = opts.fusion === 'rrf' ? fuseRrf(input) : opts.fusion === 'linear' ? fuseLinear(input) : fuseWeighted(input);
   }
   hits.sort(compareHits);
@@ -330,7 +328,7 @@ function buildRows(
   queryTerms: string[],
   opts: CheckedScoreOptions,
   judged: readonly RelevanceJudgement[] | null,
-): { rows: Row[]; anyLexical: boolean } {
+): { rows: Row[]; absent: ReadonlySet<CoreSignal> } {
   const bm25 = opts.lexicalScorer
     ? opts.lexicalScorer(queryTerms, pool)
     : bm25Pool(
@@ -340,19 +338,15 @@ function buildRows(
   const rows: Row[] = [];
   pool.forEach((item, index) => {
     if (!survives(item, opts)) return;
+    const input = { index, bm25, weights: opts.weights, now: opts.now };
     rows.push({
       item,
       index,
-      values: {
-        cosine: item.cosine,
-        lexical: bm25.scores[index]!,
-        recency: recencyFactor(item.memory, opts.weights, opts.now),
-        importance: item.memory.importance,
-      },
+      values: Object.fromEntries(SIGNALS.map((signal) => [signal.name, signal.value(item, input)])) as Record<CoreSignal, number>,
       matched: bm25.matched[index]!,
       bm25Raw: bm25.raw[index]!,
       gate: judged ? judged[index]!.probability : 1,
     });
   });
-  return { rows, anyLexical: bm25.max > 0 };
+  return { rows, absent: new Set(SIGNALS.filter((signal) => signal.absent?.when(bm25) === true).map((signal) => signal.name)) };
 }

@@ -1,17 +1,111 @@
 /**
- * The per-candidate signals of hybrid scoring and their explanations, shared by the fusion rules
- * (`fusion.ts`) and the scoring entry point (`scoring.ts`).
+ * The signals of hybrid scoring, each declared once here (`CORE_SIGNALS`, `SPECS`): its name, its role, its
+ * default weight, how its value is read off a candidate, and how it explains itself. Everything
+ * else follows from this table: the weights `recall({ weights })` accepts and their defaults
+ * (`scoring.ts`), the rows the fusion rules combine, each rule's sum and its explanation
+ * (`fusion.ts`). Adding a recall signal is its name in `CORE_SIGNALS` and its entry in `SPECS`,
+ * here, plus its test.
+ *
+ * Roles: a `relevance` signal is part of what a memory is about (the weighted rule ranks by the
+ * relevance signals' weighted mean); a `context` signal only breaks near-ties between relevant
+ * memories (the weighted rule gives the context signals together at most `tieBand`, scaled by
+ * the memory's P(relevant)). The linear and RRF rules treat every signal alike.
  */
+import type { PoolBm25Result } from './bm25.ts';
 import type { HybridWeights, PoolItem, RecencyBasis, Signal } from './scoring.ts';
 import type { Memory } from './types.ts';
 
+/** What a signal may read besides its candidate. */
+export interface SignalInput {
+  /** The candidate's position in the pool. */
+  index: number;
+  /** BM25 over the pool (normalised scores, raw scores, matched terms). */
+  bm25: PoolBm25Result;
+  weights: HybridWeights;
+  now: number;
+}
+
+export interface SignalSpec {
+  readonly name: CoreSignal;
+  readonly role: 'relevance' | 'context';
+  /** Its weight when `weights` does not say, in AI-Houkai's units. */
+  readonly defaultWeight: number;
+  /** The signal for one candidate, in [0, 1]. */
+  value(item: PoolItem, input: SignalInput): number;
+  /** One line for `explain`. */
+  reason(value: number, row: Row): string;
+  /** Extra facts for `explain`. */
+  details?(row: Row, weights: HybridWeights, now: number, queryTerms: string[]): Record<string, unknown>;
+  /**
+   * When no candidate of the pool has the signal (it would only depress every score): its weight
+   * is dropped and the others rescaled; the reason `explain` gives then.
+   */
+  absent?: { when(bm25: PoolBm25Result): boolean; reason: string };
+  /** `recall({ recencyWeight })` adds to this signal's weight, ungated ("latest first"). */
+  readonly latestFirst?: boolean;
+}
+
+const SECONDS_PER_DAY = 86_400;
+
+export function ageDays(memory: Memory, basis: RecencyBasis, now: number): number {
+  const from = basis === 'created' ? memory.createdAt : memory.lastAccessed;
+  return Math.max(0, (now - from) / SECONDS_PER_DAY);
+}
+
+/** `exp(−decayRate · max(0, now − basis)/86400)`: 1 for a brand-new (or future-dated) memory. */
+export function recencyFactor(memory: Memory, weights: Pick<HybridWeights, 'decayRate' | 'recencyBasis'>, now: number): number {
+  return Math.exp(-weights.decayRate * ageDays(memory, weights.recencyBasis, now));
+}
+
+/** The signals, in the order they are summed and shown. */
 export const CORE_SIGNALS = ['cosine', 'lexical', 'recency', 'importance'] as const;
 export type CoreSignal = (typeof CORE_SIGNALS)[number];
 
+/** Each signal's definition; the compiler asks for one per name of `CORE_SIGNALS`. */
+const SPECS: { readonly [K in CoreSignal]: SignalSpec & { readonly name: K } } = {
+  cosine: {
+    name: 'cosine',
+    role: 'relevance',
+    defaultWeight: 0.55,
+    value: (item) => item.cosine,
+    reason: (value) => `Semantic similarity ${value.toFixed(3)}`,
+  },
+  lexical: {
+    name: 'lexical',
+    role: 'relevance',
+    defaultWeight: 0.2,
+    value: (_item, { index, bm25 }) => bm25.scores[index]!,
+    reason: (_value, row) => (row.matched.length ? `Matched query terms: ${row.matched.join(', ')}` : 'No query term in this memory'),
+    details: (row, _weights, _now, queryTerms) => ({ matchedTerms: row.matched, queryTerms, bm25Raw: row.bm25Raw }),
+    absent: { when: (bm25) => bm25.max <= 0, reason: 'No memory in the pool matched a query term' },
+  },
+  recency: {
+    name: 'recency',
+    role: 'context',
+    defaultWeight: 0.15,
+    value: (item, { weights, now }) => recencyFactor(item.memory, weights, now),
+    reason: (value) => `Recency factor ${value.toFixed(3)}`,
+    details: (row, weights, now) => ({ ageDays: ageDays(row.item.memory, weights.recencyBasis, now), decayRate: weights.decayRate, basis: weights.recencyBasis }),
+    latestFirst: true,
+  },
+  importance: {
+    name: 'importance',
+    role: 'context',
+    defaultWeight: 0.1,
+    value: (item) => item.memory.importance,
+    reason: (value) => `Stored importance ${value.toFixed(2)}`,
+  },
+};
+
+/** Every signal, in order. */
+export const SIGNALS: readonly SignalSpec[] = CORE_SIGNALS.map((name) => SPECS[name]);
+
+export function signalSpec(name: CoreSignal): SignalSpec {
+  return SPECS[name];
+}
+
 /** RRF's k: ranks are damped by 60 + rank. */
 export const RRF_K = 60;
-
-const SECONDS_PER_DAY = 86_400;
 
 /** One surviving candidate with its signal values. */
 export interface Row {
@@ -30,16 +124,6 @@ export const round = (x: number, dp: number): number => {
   return Math.round(x * f) / f;
 };
 
-export function ageDays(memory: Memory, basis: RecencyBasis, now: number): number {
-  const from = basis === 'created' ? memory.createdAt : memory.lastAccessed;
-  return Math.max(0, (now - from) / SECONDS_PER_DAY);
-}
-
-/** `exp(−decayRate · max(0, now − basis)/86400)`: 1 for a brand-new (or future-dated) memory. */
-export function recencyFactor(memory: Memory, weights: Pick<HybridWeights, 'decayRate' | 'recencyBasis'>, now: number): number {
-  return Math.exp(-weights.decayRate * ageDays(memory, weights.recencyBasis, now));
-}
-
 export function polaritySignal(memory: Memory, weight: number, weighted: number, details: Record<string, unknown> = {}): Signal {
   const p = memory.polarity;
   return {
@@ -53,25 +137,9 @@ export function polaritySignal(memory: Memory, weight: number, weighted: number,
 }
 
 export function signalReason(name: CoreSignal, value: number, row: Row): string {
-  switch (name) {
-    case 'cosine':
-      return `Semantic similarity ${value.toFixed(3)}`;
-    case 'lexical':
-      return row.matched.length ? `Matched query terms: ${row.matched.join(', ')}` : 'No query term in this memory';
-    case 'recency':
-      return `Recency factor ${value.toFixed(3)}`;
-    case 'importance':
-      return `Stored importance ${value.toFixed(2)}`;
-  }
+  return signalSpec(name).reason(value, row);
 }
 
 export function coreDetails(name: CoreSignal, row: Row, weights: HybridWeights, now: number, queryTerms: string[]): Record<string, unknown> {
-  switch (name) {
-    case 'lexical':
-      return { matchedTerms: row.matched, queryTerms, bm25Raw: row.bm25Raw };
-    case 'recency':
-      return { ageDays: ageDays(row.item.memory, weights.recencyBasis, now), decayRate: weights.decayRate, basis: weights.recencyBasis };
-    default:
-      return {};
-  }
+  return signalSpec(name).details?.(row, weights, now, queryTerms) ?? {};
 }

@@ -3,6 +3,7 @@
  * worker boundary unchanged. Field meanings follow AI-Houkai's `Memory` (timestamps are Unix
  * seconds with fractions, so they round-trip an `.ahkai` archive exactly).
  */
+import type { CoreSignal } from './signals.ts';
 
 export const MEMORY_TYPES = ['episodic', 'semantic', 'procedural', 'feedback'] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
@@ -149,16 +150,13 @@ export interface RecallOptions {
   signal?: AbortSignal;
 }
 
-/** Hybrid recall's weights; the defaults are `DEFAULT_HYBRID_WEIGHTS` (scoring.ts). */
-export interface HybridWeights {
-  /** Weight of the cosine similarity, default 0.55. */
-  cosine: number;
-  /** Weight of the pool-normalised BM25, default 0.20. */
-  lexical: number;
-  /** Weight of `exp(−decayRate·ageDays)`, default 0.15. */
-  recency: number;
-  /** Weight of the stored importance, default 0.10. */
-  importance: number;
+/**
+ * Hybrid recall's weights; the defaults are `DEFAULT_HYBRID_WEIGHTS` (scoring.ts). One weight per
+ * signal of `SIGNALS` (signals.ts): `cosine` (the cosine similarity, default 0.55), `lexical`
+ * (pool-normalised BM25, 0.20), `recency` (`exp(−decayRate·ageDays)`, 0.15), `importance` (the
+ * stored importance, 0.10); then the settings below.
+ */
+export interface HybridWeights extends Record<CoreSignal, number> {
   /** λ per day of the recency decay, default 0.10 (the DecayEngine's rate). */
   decayRate: number;
   /** Additive nudge per unit of polarity, default 0.05 (also used by semantic mode). */
@@ -173,7 +171,7 @@ export interface HybridWeights {
 export type HybridWeightsInput = HybridWeights;
 
 export interface ExplainSignal {
-  name: 'cosine' | 'lexical' | 'recency' | 'importance' | 'polarity';
+  name: CoreSignal | 'polarity';
   value: number;
   weight: number;
   /** This signal's part of the score; the parts sum to the score. */

@@ -12,7 +12,7 @@ export async function forget(ctx: StoreContext, id: string): Promise<boolean> {
   checkId(id);
   const removed = await ctx.storage.remove(id, journalFor(ctx, 'forget'));
   if (!removed) return false;
-  ctx.commit({ added: [], removedLabels: [removed.label], generation: removed.generation });
+  ctx.commit(removed);
   reportChanged(ctx, [id]);
   return true;
 }
@@ -43,9 +43,8 @@ export async function edit(ctx: StoreContext, id: string, changes: EditChanges):
     const vector = next.text !== current.text ? await embedOne(ctx, next.text) : undefined;
     const result = await ctx.storage.replace(current, next, vector, journalFor(ctx, 'edit'));
     if (!result) continue; // changed underneath us: re-read and retry
-    if (vector && result.removedLabel !== undefined) {
-      ctx.commit({ added: [{ label: result.label, vector }], removedLabels: [result.removedLabel], generation: result.generation });
-    }
+    // A change without a new vector leaves the index as it was (an empty delta schedules no snapshot).
+    if (result.added.length || result.removedLabels.length) ctx.commit(result);
     return next;
   }
   throw new MemoryError('STORAGE_FAILURE', `Memory ${id} kept changing during edit; try again`, { id });

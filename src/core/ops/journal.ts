@@ -200,8 +200,8 @@ export async function undo(ctx: StoreContext, seq?: number, options?: UndoOption
       const embedded = await embed(ctx, slice.map((j) => plan.insert[j]!.text));
       slice.forEach((j, k) => (vectors[j] = embedded[k]!));
     }
-    const { labels, generation } = await storage.insert(plan.insert, vectors, journal);
-    ctx.commit({ added: labels.map((label, i) => ({ label, vector: vectors[i]! })), removedLabels: [], generation });
+    const written = await storage.insert(plan.insert, vectors, journal);
+    ctx.commit(written);
     // Memories that leave the trash: those whose kept vector was reused, and those this call moved
     // there (decay pruning, quota eviction) even when their text no longer matches the trash row.
     const trashedByCall = new Set(group.filter((e) => e.op === 'trash').map((e) => e.id));
@@ -211,7 +211,7 @@ export async function undo(ctx: StoreContext, seq?: number, options?: UndoOption
   for (const { now, before } of plan.rewrite) {
     const [vector] = await embed(ctx, [before.text]);
     const result = await storage.replace(now, before, vector!, journal);
-    if (result?.removedLabel !== undefined) ctx.commit({ added: [{ label: result.label, vector: vector! }], removedLabels: [result.removedLabel], generation: result.generation });
+    if (result && (result.added.length || result.removedLabels.length)) ctx.commit(result);
   }
   if (plan.put.length) await storage.applyGraphChanges({ put: plan.put }, journal);
   reportChanged(ctx, ids.filter((id) => id !== '*'));

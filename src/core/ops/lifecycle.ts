@@ -50,7 +50,7 @@ export async function purgeExpired(ctx: StoreContext, options?: PurgeExpiredOpti
   for (const id of expired) {
     const removed = await ctx.storage.remove(id, { ...journalFor(ctx, 'forget', { expired: true }), actor: 'purge' });
     if (!removed) continue;
-    ctx.commit({ added: [], removedLabels: [removed.label], generation: removed.generation });
+    ctx.commit(removed);
     reportChanged(ctx, [id]);
     purged += 1;
   }
@@ -102,7 +102,7 @@ export async function reflect(ctx: StoreContext, options?: ReflectRunOptions): P
     for (const id of item.forget) {
       const removed = await storage.remove(id, journalFor(reflection, 'forget', { reflection: summary!.id }));
       if (removed) {
-        ctx.commit({ added: [], removedLabels: [removed.label], generation: removed.generation });
+        ctx.commit(removed);
         reportChanged(ctx, [id]);
       }
     }

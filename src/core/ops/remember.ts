@@ -90,8 +90,8 @@ export async function writeBatch(
   throwIfAborted(options.signal);
   const now = ctx.clock.now();
   const memories = await Promise.all(prepared.map((p) => buildMemory(ctx, p.text, p.input, now)));
-  const { labels, generation } = await ctx.storage.insert(memories, vectors, journalFor(ctx, 'remember'));
-  ctx.commit({ added: labels.map((label, i) => ({ label, vector: vectors[i]! })), removedLabels: [], generation });
+  const written = await ctx.storage.insert(memories, vectors, journalFor(ctx, 'remember'));
+  ctx.commit(written);
   reportChanged(ctx, memories.map((m) => m.id));
   return { memories, vectors };
 }

@@ -21,8 +21,8 @@ export async function trashRestore(ctx: StoreContext, id: string): Promise<Memor
   reportChanged(ctx, [id]);
   if ('needsVector' in result) {
     const vector = await embedOne(ctx, result.needsVector.text);
-    const { labels, generation } = await ctx.storage.insert([result.needsVector], [vector], journal);
-    ctx.commit({ added: [{ label: labels[0]!, vector }], removedLabels: [], generation });
+    const written = await ctx.storage.insert([result.needsVector], [vector], journal);
+    ctx.commit(written);
     await ctx.storage.purgeTrash({ id });
     return result.needsVector;
   }
