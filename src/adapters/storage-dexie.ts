@@ -20,6 +20,7 @@ import type {
   StoredCounts,
 } from '../core/ports.ts';
 import type { PendingConflict } from '../core/review.ts';
+import { sameState } from '../core/undo-plan.ts';
 import { MEMORY_TYPES, type Memory } from '../core/types.ts';
 
 interface MemoryRow extends Memory {
@@ -335,12 +336,6 @@ function strip(row: MemoryRow): Memory {
   return memory;
 }
 
-/** Equality that ignores access tracking, which recall updates concurrently. */
-function sameContent(a: Memory, b: Memory): boolean {
-  const { lastAccessed: _la, accessCount: _aa, ...restA } = a;
-  const { lastAccessed: _lb, accessCount: _ab, ...restB } = b;
-  return JSON.stringify(restA) === JSON.stringify(restB);
-}
 
 export async function openDexieStorage(store: string, options: DexieStorageOptions = {}): Promise<MemoryStorage> {
   const db = new MemoryDatabase(databaseName(store), options);
@@ -487,7 +482,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
       run('replace', () =>
         db.transaction('rw', [db.meta, db.memories, db.vectors, db.tombstones, db.journal, db.importUndo], async () => {
           const [current] = await Promise.all([db.memories.get(expected.id), refuseHeld([expected.id])]);
-          if (!current || !sameContent(strip(current), expected)) return null;
+          if (!current || !sameState(strip(current), expected)) return null;
           await journal(ctx, [{ id: next.id, before: strip(current), after: next }]);
           if (!vector) {
             await db.memories.put({ ...next, ...derivedFields(next), label: current.label, ...(current.pinMoved ? { pinMoved: true } : {}) });

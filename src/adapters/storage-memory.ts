@@ -23,6 +23,7 @@ import type {
   TrashEntry,
 } from '../core/ports.ts';
 import type { PendingConflict } from '../core/review.ts';
+import { sameState } from '../core/undo-plan.ts';
 import { MEMORY_TYPES, type Memory } from '../core/types.ts';
 
 interface Row extends LexicalFields {
@@ -54,12 +55,6 @@ const CANARY = 'canary';
 const copy = <T>(value: T): T => structuredClone(value);
 const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Equality that ignores access tracking, which recall updates concurrently. */
-function sameContent(a: Memory, b: Memory): boolean {
-  const { lastAccessed: _la, accessCount: _aa, ...restA } = a;
-  const { lastAccessed: _lb, accessCount: _ab, ...restB } = b;
-  return JSON.stringify(restA) === JSON.stringify(restB);
-}
 
 /** A fresh, empty in-memory storage. */
 export function createMemoryStorage(): MemoryStorage {
@@ -221,7 +216,7 @@ export function createMemoryStorage(): MemoryStorage {
       open();
       refuseHeld([expected.id]);
       const current = rows.get(expected.id);
-      if (!current || !sameContent(current.memory, expected)) return null;
+      if (!current || !sameState(current.memory, expected)) return null;
       append(ctx, [{ id: next.id, before: current.memory, after: next }]);
       if (!vector) {
         putRow(rowFor(next, current.label, current.pinMoved));
