@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createExactIndex } from '../src/adapters/index-exact.ts';
 import { idbBlockStore } from '../src/adapters/index-blocks-idb.ts';
-import { createHnswI8IndexFactory } from '../src/adapters/index-hnsw-i8.ts';
+import { createHnswI8IndexFactory, EF_GROWS_FROM, EF_MAX, searchBreadth } from '../src/adapters/index-hnsw-i8.ts';
 import type { IndexBlock, IndexBlockStore, VectorIndex } from '../src/core/ports.ts';
 import { rescoreHits } from '../src/core/rescore.ts';
 import { gaussian, makeClusteredVectors, mulberry32, perturb } from './helpers/prng.ts';
@@ -243,5 +243,17 @@ describe('int8 HNSW index', () => {
     raw.close();
     damaged.dispose();
     fresh.dispose();
+  });
+});
+
+describe('search breadth', () => {
+  it('is efSearch up to 250,000 vectors, then grows with the graph up to 1,024, and is never below k', () => {
+    expect(searchBreadth(128, 10, 10)).toBe(128);
+    expect(searchBreadth(128, EF_GROWS_FROM, 10)).toBe(128);
+    expect(searchBreadth(128, 500_000, 10)).toBe(256);
+    expect(searchBreadth(128, 1_000_000, 10)).toBe(512);
+    expect(searchBreadth(128, 5_000_000, 10)).toBe(EF_MAX);
+    expect(searchBreadth(2000, 5_000_000, 10)).toBe(2000); // an explicit larger setting is kept
+    expect(searchBreadth(128, 1_000, 500)).toBe(500);
   });
 });
