@@ -14,6 +14,8 @@
  */
 import { databaseName, deleteDexieStorage, openDexieStorage, SCHEMA_VERSION, type DexieStorageOptions } from './adapters/storage-dexie.ts';
 import { readStorageInfo } from './adapters/browser-storage.ts';
+import { pouchReplicas } from './adapters/sync-pouchdb.ts';
+import type { SyncReplicaFactory } from './core/sync/ports.ts';
 import { openDexieRegistry } from './adapters/registry-dexie.ts';
 import { createDexieCatalog } from './adapters/store-catalog.ts';
 import { checkStoreName, type StoreCatalog, type StoreInfo } from './core/catalog.ts';
@@ -35,6 +37,8 @@ export { MemoryError, ERROR_CODES, type ErrorCode } from './core/errors.ts';
 export type { Embedder, EmbedOptions, VectorIndex, VectorIndexFactory, Clock, IdSource, RandomSource, MemoryStorage } from './core/ports.ts';
 export { contentHash } from './core/text.ts';
 export { createMemoryStorage, memoryStorages } from './adapters/storage-memory.ts';
+export { pouchReplicas } from './adapters/sync-pouchdb.ts';
+export type { SyncReplica, SyncReplicaFactory } from './core/sync/ports.ts';
 export type { StoreInfo, StoreCatalog } from './core/catalog.ts';
 export { scopeMemory, SCOPE_POLICY, type ConnectionScope, type Access, type ApiMethod, type MethodPolicy } from './core/scope/index.ts';
 
@@ -97,6 +101,12 @@ export interface CreateMemoryOptions extends LongRunOptions {
   indexDrain?: StoreOpenOptions['indexDrain'];
   /** How imports prove they are alive to other owners of the store: `{ ttlSeconds = 30, heartbeatSeconds = 5, locks }` (`locks: null` uses leases only). */
   importLease?: StoreOpenOptions['importLease'];
+  /**
+   * The replication engine `sync()` uses: default PouchDB (CouchDB's protocol; its replica in
+   * IndexedDB in browsers, in memory in Node), loaded on the first `sync()`. `false` turns sync
+   * off for this store (`sync()` then refuses).
+   */
+  sync?: SyncReplicaFactory | false;
   /** IndexedDB implementation for Node (`fake-indexeddb`); defaults to the global one. */
   indexedDB?: IDBFactory;
   IDBKeyRange?: typeof IDBKeyRange;
@@ -198,6 +208,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
   };
   useFflateGzip();
   if (options.storage !== undefined && typeof options.storage !== 'function') throw invalid('storage must be a function of the store name', { field: 'storage' });
+  if (options.sync !== undefined && options.sync !== false && typeof options.sync !== 'function') throw invalid('sync must be a replica factory or false', { field: 'sync' });
   const storage = options.storage ? await options.storage(name) : await openDexieStorage(name, dbOptions);
   let index: VectorIndex | undefined;
   // The registry of stores is a witness only: a store still opens when it cannot be used. It
@@ -220,6 +231,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         persisted: async () => (await readStorageInfo()).persisted,
         storageInfo: readStorageInfo,
         onClosed: () => registry?.close(),
+        replicas: options.sync === false ? null : (options.sync ?? pouchReplicas()),
         clock: options.clock ?? systemClock,
         ids: options.ids ?? randomIds,
         random: options.random ?? mathRandom,

@@ -296,6 +296,8 @@ describe.each(BACKENDS)('MemoryStorage contract: $name', ({ open }) => {
     expect((await s.journalRead({ afterTs: NOW + 400 })).map((e) => e.id)).toEqual(['m5', 'm1']);
     expect(await s.journalKeys({ group: 'shared' })).toEqual([8, 7]);
     expect(await s.journalKeys({ belowSeq: 5, limit: 2 })).toEqual([4, 3]);
+    expect((await s.journalAfter(5, 2)).map((e) => [e.seq, e.id])).toEqual([[6, 'm5'], [7, 'm0']]);
+    expect((await s.journalAfter(8, 10)).length).toBe(0);
     expect(await s.journalHorizon()).toBeNull();
     const result = await s.journalCompact({ olderThanTs: NOW + 350, keepLast: 2 }, ctx('compact', NOW + 800));
     // Entries 1–4 are old; entry 7 belongs to a call with an entry (8) that stays.

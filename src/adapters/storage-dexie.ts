@@ -987,6 +987,8 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         return rows.sort((a, b) => a.seq! - b.seq!);
       }),
 
+    journalAfter: (afterSeq, limit) => run('journalAfter', () => db.journal.where('seq').above(afterSeq).limit(limit).toArray()),
+
     journalKeys: (query) =>
       run('journalKeys', async () => {
         if ('group' in query) return (await db.journal.where('group').equals(query.group).primaryKeys()).sort((a, b) => b - a);

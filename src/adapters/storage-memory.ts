@@ -646,6 +646,11 @@ export function createMemoryStorage(): MemoryStorage {
       return chosen.map(copy);
     },
 
+    async journalAfter(afterSeq, limit) {
+      open();
+      return journal.filter((e) => e.seq! > afterSeq).slice(0, Math.max(0, limit)).map(copy);
+    },
+
     async journalKeys(query) {
       open();
       if ('group' in query) return journal.filter((e) => e.group === query.group).map((e) => e.seq!).reverse();

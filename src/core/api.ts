@@ -19,6 +19,8 @@ import type { PackOptions, PackResult } from './recall-pack.ts';
 import type { ReflectOptions, Summarizer } from './reflect.ts';
 import type { PendingConflict } from './review.ts';
 import type { SuggestOptions, Suggestion } from './suggest.ts';
+import type { SyncAuth } from './sync/ports.ts';
+import type { SyncResult, SyncStatus } from './sync/session.ts';
 import type {
   AggregateOptions,
   Conflict,
@@ -51,6 +53,20 @@ export type { CompressedGroup, PackedMemory, PackOptions, PackResult, RankedMemo
 export type { ReflectOptions, Summarizer } from './reflect.ts';
 export type { PendingConflict, ReviewResolution, ReviewStatus } from './review.ts';
 export type { PatternMatch, SuggestContext, SuggestOptions, Suggestion } from './suggest.ts';
+export type { SyncResult, SyncStatus } from './sync/session.ts';
+export type { SyncAuth } from './sync/ports.ts';
+
+/** `sync`'s options: the remote CouchDB database and how to sync with it. */
+export interface SyncOptions extends LongRunOptions {
+  /** The database's address, `http(s)://host[:port]/dbname` (CouchDB 3, Cloudant, PouchDB Server), without credentials. */
+  url: string;
+  /** `{ username, password }` (CouchDB's basic auth) or `{ token }` (a JWT, sent as a bearer token). */
+  auth?: SyncAuth;
+  /** Keep syncing after the first round: local writes go out and remote ones come in as they happen. */
+  live?: boolean;
+  /** Attempts after the first while the remote is unreachable (default 2, backing off from 0.5 s). */
+  retries?: number;
+}
 
 /** How much of the journal compaction keeps: entries younger than `keepDays`, and always the newest `keepLast`. */
 export interface JournalRetention {
@@ -288,6 +304,17 @@ export interface MemoryApi {
   reindex(options?: LongRunOptions): Promise<{ reembedded: number }>;
   /** Persists the index snapshot now (it is otherwise written after a quiet period). */
   flush(): Promise<void>;
+  /**
+   * Replicates the store with a CouchDB database (CouchDB's protocol through PouchDB): a round
+   * both ways, and with `live` it keeps going until `stopSync()`. Concurrent edits converge on one
+   * winner everywhere; a losing text goes to the review queue. Nothing is sent unless called.
+   * @throws MemoryError SYNC_AUTH, SYNC_UNREACHABLE, NOT_FOUND (no such database), INVALID_ARGUMENT
+   */
+  sync(options: SyncOptions): Promise<SyncResult>;
+  /** How sync goes: state, remote, last round, pending changes, totals, conflicts waiting, last error. */
+  syncStatus(): Promise<SyncStatus>;
+  /** Turns sync off. */
+  stopSync(): Promise<{ stopped: boolean }>;
   close(): Promise<void>;
 }
 

@@ -19,6 +19,7 @@ import type { RelevanceBackground } from './relevance-background.ts';
 import type { EvictionPolicy } from './decay.ts';
 import type { Clock, EmbedOptions, Embedder, IdSource, IndexDelta, JournalContext, MemoryStorage, RandomSource, StoreMeta, VectorIndex } from './ports.ts';
 import type { StoreStats } from './types.ts';
+import type { SyncReplicaFactory } from './sync/ports.ts';
 
 /** The conflict handling `remember` applies unless a call says otherwise. */
 export interface ConflictDefaults {
@@ -77,6 +78,8 @@ export interface StoreContext {
   readonly changes?: Set<string>;
   /** The journal group of the writes made through this context, when they must undo together (one reflected cluster). */
   readonly group?: string;
+  /** The replication engine `sync()` opens a replica with (CouchDB's protocol through PouchDB); null: sync is off for this store. */
+  readonly replicas: SyncReplicaFactory | null;
   /** Import ownership (lease, lock, heartbeat): see import-lease.ts. */
   readonly leases: Pick<ImportLeases, 'begin' | 'recover'>;
   /**

@@ -24,6 +24,8 @@ export const ERROR_CODES = [
   'STORE_IN_USE',
   'STORE_EXISTS',
   'BUSY',
+  'SYNC_AUTH',
+  'SYNC_UNREACHABLE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -19,6 +19,7 @@ import { remember, rememberMany } from './ops/remember.ts';
 import { aggregate, count, durability, stats } from './ops/stats.ts';
 import { trashList, trashPurge, trashRestore } from './ops/trash.ts';
 import { flush, reindex } from './ops/vectors.ts';
+import { stopSync, sync, syncStatus } from './ops/sync.ts';
 
 /** The operation behind method `M`: the context first, then the method's arguments. */
 export type Operation<M extends StoreMethod> = (ctx: StoreContext, ...args: Parameters<MemoryApi[M]>) => ReturnType<MemoryApi[M]>;
@@ -70,4 +71,7 @@ export const OPERATIONS: { readonly [M in StoreMethod]: Operation<M> } = {
   aggregate,
   reindex,
   flush,
+  sync,
+  syncStatus,
+  stopSync,
 };

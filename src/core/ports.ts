@@ -418,6 +418,8 @@ export interface GraphStore {
 export interface JournalStore {
   /** Journal entries, oldest first: of one memory, one group, up to a time, after a time, or the newest n. */
   journalRead(query: { seq?: number; id?: string; group?: string; untilTs?: number; afterTs?: number; newest?: number }): Promise<JournalEntry[]>;
+  /** Entries with `seq > afterSeq`, oldest first, at most `limit` (a reader that keeps its place by seq: sync's outbox). */
+  journalAfter(afterSeq: number, limit: number): Promise<JournalEntry[]>;
   /**
    * Journal sequence numbers, newest first and keys only (cheap over a big import): the `limit`
    * newest below `belowSeq` (from the top when omitted), or every entry of one call (`group`).

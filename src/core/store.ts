@@ -20,6 +20,8 @@ import { checkRetention, type JournalRetention } from './ops/journal.ts';
 import type { Clock, DurabilityRegistry, Embedder, IdSource, MemoryStorage, RandomSource, StoreMeta, VectorIndex } from './ports.ts';
 import type { LongRunOptions, StoreStats } from './types.ts';
 import { viewFor, type Shared, type StoreView } from './view.ts';
+import type { SyncReplicaFactory } from './sync/ports.ts';
+import { stopSession } from './sync/session.ts';
 
 export type { MemoryApi, StoreMethod } from './api.ts';
 export type { CallOutcome, StoreView } from './view.ts';
@@ -41,6 +43,8 @@ export interface StoreDeps {
   storageInfo?: () => Promise<NonNullable<StoreStats['storage']>>;
   /** Runs once after the store closed (the composition root releases what it opened beside it). */
   onClosed?: () => void;
+  /** The replication engine for `sync()`; none: `sync()` refuses. */
+  replicas?: SyncReplicaFactory | null;
 }
 
 export interface ConflictSettings {
@@ -80,7 +84,7 @@ export interface StoreOpenOptions extends LongRunOptions {
 export type OpenStore = StoreView & { readonly opened: IndexOpenOutcome | 'pending-reindex' };
 
 /** The parts a context is made of; `createStoreContext` adds the services. */
-export type ContextParts = Pick<StoreDeps, 'name' | 'storage' | 'index' | 'embedder' | 'clock' | 'ids' | 'random' | 'registry' | 'persisted' | 'storageInfo'> & {
+export type ContextParts = Pick<StoreDeps, 'name' | 'storage' | 'index' | 'embedder' | 'clock' | 'ids' | 'random' | 'registry' | 'persisted' | 'storageInfo' | 'replicas'> & {
   actor?: string;
   /** The metadata row as read at open. */
   meta: StoreMeta;
@@ -133,6 +137,7 @@ export function createStoreContext(parts: ContextParts): StoreContext {
     relevance: new RelevanceBackground(calibrationFor(parts.embedder)),
     durability,
     storageInfo: parts.storageInfo ?? null,
+    replicas: parts.replicas ?? null,
     leases: parts.leases ?? new ImportLeases({ name, storage, now: () => clock.now(), newId: () => ids.next() }),
     // A write after close (a call still in flight) must not start a registry refresh.
     commit: indexCommitter(index, sync, { changed: () => void (state.closed || durability.changed()) }),
@@ -208,6 +213,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     registry: deps.registry ?? null,
     ...(deps.persisted ? { persisted: deps.persisted } : {}),
     ...(deps.storageInfo ? { storageInfo: deps.storageInfo } : {}),
+    ...(deps.replicas ? { replicas: deps.replicas } : {}),
     ...(options.snapshotDelayMs === undefined ? {} : { snapshotDelayMs: options.snapshotDelayMs }),
     leases,
   });
@@ -222,6 +228,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       (closing ??= (async () => {
         scheduler.stop();
         leases.stop();
+        await stopSession(state);
         await ctx.durability.settle();
         try {
           if (!state.closed) {

@@ -76,6 +76,10 @@ export const METHODS = {
   reindex: { changes: 'partial', signalAt: 0 },
   // Writes the index snapshot only.
   flush: read,
+  // Its changes arrive in the background too (live mode): the round reports the ones it made.
+  sync: { changes: 'partial', signalAt: 0 },
+  syncStatus: read,
+  stopSync: read,
 } as const satisfies Record<StoreMethod, MethodSpec>;
 
 /** Every method a client may call on an open store. */

@@ -67,6 +67,9 @@ export function attempts(fx: Fixture): Attempt[] {
     a('durability', 'acknowledge a loss', (c) => c.durability({ acknowledge: true })),
     a('exportArchive', 'export (must not count as a backup or write the journal)', (c) => c.exportArchive()),
     a('flush', 'flush the index snapshot', (c) => c.flush()),
+    a('sync', 'replicate the whole store to a server of its choosing', (c) => c.sync({ url: 'http://127.0.0.1:9/exfiltrate', retries: 0 })),
+    a('stopSync', "turn the owner's sync off", (c) => c.stopSync()),
+    a('syncStatus', "read the owner's sync status", (c) => c.syncStatus()),
     // Reads: a read-only connection must not touch; a namespace must not see outside.
     a('recall', 'recall everything', (c) => c.recall('payments policy approvals vpn standup', { k: 50 })),
     a('recall', 'recall with expansion', (c) => c.recall('sourdough starters clip', { k: 5, expand: { depth: 3, rels: ['related', 'refines'] } })),

@@ -100,6 +100,9 @@ export const SCOPE_POLICY: { readonly [M in ApiMethod]: MethodPolicy } = {
   reflect: { access: 'admin', namespace: 'refused' },
   runMaintenance: { access: 'admin', namespace: 'refused' },
   reindex: { access: 'admin', namespace: 'refused' },
+  sync: { access: 'admin', namespace: 'refused', options: 0 },
+  stopSync: { access: 'admin', namespace: 'refused' },
+  syncStatus: { access: 'read', namespace: 'refused' },
 
   flush: { access: 'cache', namespace: 'free' },
 };

@@ -32,6 +32,11 @@ export interface MemoryDocument {
   memory: SyncedMemory;
   /** The vector and the model that made it; absent on a deleted document. */
   vector?: { model: string; dim: number; f32: string };
+  /**
+   * Which replica wrote this revision (a random id per device and store), so a device does not
+   * apply its own writes back; 'merge' for a revision folding concurrent edits together.
+   */
+  by?: string;
 }
 
 export const docId = (memoryId: string): string => `${DOC_PREFIX}${memoryId}`;
@@ -96,7 +101,7 @@ export function decodeVector(text: string, dim: number): Float32Array | null {
 }
 
 /** The document for a memory and its vector (made by `model`). */
-export function toDocument(memory: Memory, vector: Float32Array | null, model: string): MemoryDocument {
+export function toDocument(memory: Memory, vector: Float32Array | null, model: string, by?: string): MemoryDocument {
   const { lastAccessed: _lastAccessed, accessCount: _accessCount, ...synced } = memory;
   return {
     _id: docId(memory.id),
@@ -104,6 +109,7 @@ export function toDocument(memory: Memory, vector: Float32Array | null, model: s
     v: DOC_VERSION,
     memory: structuredClone(synced),
     ...(vector ? { vector: { model, dim: vector.length, f32: encodeVector(vector) } } : {}),
+    ...(by === undefined ? {} : { by }),
   };
 }
 

@@ -1,0 +1,226 @@
+/**
+ * The replication engine behind `sync()`: PouchDB, which speaks CouchDB's replication protocol.
+ * The replica is a local PouchDB database per store and remote (IndexedDB in browsers; memory
+ * in Node, where a lost replica only means the next round compares everything once), and a
+ * round is PouchDB's own two-way replication with the remote. Loaded on the first `sync()`:
+ * a store that never syncs never loads it.
+ */
+import type { MemoryDocument } from '../core/sync/document.ts';
+import { ReplicationError, type ReplicaChange, type ReplicaDocument, type SyncAuth, type SyncCheckpoint, type SyncReplica, type SyncReplicaFactory } from '../core/sync/ports.ts';
+
+/** The slice of PouchDB this adapter uses (its own types are not a dependency). */
+interface PouchError {
+  status?: number;
+  name?: string;
+  message?: string;
+  reason?: string;
+  code?: string;
+}
+interface BulkResult {
+  id?: string;
+  ok?: boolean;
+  error?: boolean | string;
+  name?: string;
+}
+interface ReplicationResult {
+  docs_written: number;
+  last_seq?: number | string;
+  status?: string;
+}
+interface Emitter<T> extends Promise<T> {
+  on(event: string, listener: (arg: never) => void): Emitter<T>;
+  cancel(): void;
+}
+interface Pouch {
+  allDocs(options: { keys: string[]; include_docs: true; conflicts?: boolean }): Promise<{ rows: { id?: string; key: string; error?: string; value?: { rev: string; deleted?: boolean }; doc?: ReplicaDocument | null }[] }>;
+  get(id: string, options?: { rev?: string }): Promise<Record<string, unknown>>;
+  put(doc: Record<string, unknown>): Promise<{ rev: string }>;
+  bulkDocs(docs: object[]): Promise<BulkResult[]>;
+  changes(options: Record<string, unknown>): Emitter<{ results: { id: string; seq: number | string; deleted?: boolean; doc?: ReplicaDocument & { _conflicts?: string[] } }[]; last_seq: number | string }>;
+  sync(remote: Pouch, options: Record<string, unknown>): Emitter<{ push?: ReplicationResult; pull?: ReplicationResult }>;
+  close(): Promise<void>;
+}
+type PouchConstructor = new (name: string, options?: Record<string, unknown>) => Pouch;
+
+const CHECKPOINT_ID = '_local/houkai-sync';
+
+/** Which local database engine holds the replica. */
+export type ReplicaAdapter = 'indexeddb' | 'memory';
+
+type PouchClass = PouchConstructor & { fetch: typeof fetch; plugin(p: unknown): unknown };
+const unwrap = <T>(m: unknown): T => ((m as { default?: T }).default ?? m) as T;
+let core: Promise<PouchClass> | null = null;
+const adapters = new Map<ReplicaAdapter, Promise<void>>();
+
+/** PouchDB with the HTTP adapter and replication, and the local adapter asked for (each plugin registered once). */
+async function loadPouch(adapter: ReplicaAdapter): Promise<PouchClass> {
+  core ??= Promise.all([import('pouchdb-core'), import('pouchdb-adapter-http'), import('pouchdb-replication')]).then(([c, http, replication]) => {
+    const PouchDB = unwrap<PouchClass>(c);
+    PouchDB.plugin(unwrap(http));
+    PouchDB.plugin(unwrap(replication));
+    return PouchDB;
+  });
+  const PouchDB = await core;
+  let registered = adapters.get(adapter);
+  if (!registered) {
+    registered = (adapter === 'memory' ? import('pouchdb-adapter-memory') : import('pouchdb-adapter-indexeddb')).then((m) => void PouchDB.plugin(unwrap(m)));
+    adapters.set(adapter, registered);
+  }
+  await registered;
+  return PouchDB;
+}
+
+/** An engine error in the bridge's terms: refused credentials, unreachable, no database, or other. */
+export function classify(error: unknown): ReplicationError {
+  if (error instanceof ReplicationError) return error;
+  const e = (error ?? {}) as PouchError & { result?: { errors?: PouchError[] } };
+  const status = e.status;
+  const text = `${e.name ?? ''} ${e.message ?? ''} ${e.reason ?? ''} ${e.code ?? ''}`;
+  if (status === 401 || status === 403) return new ReplicationError('auth', `The server refused access: ${e.reason ?? e.message ?? e.name}`, status);
+  if (status === 404) return new ReplicationError('missing', `No database at this address (create it on the server first): ${e.reason ?? e.message ?? e.name}`, status);
+  if (status === undefined || status === 0 || /ECONNREFUSED|fetch failed|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|ECONNRESET|EPIPE|socket hang up|network|Failed to fetch/i.test(text)) {
+    return new ReplicationError('unreachable', `The server cannot be reached: ${e.message ?? e.name ?? 'no answer'}`, status);
+  }
+  return new ReplicationError('other', `Replication failed (${status ?? 'no status'}): ${e.reason ?? e.message ?? e.name ?? 'unknown error'}`, status);
+}
+
+/** The local replica's database name: one per store and remote. */
+export function replicaName(store: string, url: string): string {
+  let h = 0x811c9dc5;
+  for (const ch of `${store}\u0000${url}`) h = Math.imul(h ^ ch.codePointAt(0)!, 0x01000193) >>> 0;
+  return `houkai-sync-${h.toString(16).padStart(8, '0')}`;
+}
+
+function remoteOptions(Pouch: { fetch: typeof fetch }, auth: SyncAuth | undefined): Record<string, unknown> {
+  const options: Record<string, unknown> = { skip_setup: true };
+  if (auth && 'token' in auth) {
+    options.fetch = (url: string, init: RequestInit & { headers: Headers }) => {
+      init.headers.set('Authorization', `Bearer ${auth.token}`);
+      return Pouch.fetch(url, init);
+    };
+  } else if (auth) options.auth = { username: auth.username, password: auth.password };
+  return options;
+}
+
+/** A factory of PouchDB replicas; `adapter` defaults to IndexedDB where a browser runs it, memory elsewhere. */
+export function pouchReplicas(options: { adapter?: ReplicaAdapter } = {}): SyncReplicaFactory {
+  const browser = typeof (globalThis as { window?: unknown }).window !== 'undefined' || typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined';
+  const adapter = options.adapter ?? (browser ? 'indexeddb' : 'memory');
+  return async ({ store, url, auth }) => {
+    const PouchDB = await loadPouch(adapter);
+    const local = new PouchDB(replicaName(store, url), { adapter });
+    const remote = new PouchDB(url, remoteOptions(PouchDB, auth));
+    return replica(local, remote, url);
+  };
+}
+
+function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
+  let remoteSeq: number | string | undefined;
+  const docsOf = async (ids: string[]) => {
+    const out = new Map<string, ReplicaDocument>();
+    if (!ids.length) return out;
+    const { rows } = await local.allDocs({ keys: ids, include_docs: true });
+    for (const row of rows) {
+      if (row.error || !row.value) continue;
+      out.set(row.key, row.value.deleted ? ({ _id: row.key, _rev: row.value.rev, _deleted: true } as ReplicaDocument) : row.doc!);
+    }
+    return out;
+  };
+  return {
+    remote: url,
+    getDocs: docsOf,
+    async getRevision(id, rev) {
+      try {
+        return (await local.get(id, { rev })) as unknown as ReplicaDocument;
+      } catch (error) {
+        if ((error as PouchError).status === 404) return null;
+        throw error;
+      }
+    },
+    async putDocs(docs: MemoryDocument[]) {
+      const results = await local.bulkDocs(docs);
+      return results.filter((r) => r.error).map((r, i) => r.id ?? docs[i]!._id);
+    },
+    async removeRevisions(id, revs) {
+      if (revs.length) await local.bulkDocs(revs.map((rev) => ({ _id: id, _rev: rev, _deleted: true })));
+    },
+    async changes(since, limit) {
+      const res = await local.changes({ since, limit, include_docs: true, conflicts: true });
+      const results: ReplicaChange[] = res.results.map((r) => {
+        const { _conflicts, ...doc } = r.doc ?? ({} as ReplicaDocument & { _conflicts?: string[] });
+        return { seq: r.seq, id: r.id, deleted: r.deleted === true, ...(r.deleted || !r.doc ? {} : { doc: doc as ReplicaDocument }), conflicts: _conflicts ?? [] };
+      });
+      return { results, lastSeq: res.last_seq };
+    },
+    async readCheckpoint() {
+      try {
+        const { _id, _rev, ...rest } = await local.get(CHECKPOINT_ID);
+        return rest as unknown as SyncCheckpoint;
+      } catch (error) {
+        if ((error as PouchError).status === 404) return null;
+        throw error;
+      }
+    },
+    async writeCheckpoint(checkpoint) {
+      let rev: string | undefined;
+      try {
+        rev = (await local.get(CHECKPOINT_ID))._rev as string;
+      } catch {
+        rev = undefined;
+      }
+      await local.put({ _id: CHECKPOINT_ID, ...(rev ? { _rev: rev } : {}), ...checkpoint });
+    },
+    async replicate({ signal, onDocs }) {
+      if (signal?.aborted) throw new ReplicationError('other', 'cancelled');
+      const counts = { pushed: 0, pulled: 0 };
+      const run = local.sync(remote, { batch_size: 200, batches_limit: 4 });
+      const cancel = (): void => run.cancel();
+      signal?.addEventListener('abort', cancel);
+      run.on('change', ((info: { direction: 'push' | 'pull'; change: { docs_written: number } }) => {
+        if (info.direction === 'push') counts.pushed = info.change.docs_written;
+        else counts.pulled = info.change.docs_written;
+        onDocs?.({ ...counts });
+      }) as (arg: never) => void);
+      // One-shot replication settles when both directions end; a failure of either rejects it.
+      let denied: unknown = null;
+      run.on('denied', ((err: unknown) => (denied ??= err)) as (arg: never) => void);
+      try {
+        const result = await run;
+        if (signal?.aborted) throw new ReplicationError('other', 'cancelled');
+        if (denied) throw classify(denied);
+        remoteSeq = result.pull?.last_seq ?? remoteSeq;
+        return { pushed: result.push?.docs_written ?? counts.pushed, pulled: result.pull?.docs_written ?? counts.pulled };
+      } catch (error) {
+        throw classify(error);
+      } finally {
+        signal?.removeEventListener('abort', cancel);
+      }
+    },
+    waitForRemote({ signal, timeoutMs }) {
+      return new Promise<void>((resolve, reject) => {
+        if (signal.aborted) return resolve();
+        const feed = remote.changes({ since: remoteSeq ?? 'now', live: true, limit: 1, timeout: timeoutMs, heartbeat: false });
+        let settled = false;
+        const finish = (error?: unknown): void => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          signal.removeEventListener('abort', stop);
+          feed.cancel();
+          if (error) reject(classify(error));
+          else resolve();
+        };
+        const stop = (): void => finish();
+        const timer = setTimeout(stop, timeoutMs + 1_000);
+        signal.addEventListener('abort', stop);
+        feed.on('change', (() => finish()) as (arg: never) => void);
+        feed.on('complete', (() => finish()) as (arg: never) => void);
+        feed.on('error', ((err: unknown) => finish(err)) as (arg: never) => void);
+        feed.catch?.(() => undefined);
+      });
+    },
+    async close() {
+      await Promise.all([local.close().catch(() => undefined), remote.close().catch(() => undefined)]);
+    },
+  };
+}

@@ -1,0 +1,305 @@
+/**
+ * The bridge between a store and its replica: local changes out (the journal is the outbox),
+ * replicated changes in (through the store's own writes, as actor `sync:<remote>`, so the
+ * journal, undo, the index and change events stay right), and concurrent edits folded together
+ * (merge.ts) with the losing texts queued for review. Orchestration over ports only: the
+ * replica is whatever `SyncReplica` the composition root hands in.
+ */
+import { embed, journalFor, reportChanged, type StoreContext } from '../context.ts';
+import { throwIfAborted } from '../errors.ts';
+import type { Memory, ProgressEvent } from '../types.ts';
+import { docId, fromDocument, memoryIdOf, toDocument, type MemoryDocument, type SyncedMemory } from './document.ts';
+import { mergeRevisions } from './merge.ts';
+import type { ReplicaChange, ReplicaDocument, SyncCheckpoint, SyncReplica } from './ports.ts';
+import { checkPendingConflict } from '../review.ts';
+import { cosine } from '../vector-math.ts';
+
+/** Documents read and written per batch (one storage transaction per batch of inserts). */
+const BATCH = 256;
+
+/** What one pass of the bridge did. */
+export interface BridgeCounts {
+  /** Memories written to the replica (new revisions). */
+  pushed: number;
+  /** Replicated memories written to the store (new or changed). */
+  applied: number;
+  /** Replicated deletions carried out (forgets). */
+  deleted: number;
+  /** Concurrent edits merged; their differing texts went to the review queue. */
+  conflicts: number;
+  /** Replicated memories whose vector came from another model, embedded here. */
+  reembedded: number;
+}
+
+export const emptyCounts = (): BridgeCounts => ({ pushed: 0, applied: 0, deleted: 0, conflicts: 0, reembedded: 0 });
+
+export interface BridgeRun {
+  ctx: StoreContext;
+  replica: SyncReplica;
+  checkpoint: SyncCheckpoint;
+  counts: BridgeCounts;
+  signal?: AbortSignal;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+/** The synced fields in a fixed order: two memories are the same replicated state when these match. */
+const FIELDS: readonly (keyof SyncedMemory)[] = [
+  'id', 'text', 'type', 'tags', 'importance', 'createdAt', 'source', 'links', 'supersededBy', 'supersededAt',
+  'polarity', 'expiresAt', 'pinned', 'trust', 'contentHash', 'validFrom', 'validUntil', 'surfacesWhen',
+];
+
+export function sameMemory(a: SyncedMemory, b: SyncedMemory): boolean {
+  return FIELDS.every((f) => JSON.stringify(a[f]) === JSON.stringify(b[f]));
+}
+
+const stripAccess = (m: Memory): SyncedMemory => {
+  const { lastAccessed: _l, accessCount: _c, ...rest } = m;
+  return rest;
+};
+
+/** Local memories and their vectors, by id (absent ids are not in the map). */
+async function readLocal(ctx: StoreContext, ids: string[]): Promise<Map<string, { memory: Memory; vector: Float32Array | undefined }>> {
+  const memories = await ctx.storage.getMany(ids);
+  const present = ids.filter((id) => memories.has(id));
+  const labels = await ctx.storage.labelsOf(present);
+  const vectors = await ctx.storage.vectorsOf(labels.filter((l): l is number => l !== undefined));
+  const out = new Map<string, { memory: Memory; vector: Float32Array | undefined }>();
+  present.forEach((id, i) => out.set(id, { memory: memories.get(id)!, vector: labels[i] === undefined ? undefined : vectors.get(labels[i]!) }));
+  return out;
+}
+
+/**
+ * Writes the current state of these memories to the replica where it differs from the replica's
+ * winning revision: a live memory as its document, a missing one as a deletion (when the replica
+ * has it). A superseded memory's superseder goes too when the replica lacks it (a review copy
+ * restored by the user, say). Returns how many documents were written.
+ */
+async function pushIds(run: BridgeRun, ids: string[]): Promise<number> {
+  const { ctx, replica, checkpoint } = run;
+  const local = await readLocal(ctx, ids);
+  const extra = [...local.values()].map((l) => l.memory.supersededBy).filter((id) => id !== '' && !ids.includes(id));
+  if (extra.length) {
+    const known = await replica.getDocs(extra.map(docId));
+    const missing = extra.filter((id) => !known.has(docId(id)));
+    for (const [id, row] of await readLocal(ctx, missing)) (ids.push(id), local.set(id, row));
+  }
+  for (let attempt = 0; attempt < 3 && ids.length; attempt++) {
+    const current = await replica.getDocs(ids.map(docId));
+    const writes: MemoryDocument[] = [];
+    for (const id of ids) {
+      const have = current.get(docId(id));
+      const row = local.get(id);
+      if (!row) {
+        if (have && !have._deleted) writes.push({ ...have, _deleted: true, by: checkpoint.replicaId });
+        continue;
+      }
+      const doc = toDocument(row.memory, row.vector ?? null, ctx.embedder.id, checkpoint.replicaId);
+      if (have && !have._deleted && sameMemory(have.memory, doc.memory) && (have.vector?.model === doc.vector?.model || !row.vector)) continue;
+      writes.push(have ? { ...doc, _rev: have._rev } : doc);
+    }
+    if (!writes.length) return 0;
+    const lost = await replica.putDocs(writes);
+    const written = writes.length - lost.length;
+    if (!lost.length) return written;
+    ids = lost.map((d) => memoryIdOf(d)!).filter((id): id is string => id !== null);
+    if (attempt === 2) return written;
+  }
+  return 0;
+}
+
+/**
+ * Local changes out: every memory a journal entry after the checkpoint touched (but the
+ * replicated ones, written by `sync:` actors), in journal order, a page at a time. With no
+ * checkpoint, or when compaction dropped entries the checkpoint has not seen, every live memory
+ * is compared with the replica instead (the journal no longer says what changed).
+ */
+export async function pushOutbox(run: BridgeRun): Promise<void> {
+  const { ctx, checkpoint } = run;
+  const [newest = 0] = await ctx.storage.journalKeys({ limit: 1 });
+  if (newest <= checkpoint.pushedSeq) return;
+  const horizon = await ctx.storage.journalHorizon();
+  let done = 0;
+  const total = checkpoint.pushedSeq === 0 ? null : newest - checkpoint.pushedSeq;
+  if (checkpoint.pushedSeq === 0 || (horizon !== null && horizon.seq > checkpoint.pushedSeq + 1)) {
+    for await (const page of ctx.storage.pagesByCreated(BATCH)) {
+      throwIfAborted(run.signal);
+      run.counts.pushed += await pushIds(run, page.map((p) => p.memory.id));
+      done += page.length;
+      run.onProgress?.({ kind: 'sync', phase: 'push', done, total: null });
+    }
+    checkpoint.pushedSeq = newest;
+    return;
+  }
+  let after = checkpoint.pushedSeq;
+  for (;;) {
+    throwIfAborted(run.signal);
+    const entries = await ctx.storage.journalAfter(after, BATCH);
+    if (!entries.length) break;
+    const ids = [...new Set(entries.filter((e) => e.id !== '*' && !e.actor.startsWith('sync:')).map((e) => e.id))];
+    if (ids.length) run.counts.pushed += await pushIds(run, ids);
+    after = entries[entries.length - 1]!.seq!;
+    checkpoint.pushedSeq = after;
+    done += entries.length;
+    run.onProgress?.({ kind: 'sync', phase: 'push', done: Math.min(done, total ?? done), total });
+    if (entries.length < BATCH) break;
+  }
+}
+
+/** A review copy of a losing revision: its own id, no links or pin, written beside the winner. */
+function reviewCopy(loser: SyncedMemory, rev: string): SyncedMemory {
+  return { ...loser, id: `${loser.id}~${rev}`, links: [], supersededBy: '', supersededAt: 0, pinned: false };
+}
+
+/**
+ * A document with losing revisions beside its winner. The device that wrote a losing revision
+ * folds it in (so the person who made the edit that lost finds it in their review queue, and it
+ * is queued once, not on every device): its tags and links join the winner (a new revision,
+ * replicated), its text, when it differs, becomes a local review copy with a pending review
+ * record against the winner, and the revision is removed so every replica converges on one
+ * document. Revisions of no live device (merges) are folded by whoever sees them. Another
+ * device's losing revision is left for that device. Returns the winner to apply.
+ */
+async function foldConflicts(run: BridgeRun, change: ReplicaChange, winner: ReplicaDocument): Promise<ReplicaDocument> {
+  const { ctx, replica, checkpoint } = run;
+  const losers: { rev: string; doc: ReplicaDocument }[] = [];
+  for (const rev of change.conflicts) {
+    const doc = await replica.getRevision(change.id, rev);
+    if (doc && !doc._deleted && (doc.by === checkpoint.replicaId || doc.by === 'merge' || doc.by === undefined)) losers.push({ rev, doc });
+  }
+  if (!losers.length) return winner;
+  const readable = losers.flatMap((l) => {
+    try {
+      return [{ rev: l.rev, read: fromDocument(l.doc, ctx.embedder.id, ctx.embedder.dim) }];
+    } catch {
+      return []; // an unreadable losing revision is dropped with the others; the winner stands
+    }
+  });
+  const merge = mergeRevisions(winner.memory, readable.map((r) => r.read.memory));
+  let result = winner;
+  if (merge.merged) {
+    const doc: MemoryDocument = { ...winner, memory: merge.merged, by: 'merge' };
+    const lost = await replica.putDocs([doc]);
+    if (lost.length === 0) result = (await replica.getDocs([winner._id])).get(winner._id) ?? winner;
+  }
+  await replica.removeRevisions(change.id, losers.map((l) => l.rev));
+  if (merge.review.length) {
+    const copies = merge.review.map((m) => {
+      const from = readable.find((r) => r.read.memory.text === m.text)!;
+      return { memory: reviewCopy(m, from.rev), vector: from.read.vector };
+    });
+    const existing = await ctx.storage.exists(copies.map((c) => c.memory.id));
+    const fresh = copies.filter((_, i) => !existing[i]);
+    if (fresh.length) {
+      const vectors = await vectorsFor(run, fresh.map((c) => ({ text: c.memory.text, vector: c.vector })));
+      const now = ctx.clock.now();
+      const memories = fresh.map((c) => ({ ...c.memory, lastAccessed: now, accessCount: 0 }));
+      const journal = journalFor(ctx, 'sync-conflict', { remote: replica.remote, of: winner.memory.id });
+      ctx.commit(await ctx.storage.insert(memories, vectors, journal));
+      const winnerVector = (await readLocal(ctx, [winner.memory.id])).get(winner.memory.id)?.vector;
+      const conflicts = memories.map((m, i) =>
+        checkPendingConflict({
+          id: ctx.ids.next(),
+          newId: m.id,
+          oldId: winner.memory.id,
+          kind: 'update',
+          reason: 'sync_conflict',
+          similarity: winnerVector ? Math.max(-1, Math.min(1, Number(cosine(winnerVector, vectors[i]!).toFixed(4)))) : 0,
+          createdAt: now,
+          status: 'pending',
+        }),
+      );
+      ctx.commit(await ctx.storage.applyGraphChanges({ conflicts }, journal));
+      reportChanged(ctx, memories.map((m) => m.id));
+    }
+  }
+  run.counts.conflicts += 1;
+  return result;
+}
+
+/** Vectors for replicated texts: the document's own when it was made by this store's model, else embedded here. */
+async function vectorsFor(run: BridgeRun, items: { text: string; vector: Float32Array | null }[]): Promise<Float32Array[]> {
+  const missing = items.map((it, i) => (it.vector ? -1 : i)).filter((i) => i >= 0);
+  const out = items.map((it) => it.vector);
+  if (missing.length) {
+    const made = await embed(run.ctx, missing.map((i) => items[i]!.text), run.signal ? { signal: run.signal } : {});
+    missing.forEach((i, k) => (out[i] = made[k]!));
+    run.counts.reembedded += missing.length;
+  }
+  return out as Float32Array[];
+}
+
+/**
+ * Replicated changes in: the replica's changes feed after the checkpoint, a page at a time.
+ * Revisions this replica wrote are skipped (they are the store's own state); deletions forget;
+ * new memories are inserted a batch per transaction; changed ones replaced (re-embedded only
+ * when the text changed and the document's vector is another model's). A document this version
+ * cannot read is skipped and counted in the status, never half-applied.
+ */
+export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, reason: string) => void): Promise<void> {
+  const { ctx, replica, checkpoint } = run;
+  let done = 0;
+  for (;;) {
+    throwIfAborted(run.signal);
+    const { results, lastSeq } = await replica.changes(checkpoint.appliedSeq, BATCH);
+    if (!results.length) {
+      checkpoint.appliedSeq = lastSeq;
+      break;
+    }
+    const inserts: { memory: Memory; vector: Float32Array | null }[] = [];
+    for (const change of results) {
+      const id = memoryIdOf(change.id);
+      if (id === null) continue;
+      if (change.deleted || !change.doc) {
+        const removed = await ctx.storage.remove(id, journalFor(ctx, 'sync', { remote: replica.remote }));
+        if (removed) {
+          ctx.commit(removed);
+          reportChanged(ctx, [id]);
+          run.counts.deleted += 1;
+        }
+        continue;
+      }
+      let doc = change.doc;
+      if (change.conflicts.length) doc = await foldConflicts(run, change, doc);
+      else if (doc.by === checkpoint.replicaId) continue;
+      let read;
+      try {
+        read = fromDocument(doc, ctx.embedder.id, ctx.embedder.dim);
+      } catch (error) {
+        onUnreadable(change.id, (error as Error).message);
+        continue;
+      }
+      const current = await ctx.storage.get(id);
+      if (current && sameMemory(stripAccess(current), read.memory)) continue;
+      if (!current) {
+        inserts.push({ memory: { ...read.memory, lastAccessed: read.memory.createdAt, accessCount: 0 }, vector: read.vector });
+        continue;
+      }
+      await replaceWith(run, current, read.memory, read.vector);
+    }
+    if (inserts.length) {
+      const vectors = await vectorsFor(run, inserts.map((i) => ({ text: i.memory.text, vector: i.vector })));
+      const journal = journalFor(ctx, 'sync', { remote: replica.remote });
+      ctx.commit(await ctx.storage.insert(inserts.map((i) => i.memory), vectors, journal));
+      reportChanged(ctx, inserts.map((i) => i.memory.id));
+      run.counts.applied += inserts.length;
+    }
+    checkpoint.appliedSeq = lastSeq;
+    done += results.length;
+    run.onProgress?.({ kind: 'sync', phase: 'apply', done, total: null });
+  }
+}
+
+/**
+ * Replaces a local memory by its replicated state, keeping access tracking. When the store wrote
+ * the memory since it was read, that write is newer: it stays, and goes out with the next push.
+ */
+async function replaceWith(run: BridgeRun, current: Memory, synced: SyncedMemory, vector: Float32Array | null): Promise<void> {
+  const { ctx, replica } = run;
+  const next: Memory = { ...synced, lastAccessed: current.lastAccessed, accessCount: current.accessCount };
+  const newVector = next.text === current.text ? undefined : (await vectorsFor(run, [{ text: next.text, vector }]))[0];
+  const result = await ctx.storage.replace(current, next, newVector, journalFor(ctx, 'sync', { remote: replica.remote }));
+  if (!result) return;
+  if (result.added.length || result.removedLabels.length) ctx.commit(result);
+  reportChanged(ctx, [next.id]);
+  run.counts.applied += 1;
+}

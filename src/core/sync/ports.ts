@@ -1,0 +1,94 @@
+/**
+ * The replication seam: what the sync bridge needs of a replication engine. The engine is
+ * CouchDB's protocol as PouchDB speaks it (adapters/sync-pouchdb.ts): a local document database
+ * (the replica, beside the store's own database) that replicates with a remote CouchDB, Cloudant
+ * or PouchDB Server. The core never imports PouchDB; a test can hand it any engine that keeps
+ * these promises.
+ */
+import type { MemoryDocument } from './document.ts';
+
+/** How the remote knows who is asking: CouchDB's basic auth, or a JWT (bearer token). */
+export type SyncAuth = { username: string; password: string } | { token: string };
+
+/** A document as the replica stores it: with its current revision. */
+export type ReplicaDocument = MemoryDocument & { _rev: string };
+
+/** One entry of the replica's changes feed: the winning revision of a document, and its conflicts. */
+export interface ReplicaChange {
+  seq: number | string;
+  id: string;
+  deleted: boolean;
+  /** The winning revision (absent for a deletion). */
+  doc?: ReplicaDocument;
+  /** Losing leaf revisions CouchDB keeps beside the winner (concurrent edits). */
+  conflicts: string[];
+}
+
+/** What one replication round moved, counted by the engine. */
+export interface ReplicationCounts {
+  pushed: number;
+  pulled: number;
+}
+
+/** The bridge's place in both directions, kept in the replica (a lost replica starts over, safely). */
+export interface SyncCheckpoint {
+  /** This replica's random id: documents it wrote carry it (`by`), so its own writes are not applied back. */
+  replicaId: string;
+  /** The remote it last synced with (a new remote starts a full push). */
+  remote: string;
+  /** The newest journal seq already written to the replica. */
+  pushedSeq: number;
+  /** The replica's changes-feed position already applied to the store. */
+  appliedSeq: number | string;
+}
+
+/** The failures an engine reports in terms the bridge can act on. */
+export type ReplicationFailure = 'auth' | 'unreachable' | 'missing' | 'other';
+
+export interface SyncReplica {
+  /** The remote's address without credentials (for status and the journal's actor). */
+  readonly remote: string;
+  /** The current revisions of these document ids (absent ones are not in the map). */
+  getDocs(ids: string[]): Promise<Map<string, ReplicaDocument>>;
+  /** A leaf revision of a document (a conflict's losing side), or null when it is gone. */
+  getRevision(id: string, rev: string): Promise<ReplicaDocument | null>;
+  /**
+   * Writes documents in one batch; each replaces the revision it names (`_rev`) or creates the
+   * document. Returns the ids whose write lost a race (someone wrote meanwhile): the caller retries.
+   */
+  putDocs(docs: MemoryDocument[]): Promise<string[]>;
+  /** Removes losing leaf revisions of a document (after their content was merged or queued for review). */
+  removeRevisions(id: string, revs: string[]): Promise<void>;
+  /** The replica's changes after `since`, oldest first, at most `limit`, each with its winner and conflicts. */
+  changes(since: number | string, limit: number): Promise<{ results: ReplicaChange[]; lastSeq: number | string }>;
+  readCheckpoint(): Promise<SyncCheckpoint | null>;
+  writeCheckpoint(checkpoint: SyncCheckpoint): Promise<void>;
+  /**
+   * One replication round both ways with the remote (push, then pull), to completion.
+   * @throws ReplicationError with what failed.
+   */
+  replicate(options: { signal?: AbortSignal; onDocs?: (counts: ReplicationCounts) => void }): Promise<ReplicationCounts>;
+  /**
+   * Waits on the remote's changes feed (CouchDB's longpoll) for a change after the last round's;
+   * resolves when one comes, after `timeoutMs` without one, or when `signal` aborts.
+   * @throws ReplicationError when the remote cannot be asked.
+   */
+  waitForRemote(options: { signal: AbortSignal; timeoutMs: number }): Promise<void>;
+  /** Releases the local database handle (the data stays). */
+  close(): Promise<void>;
+}
+
+/** What an engine throws when a round fails. */
+export class ReplicationError extends Error {
+  constructor(
+    readonly failure: ReplicationFailure,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'ReplicationError';
+  }
+}
+
+/** Opens the replica of store `store` for the remote at `url`. */
+export type SyncReplicaFactory = (options: { store: string; url: string; auth?: SyncAuth }) => Promise<SyncReplica>;

@@ -1,0 +1,245 @@
+/**
+ * Sync through a real CouchDB-protocol server (pouchdb-server on loopback): two stores (two
+ * IndexedDB databases) converge after writes, edits, links, supersedes and forgets on both
+ * sides; one concurrent edit converges on one winner with the loser in review; refused
+ * credentials and missing access write nothing; a server killed mid-sync loses and duplicates
+ * nothing once it is back; a remote written by another model is re-embedded here; live mode
+ * carries a write across.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalMemory } from '../src/local.ts';
+import type { Memory } from '../src/core/types.ts';
+import { createHashEmbedder } from './helpers/fake-embedder.ts';
+import { openTestStore } from './helpers/store.ts';
+import { ADMIN, request, startCouchServer, type CouchServer } from './helpers/couch-server.ts';
+
+const ALICE = { username: 'alice', password: 'alice-pw' };
+const BOB = { username: 'bob', password: 'bob-pw' };
+
+let server: CouchServer;
+let dbCounter = 0;
+
+beforeAll(async () => {
+  server = await startCouchServer();
+  await server.userDatabase('bob-db', [BOB]);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.dispose();
+});
+
+/** A fresh database only Alice may use. */
+const aliceDb = (): Promise<string> => server.userDatabase(`alice-${++dbCounter}`, [ALICE]);
+
+const synced = (m: Memory): Omit<Memory, 'lastAccessed' | 'accessCount'> => {
+  const { lastAccessed: _l, accessCount: _c, ...rest } = m;
+  return rest;
+};
+
+/** Every memory of a store without access tracking, by id (superseded ones too). */
+async function state(store: LocalMemory): Promise<Record<string, unknown>> {
+  const all = await store.listRecent({ limit: 100_000, includeSuperseded: true, includeExpired: true });
+  return Object.fromEntries(all.map((m) => [m.id, synced(m)]).sort(([a], [b]) => String(a).localeCompare(String(b))));
+}
+
+async function remoteCount(url: string): Promise<number> {
+  const res = await request(url, 'GET', undefined, ADMIN);
+  return (res.body as { doc_count: number }).doc_count;
+}
+
+async function code(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return 'resolved';
+  } catch (error) {
+    return (error as { code?: string }).code ?? String(error);
+  }
+}
+
+describe('sync through pouchdb-server', () => {
+  it('two stores converge after writes, edits, links, supersedes and forgets on both sides', async () => {
+    const url = await aliceDb();
+    const a = await openTestStore();
+    const b = await openTestStore();
+    try {
+      const [x, y, z] = (await a.rememberMany(['the office moved to Lyon', 'deploys run on Fridays', 'the cat is called Miso'])).map((r) => r.memory);
+      const [w] = (await b.rememberMany(['standup is at 9:30'])).map((r) => r.memory);
+      const first = await a.sync({ url, auth: ALICE });
+      expect(first).toMatchObject({ pushed: 3, applied: 0 });
+      const fromA = await b.sync({ url, auth: ALICE });
+      expect(fromA).toMatchObject({ pushed: 1, applied: 3 });
+      await a.sync({ url, auth: ALICE });
+      expect(await a.count()).toBe(4);
+      expect(await state(a)).toEqual(await state(b));
+
+      // Both sides change things, then meet again.
+      await a.edit(x!.id, { text: 'the office moved to Lyon in March', tags: ['office'] });
+      await a.link(x!.id, y!.id, 'related');
+      await b.forget(z!.id);
+      const newer = (await b.remember('standup is at 10:00')).memory;
+      await b.supersede(w!.id, newer.id);
+      await a.sync({ url, auth: ALICE });
+      await b.sync({ url, auth: ALICE });
+      await a.sync({ url, auth: ALICE });
+      const sa = await state(a);
+      expect(sa).toEqual(await state(b));
+      expect(Object.keys(sa)).toHaveLength(4);
+      expect(await a.get(z!.id)).toBeNull();
+      expect((await a.get(w!.id))!.supersededBy).toBe(newer.id);
+      expect((await b.get(x!.id))!.links).toEqual([{ to: y!.id, rel: 'related' }]);
+      // Applied through the store's own writes: journaled as the remote, searchable, undoable.
+      expect((await b.history(x!.id)).at(-1)).toMatchObject({ op: 'sync', actor: `sync:${url}` });
+      expect((await b.recall('office Lyon March', { k: 1 }))[0]!.memory.id).toBe(x!.id);
+      expect(await remoteCount(url)).toBe(4);
+      // Nothing pending; the status tells the story.
+      const status = await b.syncStatus();
+      expect(status).toMatchObject({ state: 'off', remote: url, pending: 0, error: null });
+      expect(status.lastSyncAt).not.toBeNull();
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 60_000);
+
+  it('the same memory edited offline on both sides converges on one winner; the losing text waits in review', async () => {
+    const url = await aliceDb();
+    const a = await openTestStore();
+    const b = await openTestStore();
+    try {
+      const m = (await a.remember('the backup runs at midnight')).memory;
+      await a.sync({ url, auth: ALICE });
+      await b.sync({ url, auth: ALICE });
+      await a.edit(m.id, { text: 'the backup runs at 02:00', tags: ['ops'] });
+      await b.edit(m.id, { text: 'the backup runs at 03:00', tags: ['backup'] });
+      const rounds = [];
+      for (const store of [a, b, a, b, a]) rounds.push(await store.sync({ url, auth: ALICE }));
+      // Folded once, by the device whose edit lost.
+      expect(rounds.reduce((n, r) => n + r.conflicts, 0)).toBe(1);
+      const winA = (await a.get(m.id))!;
+      const winB = (await b.get(m.id))!;
+      expect(synced(winA)).toEqual(synced(winB));
+      expect(['the backup runs at 02:00', 'the backup runs at 03:00']).toContain(winA.text);
+      expect(winA.tags.sort()).toEqual(['backup', 'ops']);
+      // The losing text is a version the person can restore from the review queue.
+      const loserText = winA.text.endsWith('02:00') ? 'the backup runs at 03:00' : 'the backup runs at 02:00';
+      const pending = [...(await a.listPendingConflicts()), ...(await b.listPendingConflicts())];
+      const review = pending.find((p) => p.reason === 'sync_conflict');
+      expect(review).toBeDefined();
+      expect(review!.new!.text).toBe(loserText);
+      expect(review!.old!.id).toBe(m.id);
+      expect((await b.syncStatus()).conflictsWaiting + (await a.syncStatus()).conflictsWaiting).toBe(1);
+      // The device whose edit lost holds the review; restoring it (supersede) replicates like any other write.
+      const owner = (await a.listPendingConflicts()).length ? a : b;
+      expect((await owner.get(m.id))!.text).toBe(winA.text);
+      const other = owner === a ? b : a;
+      await owner.resolveConflict(review!.id, 'supersede');
+      await owner.sync({ url, auth: ALICE });
+      await other.sync({ url, auth: ALICE });
+      expect((await other.get(m.id))!.supersededBy).toBe(review!.new!.id);
+      expect((await other.get(review!.new!.id))!.text).toBe(loserText);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 60_000);
+
+  it('refused credentials, no access, a bad address and an unreachable server: typed errors, nothing written', async () => {
+    const url = await aliceDb();
+    const a = await openTestStore();
+    try {
+      await a.rememberMany(['one', 'two']);
+      expect(await code(a.sync({ url, auth: BOB }))).toBe('SYNC_AUTH');
+      expect(await code(a.sync({ url, auth: { username: 'alice', password: 'wrong' } }))).toBe('SYNC_AUTH');
+      expect(await code(a.sync({ url }))).toBe('SYNC_AUTH');
+      expect(await remoteCount(url)).toBe(0);
+      expect((await a.syncStatus()).state).toBe('failed');
+      expect((await a.syncStatus()).error).toMatchObject({ code: 'SYNC_AUTH' });
+      expect(await code(a.sync({ url: 'ftp://example.com/db' }))).toBe('INVALID_ARGUMENT');
+      expect(await code(a.sync({ url: `http://alice:pw@127.0.0.1:${server.port}/x` }))).toBe('INVALID_ARGUMENT');
+      expect(await code(a.sync({ url: `${server.url}/` }))).toBe('INVALID_ARGUMENT');
+      expect(await code(a.sync({ url: `${server.url}/no-such-db`, auth: ADMIN }))).toBe('NOT_FOUND');
+      expect(await code(a.sync({ url: 'http://127.0.0.1:9/nothing', retries: 1 }))).toBe('SYNC_UNREACHABLE');
+      expect((await a.syncStatus()).error).toMatchObject({ code: 'SYNC_UNREACHABLE' });
+      expect(await a.count()).toBe(2);
+    } finally {
+      await a.close();
+    }
+  }, 60_000);
+
+  it('a server killed mid-sync: the next sync finishes, nothing duplicated or lost', async () => {
+    const url = await aliceDb();
+    const a = await openTestStore();
+    const b = await openTestStore();
+    try {
+      await a.rememberMany(Array.from({ length: 1500 }, (_, i) => `note number ${i} about topic ${i % 37}`));
+      let killed = false;
+      const first = a.sync({
+        url,
+        auth: ALICE,
+        retries: 0,
+        onProgress: (e) => {
+          if (e.kind === 'sync' && e.phase === 'replicate' && e.done > 0 && !killed) {
+            killed = true;
+            void server.stop(true);
+          }
+        },
+      });
+      expect(await code(first)).toBe('SYNC_UNREACHABLE');
+      expect(killed).toBe(true);
+      await server.restart();
+      expect(await remoteCount(url)).toBeLessThan(1500);
+      const resumed = await a.sync({ url, auth: ALICE });
+      expect(resumed.pushed).toBe(0); // the replica already held every memory: only replication was left
+      expect(await remoteCount(url)).toBe(1500);
+      const pulled = await b.sync({ url, auth: ALICE });
+      expect(pulled.applied).toBe(1500);
+      expect(await b.count()).toBe(1500);
+      expect(await state(b)).toEqual(await state(a));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 120_000);
+
+  it('memories replicated by a device on another model are re-embedded here; the same model reuses the vector', async () => {
+    const url = await aliceDb();
+    const a = await openTestStore();
+    const same = await openTestStore();
+    const other = await openTestStore({ embedder: createHashEmbedder({ dim: 64, id: 'another-model' }) });
+    try {
+      await a.rememberMany(['the printer is on floor 3', 'lunch is at noon']);
+      await a.sync({ url, auth: ALICE });
+      expect(await same.sync({ url, auth: ALICE })).toMatchObject({ applied: 2, reembedded: 0 });
+      expect(await other.sync({ url, auth: ALICE })).toMatchObject({ applied: 2, reembedded: 2 });
+      expect((await other.recall('printer floor', { k: 1 }))[0]!.memory.text).toBe('the printer is on floor 3');
+    } finally {
+      await a.close();
+      await same.close();
+      await other.close();
+    }
+  }, 60_000);
+
+  it('live mode carries a write across within seconds and stops on stopSync', async () => {
+    const url = await aliceDb();
+    const a = await openTestStore();
+    const b = await openTestStore();
+    try {
+      await a.sync({ url, auth: ALICE, live: true });
+      await b.sync({ url, auth: ALICE, live: true });
+      expect((await a.syncStatus()).live).toBe(true);
+      const m = (await a.remember('the wifi password changed')).memory;
+      const deadline = Date.now() + 15_000;
+      while (!(await b.get(m.id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect((await b.get(m.id))?.text).toBe('the wifi password changed');
+      await b.edit(m.id, { tags: ['wifi'] });
+      const back = Date.now() + 15_000;
+      while ((await a.get(m.id))?.tags[0] !== 'wifi' && Date.now() < back) await new Promise((r) => setTimeout(r, 50));
+      expect((await a.get(m.id))!.tags).toEqual(['wifi']);
+      expect(await a.stopSync()).toEqual({ stopped: true });
+      expect((await a.syncStatus()).state).toBe('off');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 60_000);
+});
