@@ -116,7 +116,7 @@ export interface CreateMemoryOptions extends LongRunOptions {
   random?: RandomSource;
 }
 
-export type LocalMemory = MemoryApi & Pick<StoreView, 'call' | 'asActor'> & {
+export type LocalMemory = MemoryApi & Pick<StoreView, 'call' | 'asActor' | 'watch'> & {
   readonly name: string;
   readonly embedder: Embedder;
   /** How the vector index came up: from its snapshot (plus a replay of later writes), rebuilt, or waiting for reindex(). */

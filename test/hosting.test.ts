@@ -10,12 +10,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputsFingerprint, outDirFor, staleness, writeStamp } from '../scripts/build-inputs.mjs';
-import { CSP, RULES, cspValue, headersFor, matches, renderHeadersFile, renderNginx } from '../scripts/hosting/headers.mjs';
+import { CSP, RULES, cspValue, headersFor, matches, renderHeadersFile, renderNginx, syncOrigins } from '../scripts/hosting/headers.mjs';
 import { serve } from '../scripts/serve.mjs';
 
 const root = join(import.meta.dirname, '..');
 
 describe('header table', () => {
+  it('sync servers the host allows (HOUKAI_SYNC_ORIGINS) join the worker’s connect-src only; anything but an origin is refused', () => {
+    expect(syncOrigins('')).toEqual([]);
+    expect(syncOrigins(' https://couch.example.com  http://127.0.0.1:5984/ ')).toEqual(['https://couch.example.com', 'http://127.0.0.1:5984']);
+    expect(() => syncOrigins('https://couch.example.com/db')).toThrow(/no path/);
+    expect(() => syncOrigins('javascript:alert(1)')).toThrow(/origin/);
+    expect(() => syncOrigins("'unsafe-inline'")).toThrow(/not an origin/);
+    // Without the variable, nothing is added anywhere.
+    expect(cspValue({ for: 'worker' })).toMatch(/connect-src 'self';/);
+    expect(cspValue()).toMatch(/connect-src 'self';/);
+  });
+
   it('docs/hosting/_headers and nginx.conf are generated from the table (npm run hosting)', () => {
     expect(readFileSync(join(root, 'docs/hosting/_headers'), 'utf8')).toBe(renderHeadersFile());
     expect(readFileSync(join(root, 'docs/hosting/nginx.conf'), 'utf8')).toBe(renderNginx());

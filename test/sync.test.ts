@@ -212,6 +212,9 @@ describe('sync through pouchdb-server', () => {
       expect(await same.sync({ url, auth: ALICE })).toMatchObject({ applied: 2, reembedded: 0 });
       expect(await other.sync({ url, auth: ALICE })).toMatchObject({ applied: 2, reembedded: 2 });
       expect((await other.recall('printer floor', { k: 1 }))[0]!.memory.text).toBe('the printer is on floor 3');
+      // Its own vectors stay here: the replicated documents keep the first model's (no flip-flop of revisions).
+      expect(await other.sync({ url, auth: ALICE })).toMatchObject({ pushed: 0, sent: 0 });
+      expect(await same.sync({ url, auth: ALICE })).toMatchObject({ applied: 0, reembedded: 0 });
     } finally {
       await a.close();
       await same.close();
@@ -231,10 +234,14 @@ describe('sync through pouchdb-server', () => {
       const deadline = Date.now() + 15_000;
       while (!(await b.get(m.id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect((await b.get(m.id))?.text).toBe('the wifi password changed');
+      const heard: string[] = [];
+      a.watch((op, ids) => void (op === 'sync' && heard.push(...ids)));
       await b.edit(m.id, { tags: ['wifi'] });
       const back = Date.now() + 15_000;
       while ((await a.get(m.id))?.tags[0] !== 'wifi' && Date.now() < back) await new Promise((r) => setTimeout(r, 50));
       expect((await a.get(m.id))!.tags).toEqual(['wifi']);
+      // The background round announced what it changed (the worker turns this into change events).
+      expect(heard).toContain(m.id);
       expect(await a.stopSync()).toEqual({ stopped: true });
       expect((await a.syncStatus()).state).toBe('off');
     } finally {

@@ -14,3 +14,4 @@ export declare function headersFor(pathname: string): Record<string, string>;
 export declare const DEV_HEADERS: Readonly<Record<string, string>>;
 export declare function renderHeadersFile(): string;
 export declare function renderNginx(): string;
+export declare function syncOrigins(value?: string): string[];

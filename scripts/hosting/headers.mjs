@@ -54,11 +54,37 @@ const HEADER_ONLY = new Set(['frame-ancestors', 'report-uri', 'report-to', 'sand
  */
 const WORKER_EXTRA = Object.freeze({ 'script-src': ["'unsafe-eval'", 'blob:'], 'worker-src': ['blob:'] });
 
+/**
+ * The CouchDB servers the app's worker may sync with, besides its own origin (a CouchDB proxied
+ * under the app's origin needs nothing): origins listed, space-separated, in the environment
+ * variable `HOUKAI_SYNC_ORIGINS` of whatever serves or generates the headers (`npm start`,
+ * `npm run hosting`). Only the worker's `connect-src` gains them — the pages still reach nothing
+ * but their origin — and the worker connects to them only when the person turns sync on.
+ * @throws Error for an entry that is not an http(s) origin.
+ */
+export function syncOrigins(value = globalThis.process?.env?.HOUKAI_SYNC_ORIGINS ?? '') {
+  return value
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((entry) => {
+      let url;
+      try {
+        url = new URL(entry);
+      } catch {
+        throw new Error(`HOUKAI_SYNC_ORIGINS: ${JSON.stringify(entry)} is not an origin (https://host[:port])`);
+      }
+      if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== entry.replace(/\/$/, '')) {
+        throw new Error(`HOUKAI_SYNC_ORIGINS: ${JSON.stringify(entry)} must be an http(s) origin with no path (https://host[:port])`);
+      }
+      return url.origin;
+    });
+}
+
 export function cspValue({ for: kind = 'document', meta = false } = {}) {
   const target = meta ? 'meta' : kind;
   return Object.entries(CSP)
     .filter(([name]) => (target === 'document' ? true : target === 'meta' ? !HEADER_ONLY.has(name) : name !== 'frame-ancestors'))
-    .map(([name, sources]) => [name, ...sources, ...(target === 'worker' ? (WORKER_EXTRA[name] ?? []) : [])].join(' '))
+    .map(([name, sources]) => [name, ...sources, ...(target === 'worker' ? (WORKER_EXTRA[name] ?? []) : []), ...(target === 'worker' && name === 'connect-src' ? syncOrigins() : [])].join(' '))
     .join('; ');
 }
 

@@ -19,6 +19,7 @@ import type { RelevanceBackground } from './relevance-background.ts';
 import type { EvictionPolicy } from './decay.ts';
 import type { Clock, EmbedOptions, Embedder, IdSource, IndexDelta, JournalContext, MemoryStorage, RandomSource, StoreMeta, VectorIndex } from './ports.ts';
 import type { StoreStats } from './types.ts';
+import type { StoreMethod } from './api.ts';
 import type { SyncReplicaFactory } from './sync/ports.ts';
 
 /** The conflict handling `remember` applies unless a call says otherwise. */
@@ -53,6 +54,8 @@ export interface StoreState {
   /** User calls in flight (maintenance waits for none). */
   inFlight: number;
   scheduler: MaintenanceScheduler | null;
+  /** Who hears of changes the store makes on its own, outside any call (live sync rounds). */
+  watchers: Set<(op: StoreMethod, ids: string[]) => void>;
 }
 
 export interface StoreContext {

@@ -106,6 +106,7 @@ export function createStoreContext(parts: ContextParts): StoreContext {
     calibratedAt: 0,
     inFlight: 0,
     scheduler: null,
+    watchers: new Set(),
   };
   const sync = new IndexSync(index, storage, parts.snapshotDelayMs === undefined ? {} : { snapshotDelayMs: parts.snapshotDelayMs });
   const durability = new DurabilityMonitor({

@@ -23,6 +23,8 @@ export interface StoreView extends MemoryApi {
   call<M extends StoreMethod>(method: M, args: unknown[]): Promise<CallOutcome<Awaited<ReturnType<MemoryApi[M]>>>>;
   /** The same store with journal entries attributed to `actor` (e.g. 'ui', 'agent:planner'). */
   asActor(actor: string): StoreView;
+  /** Hears of changes the store makes on its own, outside any call (live sync rounds); returns the unsubscribe. */
+  watch(listener: (op: StoreMethod, ids: string[]) => void): () => void;
 }
 
 /** What every view of one store shares: the views by actor, and one close. */
@@ -54,6 +56,12 @@ class View {
 
   asActor(actor: string): StoreView {
     return viewFor(this.#ctx, this.#shared, actor);
+  }
+
+  watch(listener: (op: StoreMethod, ids: string[]) => void): () => void {
+    const { watchers } = this.#ctx.state;
+    watchers.add(listener);
+    return () => void watchers.delete(listener);
   }
 
   close(): Promise<void> {

@@ -78,7 +78,11 @@ export class StoreRegistry {
     }
     let entry = this.entries.get(request.name);
     if (!entry) {
-      const store = this.options.open(request, onProgress);
+      const store = this.options.open(request, onProgress).then((opened) => {
+        // Changes the store makes on its own (live sync rounds) are announced like a call's.
+        opened.watch?.((op, ids) => this.changed(request.name, op, ids));
+        return opened;
+      });
       entry = { store, refs: 0 };
       this.entries.set(request.name, entry);
       store.catch(() => {

@@ -80,6 +80,7 @@ export function problemOf(error: unknown, fallbackTitle = 'Something went wrong'
       case 'STORAGE_QUOTA':
         return { title: 'Out of storage', message: 'The browser’s storage for this site is full. Nothing was written: free some space (export and delete a store you no longer need) and try again.', ...base };
       case 'NOT_FOUND':
+        if (/database/i.test(error.message)) return { title: 'No such database', message: 'There is no database at that address. Create it on the server first (a database per person, or one shared by a team).', ...base };
         return name !== undefined
           ? { title: 'No such store', message: `There is no store named “${name}” any more (it may have been deleted in another tab).`, ...base }
           : { title: 'Not found', message: 'That memory no longer exists (it may have been forgotten in another tab).', ...base };
@@ -98,6 +99,10 @@ export function problemOf(error: unknown, fallbackTitle = 'Something went wrong'
         return { title: 'Written by a newer version', message: 'This store was written by a newer version of the app. Reload to update the app, then open it again.', ...base };
       case 'CLOSED':
         return { title: 'Closed', message: 'The store was closed (another tab may have deleted or renamed it). Open it again to continue.', ...base };
+      case 'SYNC_AUTH':
+        return { title: 'Sync refused', message: 'The server refused these credentials, or this account may not use that database. Check the user name and password (or token), and that the account is a member of the database.', ...base };
+      case 'SYNC_UNREACHABLE':
+        return { title: 'Server unreachable', message: 'The sync server cannot be reached from here: check the address, your connection, and that this app’s host allows it (see “What is sent”). Live sync keeps retrying.', ...base };
       case 'STORAGE_FAILURE':
         return { title: 'Storage failed', message: 'The browser’s storage failed. Nothing was changed; try again.', ...base };
       default:

@@ -94,7 +94,9 @@ async function pushIds(run: BridgeRun, ids: string[]): Promise<number> {
         continue;
       }
       const doc = toDocument(row.memory, row.vector ?? null, ctx.embedder.id, checkpoint.replicaId);
-      if (have && !have._deleted && sameMemory(have.memory, doc.memory) && (have.vector?.model === doc.vector?.model || !row.vector)) continue;
+      // Unchanged content is not written again, whatever model made the replica's vector: a
+      // device on another model re-embedded it for itself, and the vector travels with edits only.
+      if (have && !have._deleted && sameMemory(have.memory, doc.memory)) continue;
       writes.push(have ? { ...doc, _rev: have._rev } : doc);
     }
     if (!writes.length) return 0;

@@ -5,7 +5,7 @@
  * unreachable. Its status is what `syncStatus()` answers. Sessions hang off the store's shared
  * state, so every actor's view sees the same one, and closing the store stops it.
  */
-import { withActor, type StoreContext, type StoreState } from '../context.ts';
+import { forCall, withActor, type StoreContext, type StoreState } from '../context.ts';
 import { MemoryError, type ErrorCode } from '../errors.ts';
 import type { ProgressEvent } from '../types.ts';
 import { applyReplica, emptyCounts, pushOutbox, type BridgeCounts, type BridgeRun } from './bridge.ts';
@@ -184,7 +184,9 @@ export function startLoop(ctx: StoreContext, session: Session, backoffMs = 1_000
         if (stop.aborted || ctx.state.closed) break;
       }
       try {
-        await serial(session, () => round(ctx, session));
+        const call = forCall(ctx);
+        await serial(session, () => round(call, session));
+        if (call.changes.size) for (const listener of ctx.state.watchers) listener('sync', [...call.changes]);
         backoff = backoffMs;
         failedBefore = false;
       } catch (error) {

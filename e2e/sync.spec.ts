@@ -1,0 +1,125 @@
+/**
+ * Sync in Chromium: two browser contexts (two devices: each its own IndexedDB and worker)
+ * converge through pouchdb-server on loopback. The app is served with the sync server's origin
+ * allowed in the worker's policy (HOUKAI_SYNC_ORIGINS), as a host would deploy it; one device
+ * turns sync on in the Sync panel (live), the other syncs through the harness's client.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { expect, test } from 'playwright/test';
+import { startCouchServer, type CouchServer } from '../test/helpers/couch-server.ts';
+import { guardPages, openStore, remember, shot } from './app-helpers.ts';
+
+const ALICE = { username: 'alice', password: 'alice-pw' };
+
+let couch: CouchServer;
+let app: ChildProcess | null = null;
+let appUrl = '';
+
+test.beforeAll(async () => {
+  couch = await startCouchServer();
+  app = spawn(process.execPath, ['scripts/serve.mjs', '--dir', 'dist/e2e', '--port', '0', '--host', '127.0.0.1'], {
+    env: { ...process.env, HOUKAI_SYNC_ORIGINS: couch.url },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  appUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('serve.mjs printed no URL within 20 s')), 20_000);
+    let out = '';
+    app!.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const found = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[0]);
+      }
+    });
+  });
+});
+
+test.afterAll(async () => {
+  app?.kill('SIGTERM');
+  await couch?.dispose();
+});
+
+guardPages();
+
+test('two devices converge through the server: the Sync panel turns live sync on, the other device syncs, a write comes back live', async ({ page, browser }) => {
+  const url = await couch.userDatabase('team-notes', [ALICE]);
+  await page.goto(appUrl);
+  await openStore(page, 'synced');
+  await remember(page, 'The team offsite is in Porto this year.');
+
+  // Device A: the Sync panel, live.
+  await page.getByRole('link', { name: 'Activity' }).click();
+  const panel = page.locator('.sync-panel');
+  await expect(panel.getByRole('heading', { name: 'Sync' })).toBeVisible();
+  await panel.getByLabel('Database address').fill(url);
+  await panel.getByLabel('User name', { exact: true }).fill(ALICE.username);
+  await panel.getByLabel('Password').fill(ALICE.password);
+  await expect(panel.getByLabel('Keep syncing while the app is open (live)')).toBeChecked();
+  await panel.getByRole('button', { name: 'Sync', exact: true }).click();
+  await expect(panel.locator('[data-sync-state]')).toHaveAttribute('data-sync-state', 'idle', { timeout: 60_000 });
+  await expect(panel.locator('[data-sync-state]')).toContainText('live');
+  await expect(panel).toContainText(url);
+  await panel.scrollIntoViewIfNeeded();
+  await shot(page, 'sync-panel-live', false);
+
+  // Device B: another browser context (its own IndexedDB and worker), through the client.
+  const other = await browser.newContext();
+  try {
+    const b = await other.newPage();
+    await b.goto(`${appUrl}/e2e/harness.html`);
+    await expect(b.locator('#status')).toHaveText('ready', { timeout: 120_000 });
+    const got = await b.evaluate(
+      async ({ url, auth }) => {
+        const m = await window.houkai.connect({ name: 'synced' });
+        const result = await m.sync({ url, auth });
+        const hits = await m.recall('where is the offsite', { k: 1 });
+        await m.remember('Flights to Porto are booked through the travel desk.');
+        const second = await m.sync({ url, auth });
+        const status = await m.syncStatus();
+        await m.close();
+        return { applied: result.applied, reembedded: result.reembedded, model: m.embedder.id, pushed: second.pushed, top: hits[0]?.memory.text ?? null, state: status.state };
+      },
+      { url, auth: ALICE },
+    );
+    // The harness's client runs use-lite, the app MiniLM: the memory came with a vector of another model and was embedded here.
+    expect(got).toEqual({ applied: 1, reembedded: 1, model: 'universal-sentence-encoder-lite', pushed: 1, top: 'The team offsite is in Porto this year.', state: 'off' });
+  } finally {
+    await other.close();
+  }
+
+  // Device A, still live, receives B's memory without doing anything; the search finds it.
+  await page.getByRole('link', { name: 'Search' }).click();
+  await expect
+    .poll(
+      async () => {
+        await page.getByLabel('Search your memories').fill('travel desk flights');
+        await page.getByLabel('Search your memories').press('Enter');
+        return page.locator('.result').first().innerText().catch(() => '');
+      },
+      { timeout: 30_000 },
+    )
+    .toContain('travel desk');
+
+  // Turning it off stops it; the panel says so.
+  await page.getByRole('link', { name: 'Activity' }).click();
+  await panel.getByRole('button', { name: 'Turn sync off' }).click();
+  await expect(panel.getByRole('button', { name: 'Sync', exact: true })).toBeVisible();
+  await expect(panel).toContainText('Last synced');
+});
+
+test('refused credentials are said beside the form, and nothing is synced', async ({ page }) => {
+  const url = await couch.userDatabase('private-notes', [ALICE]);
+  await page.goto(appUrl);
+  await openStore(page, 'refused');
+  await page.getByRole('link', { name: 'Activity' }).click();
+  const panel = page.locator('.sync-panel');
+  await panel.getByLabel('Database address').fill(url);
+  await panel.getByLabel('User name', { exact: true }).fill('mallory');
+  await panel.getByLabel('Password').fill('guess');
+  await panel.getByRole('button', { name: 'Sync', exact: true }).click();
+  await expect(panel.locator('.inline-error').first()).toContainText('refused', { timeout: 30_000 });
+  await expect(panel.locator('.error-code').first()).toHaveText('SYNC_AUTH');
+  await panel.scrollIntoViewIfNeeded();
+  await shot(page, 'sync-panel-refused', false);
+});
