@@ -90,7 +90,14 @@ describe('sync through pouchdb-server', () => {
       // Applied through the store's own writes: journaled as the remote, searchable, undoable.
       expect((await b.history(x!.id)).at(-1)).toMatchObject({ op: 'sync', actor: `sync:${url}` });
       expect((await b.recall('office Lyon March', { k: 1 }))[0]!.memory.id).toBe(x!.id);
-      expect(await remoteCount(url)).toBe(4);
+      // Undoing the forget brings the memory back on both sides (a replica's own deletion is not applied again).
+      const forgot = (await b.history(z!.id)).find((e) => e.op === 'forget')!;
+      expect((await b.undo(forgot.seq)).ok).toBe(true);
+      await b.sync({ url, auth: ALICE });
+      await a.sync({ url, auth: ALICE });
+      expect((await a.get(z!.id))?.text).toBe('the cat is called Miso');
+      expect(await state(a)).toEqual(await state(b));
+      expect(await remoteCount(url)).toBe(5);
       // Nothing pending; the status tells the story.
       const status = await b.syncStatus();
       expect(status).toMatchObject({ state: 'off', remote: url, pending: 0, error: null });

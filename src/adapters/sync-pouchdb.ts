@@ -148,7 +148,7 @@ function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
       const res = await local.changes({ since, limit, include_docs: true, conflicts: true });
       const results: ReplicaChange[] = res.results.map((r) => {
         const { _conflicts, ...doc } = r.doc ?? ({} as ReplicaDocument & { _conflicts?: string[] });
-        return { seq: r.seq, id: r.id, deleted: r.deleted === true, ...(r.deleted || !r.doc ? {} : { doc: doc as ReplicaDocument }), conflicts: _conflicts ?? [] };
+        return { seq: r.seq, id: r.id, deleted: r.deleted === true, ...(r.doc ? { doc: doc as ReplicaDocument } : {}), conflicts: _conflicts ?? [] };
       });
       return { results, lastSeq: res.last_seq };
     },

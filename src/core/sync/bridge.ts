@@ -252,6 +252,8 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
       const id = memoryIdOf(change.id);
       if (id === null) continue;
       if (change.deleted || !change.doc) {
+        // This replica's own deletion: the store already forgot it (and may hold it again since: an undo).
+        if (change.doc?.by === checkpoint.replicaId) continue;
         const removed = await ctx.storage.remove(id, journalFor(ctx, 'sync', { remote: replica.remote }));
         if (removed) {
           ctx.commit(removed);

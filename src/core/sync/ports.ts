@@ -18,7 +18,7 @@ export interface ReplicaChange {
   seq: number | string;
   id: string;
   deleted: boolean;
-  /** The winning revision (absent for a deletion). */
+  /** The winning revision (for a deletion, its tombstone: `by` says who deleted). */
   doc?: ReplicaDocument;
   /** Losing leaf revisions CouchDB keeps beside the winner (concurrent edits). */
   conflicts: string[];
