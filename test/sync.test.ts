@@ -229,6 +229,35 @@ describe('sync through pouchdb-server', () => {
     }
   }, 60_000);
 
+  it('namespaces: only memories tagged with a synced namespace are sent and taken in', async () => {
+    const url = await aliceDb();
+    const a = await openTestStore();
+    const b = await openTestStore();
+    try {
+      await a.remember('the work laptop is a ThinkPad', { tags: ['ns:work'] });
+      await a.remember('the house keys are in the blue bowl', { tags: ['ns:home'] });
+      await a.remember('no namespace at all');
+      expect(await a.sync({ url, auth: ALICE, namespaces: ['work'] })).toMatchObject({ pushed: 1 });
+      expect(await remoteCount(url)).toBe(1);
+      await b.sync({ url, auth: ALICE });
+      await b.remember('the work VPN is WireGuard', { tags: ['ns:work'] });
+      await b.remember('the cat eats at six', { tags: ['ns:home'] });
+      await b.sync({ url, auth: ALICE });
+      expect(await a.sync({ url, auth: ALICE, namespaces: ['work'] })).toMatchObject({ applied: 1 });
+      expect((await a.listRecent({ limit: 10 })).map((m) => m.text).sort()).toEqual([
+        'no namespace at all', 'the house keys are in the blue bowl', 'the work VPN is WireGuard', 'the work laptop is a ThinkPad',
+      ]);
+      // Widening to the whole store later sends and takes in the rest (compared once, nothing duplicated).
+      expect(await a.sync({ url, auth: ALICE })).toMatchObject({ pushed: 2, applied: 1 });
+      expect(await remoteCount(url)).toBe(5);
+      expect(await code(a.sync({ url, auth: ALICE, namespaces: ['not a name!'] }))).toBe('INVALID_ARGUMENT');
+      expect(await code(a.sync({ url, auth: ALICE, namespaces: [] }))).toBe('INVALID_ARGUMENT');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 60_000);
+
   it('live mode carries a write across within seconds and stops on stopSync', async () => {
     const url = await aliceDb();
     const a = await openTestStore();

@@ -66,6 +66,11 @@ export interface SyncOptions extends LongRunOptions {
   live?: boolean;
   /** Attempts after the first while the remote is unreachable (default 2, backing off from 0.5 s). */
   retries?: number;
+  /**
+   * Sync only the memories of these namespaces (tagged `ns:<name>`, as a namespaced connection
+   * writes them): others are neither sent nor taken in. Default: the whole store.
+   */
+  namespaces?: string[];
 }
 
 /** How much of the journal compaction keeps: entries younger than `keepDays`, and always the newest `keepLast`. */

@@ -6,14 +6,22 @@
 import type { SyncOptions } from '../api.ts';
 import { requireVectors, type StoreContext } from '../context.ts';
 import { MemoryError, invalid } from '../errors.ts';
-import type { SyncAuth } from '../sync/ports.ts';
+import type { SyncAuth, SyncCheckpoint } from '../sync/ports.ts';
 import { failed, newSession, round, serial, sessionOf, startLoop, stopSession, syncError, type SyncResult, type SyncStatus } from '../sync/session.ts';
 import { checkBoolean, checkKnownKeys, checkObject } from '../validate.ts';
+import { namespaceTag } from '../scope/namespace.ts';
 
 /** `syncStatus().pending` counts at most this many journal entries. */
 const PENDING_BOUND = 10_000;
 
-const SYNC_KEYS = new Set(['url', 'auth', 'live', 'retries', 'signal', 'onProgress']);
+const SYNC_KEYS = new Set(['url', 'auth', 'live', 'retries', 'namespaces', 'signal', 'onProgress']);
+
+/** `namespaces`: absent (the whole store) or 1–64 namespace names, as tags `ns:<name>`, sorted. */
+function checkNamespaces(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length === 0 || value.length > 64) throw invalid('namespaces must be a list of 1 to 64 namespace names', { field: 'namespaces' });
+  return [...new Set(value.map((n) => namespaceTag(n)))].sort();
+}
 
 /** `http(s)://host[:port]/db` with no credentials in it (they go in `auth`, never in status or the journal). */
 export function checkSyncUrl(value: unknown): string {
@@ -63,6 +71,7 @@ export async function sync(ctx: StoreContext, options?: SyncOptions): Promise<Sy
   const url = checkSyncUrl(opts.url);
   const auth = checkAuth(opts.auth);
   const live = opts.live === undefined ? false : checkBoolean(opts.live, 'live');
+  const namespaces = checkNamespaces(opts.namespaces);
   const retries = opts.retries ?? 2;
   if (!Number.isInteger(retries) || retries < 0 || retries > 10) throw invalid('retries must be a whole number from 0 to 10', { field: 'retries' });
   if (!ctx.replicas) throw new MemoryError('INVALID_ARGUMENT', 'This store was opened without a replication engine (sync: false)', { field: 'sync' });
@@ -72,8 +81,12 @@ export async function sync(ctx: StoreContext, options?: SyncOptions): Promise<Sy
     throw syncError(error);
   });
   const saved = await replica.readCheckpoint();
-  // Another remote, or none yet: everything goes out once (compared, so nothing is duplicated).
-  const checkpoint = saved && saved.remote === url ? saved : { replicaId: saved?.replicaId ?? ctx.ids.next(), remote: url, pushedSeq: 0, appliedSeq: saved?.appliedSeq ?? 0 };
+  // Another remote or other namespaces, or none yet: everything is compared once both ways (nothing
+  // is duplicated: unchanged memories are neither written nor applied).
+  const same = saved !== null && saved.remote === url && JSON.stringify(saved.namespaces ?? null) === JSON.stringify(namespaces ?? null);
+  const checkpoint: SyncCheckpoint = same
+    ? saved
+    : { replicaId: saved?.replicaId ?? ctx.ids.next(), remote: url, pushedSeq: 0, appliedSeq: 0, ...(namespaces ? { namespaces } : {}) };
   const session = newSession(ctx, replica, checkpoint, live);
   const signal = opts.signal;
   const abort = (): void => session.stop.abort();

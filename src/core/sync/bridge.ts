@@ -42,6 +42,12 @@ export interface BridgeRun {
   onProgress?: (event: ProgressEvent) => void;
 }
 
+/** Whether a memory is synced: every memory, or one tagged with a synced namespace (`ns:<name>`). */
+export function inScope(checkpoint: SyncCheckpoint, tags: readonly string[]): boolean {
+  const tagsOf = checkpoint.namespaces;
+  return !tagsOf || tags.some((t) => tagsOf.includes(t));
+}
+
 /** The synced fields in a fixed order: two memories are the same replicated state when these match. */
 const FIELDS: readonly (keyof SyncedMemory)[] = [
   'id', 'text', 'type', 'tags', 'importance', 'createdAt', 'source', 'links', 'supersededBy', 'supersededAt',
@@ -90,9 +96,12 @@ async function pushIds(run: BridgeRun, ids: string[]): Promise<number> {
       const have = current.get(docId(id));
       const row = local.get(id);
       if (!row) {
+        // Gone here: deleted there too, when the replica holds it (it was in scope when sent).
         if (have && !have._deleted) writes.push({ ...have, _deleted: true, by: checkpoint.replicaId });
         continue;
       }
+      // Outside the synced namespaces: not sent (one that left them stays on the server as it was).
+      if (!inScope(checkpoint, row.memory.tags)) continue;
       const doc = toDocument(row.memory, row.vector ?? null, ctx.embedder.id, checkpoint.replicaId);
       // Unchanged content is not written again, whatever model made the replica's vector: a
       // device on another model re-embedded it for itself, and the vector travels with edits only.
@@ -263,6 +272,7 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
         continue;
       }
       let doc = change.doc;
+      if (!Array.isArray(doc.memory?.tags) || !inScope(checkpoint, doc.memory.tags)) continue;
       if (change.conflicts.length) doc = await foldConflicts(run, change, doc);
       else if (doc.by === checkpoint.replicaId) continue;
       let read;

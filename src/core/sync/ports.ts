@@ -40,6 +40,8 @@ export interface SyncCheckpoint {
   pushedSeq: number;
   /** The replica's changes-feed position already applied to the store. */
   appliedSeq: number | string;
+  /** The namespaces synced (their `ns:` tags), or absent: the whole store. Another set starts over. */
+  namespaces?: string[];
 }
 
 /** The failures an engine reports in terms the bridge can act on. */
