@@ -26,6 +26,7 @@ const REASONS: Record<string, string> = {
   polarity_diff: 'They carry opposite polarity',
   custom_fn: 'Your contradiction check flagged them',
   similarity: 'They say nearly the same thing',
+  sync_conflict: 'Edited on two devices before they synced: every device kept the other edit',
 };
 
 export function reasonText(reason: string): string {
