@@ -123,3 +123,71 @@ test('refused credentials are said beside the form, and nothing is synced', asyn
   await panel.scrollIntoViewIfNeeded();
   await shot(page, 'sync-panel-refused', false);
 });
+
+test('the same memory edited on two devices: both converge, and the device whose edit lost offers it back in Review', async ({ page, browser }) => {
+  const url = await couch.userDatabase('clash-notes', [ALICE]);
+  const other = await browser.newContext();
+  try {
+    const second = await other.newPage();
+    const devices = [page, second];
+    for (const p of devices) {
+      await p.goto(`${appUrl}/e2e/harness.html`);
+      await expect(p.locator('#status')).toHaveText('ready', { timeout: 120_000 });
+    }
+    const run = <T,>(i: number, fn: (args: { url: string; auth: typeof ALICE; id: string; text: string }) => Promise<T>, id = '', text = ''): Promise<T> =>
+      devices[i]!.evaluate(fn, { url, auth: ALICE, id, text });
+    const id = await run(0, async ({ url, auth }) => {
+      const m = await window.houkai.connect({ name: 'clash' });
+      const { memory } = await m.remember('The backup runs at midnight.');
+      await m.sync({ url, auth });
+      await m.close();
+      return memory.id;
+    });
+    await run(1, async ({ url, auth }) => {
+      const m = await window.houkai.connect({ name: 'clash' });
+      await m.sync({ url, auth });
+      await m.close();
+    });
+    // Both edit before either syncs again.
+    for (const [i, text] of [[0, 'The backup runs at 02:00.'], [1, 'The backup runs at 03:00.']] as const) {
+      await run(i, async ({ id, text }) => {
+        const m = await window.houkai.connect({ name: 'clash' });
+        await m.edit(id, { text });
+        await m.close();
+      }, id, text);
+    }
+    const states = [];
+    for (const i of [0, 1, 0, 1, 0]) {
+      states.push(
+        await run(i, async ({ url, auth, id }) => {
+          const m = await window.houkai.connect({ name: 'clash' });
+          await m.sync({ url, auth });
+          const now = await m.get(id);
+          const pending = (await m.listPendingConflicts()).filter((c) => c.reason === 'sync_conflict').length;
+          await m.close();
+          return { text: now?.text, pending };
+        }, id),
+      );
+    }
+    const [lastA, lastB] = [states[4]!, states[3]!];
+    expect(lastA.text).toBe(lastB.text);
+    expect(lastA.pending + lastB.pending).toBe(1);
+    const loser = lastA.pending ? page : second;
+    const lostText = lastA.text === 'The backup runs at 02:00.' ? 'The backup runs at 03:00.' : 'The backup runs at 02:00.';
+
+    // On the device whose edit lost, the app's Review offers it back.
+    await loser.goto(`${appUrl}/`);
+    await openStore(loser, 'clash');
+    await loser.getByRole('link', { name: /^Review/ }).click();
+    const item = loser.locator('.conflict');
+    await expect(item).toHaveCount(1);
+    await expect(item).toContainText('Edited on two devices');
+    await expect(item.getByRole('heading', { name: 'The edit that lost' })).toBeVisible();
+    await expect(item).toContainText(lostText);
+    await shot(loser, 'sync-conflict-review', false);
+    await item.getByRole('button', { name: 'Restore that edit' }).click();
+    await expect(item).toHaveCount(0);
+  } finally {
+    await other.close();
+  }
+});
