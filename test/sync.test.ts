@@ -229,6 +229,36 @@ describe('sync through pouchdb-server', () => {
     }
   }, 60_000);
 
+  it('documents a remote holds are checked like an import row: what this version cannot read is skipped and counted, nothing half-written', async () => {
+    const url = await aliceDb();
+    const a = await openTestStore();
+    try {
+      const good = { kind: 'houkai-memory', v: 1, memory: { id: 'ok-1', text: 'a well-formed memory', type: 'semantic', tags: [], importance: 0.5, createdAt: 1_760_000_000, source: null, links: [] } };
+      const docs = [
+        { _id: 'm:ok-1', ...good },
+        { _id: 'm:bad-type', ...good, memory: { ...good.memory, id: 'bad-type', type: 'gossip' } },
+        { _id: 'm:bad-id', ...good },
+        { _id: 'm:future', ...good, v: 99, memory: { ...good.memory, id: 'future' } },
+        { _id: 'm:blank', ...good, memory: { ...good.memory, id: 'blank', text: '   ' } },
+        { _id: 'm:bad-vector', ...good, memory: { ...good.memory, id: 'bad-vector' }, vector: { model: 'hash-128', dim: 128, f32: 'not base64!' } },
+        { _id: 'not-a-memory', hello: 'world' },
+      ];
+      const put = await request(`${url}/_bulk_docs`, 'POST', { docs }, ALICE);
+      expect(put.status).toBe(201);
+      const result = await a.sync({ url, auth: ALICE });
+      expect(result.applied).toBe(1);
+      expect((await a.get('ok-1'))?.text).toBe('a well-formed memory');
+      expect(await a.count()).toBe(1);
+      // Five memory documents were refused one by one; the unrelated document is not a memory at all.
+      expect((await a.syncStatus()).totals.unreadable).toBe(5);
+      // Passed over once: the next round does not read them again.
+      expect(await a.sync({ url, auth: ALICE })).toMatchObject({ applied: 0 });
+      expect((await a.syncStatus()).totals.unreadable).toBe(0);
+    } finally {
+      await a.close();
+    }
+  }, 60_000);
+
   it('namespaces: only memories tagged with a synced namespace are sent and taken in', async () => {
     const url = await aliceDb();
     const a = await openTestStore();
