@@ -255,6 +255,25 @@ test('toasts cover no button and leave once done; Escape in the import dialog gi
     await expectToastsCoverNothing(page);
   }
   await shot(page, 'usability-review-toast', false);
+  // Scrolled so that buttons sit where the toast usually is (the header's middle scrolled away): it moves to the other edge.
+  await page.setViewportSize({ width: 1280, height: 380 });
+  await expect(page.locator('.toast', { hasText: 'Both kept' })).toBeVisible();
+  await page.locator('.conflict').first().getByRole('group').evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    window.scrollBy(0, r.top - 20);
+  });
+  // The scenario is real: a button now lies where the toast usually sits…
+  const underUsualSpot = await page.evaluate(() =>
+    [...document.querySelectorAll('.conflict button')].some((b) => {
+      const r = b.getBoundingClientRect();
+      return r.top < 70 && r.bottom > 14 && r.right > innerWidth / 2 - 210 && r.left < innerWidth / 2 + 210;
+    }),
+  );
+  expect(underUsualSpot).toBe(true);
+  // …and the toast moved off it.
+  await expect(page.locator('.toasts')).toHaveClass(/at-bottom/);
+  await expectToastsCoverNothing(page);
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   // Escape closes the import dialog and gives focus back to the button that opened it.
   await page.getByRole('link', { name: 'Search' }).click();
