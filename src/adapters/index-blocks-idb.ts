@@ -95,10 +95,11 @@ class IdbBlockStore implements IndexBlockStore {
 
   async readBlocks(visit: (blocks: IndexBlock[]) => void | Promise<void>, options: { batchSize?: number } = {}): Promise<void> {
     const batch = Math.max(1, Math.floor(options.batchSize ?? READ_BATCH));
-    const read = async (after: number | null): Promise<[IDBValidKey[], unknown[]]> => {
+    let after: number | null = null;
+    for (;;) {
       const db = await this.connection();
       const range = after === null ? this.keyRange.bound(0, Infinity) : this.keyRange.bound(after, Infinity, true);
-      return new Promise<[IDBValidKey[], unknown[]]>((resolve, reject) => {
+      const [keys, values] = await new Promise<[IDBValidKey[], unknown[]]>((resolve, reject) => {
         const tx = db.transaction(this.table, 'readonly');
         const store = tx.objectStore(this.table);
         const k = store.getAllKeys(range, batch);
@@ -107,23 +108,11 @@ class IdbBlockStore implements IndexBlockStore {
         tx.onerror = () => reject(tx.error);
         tx.onabort = () => reject(tx.error ?? new Error('aborted'));
       });
-    };
-    // One read ahead: the next batch is read while this one is visited (a snapshot load copies
-    // each batch into the index while IndexedDB reads the next).
-    let pending = read(null);
-    for (;;) {
-      const [keys, values] = await pending;
       if (keys.length === 0) return;
-      const more = keys.length === batch;
-      if (more) pending = read(keys[keys.length - 1] as number);
       const blocks: IndexBlock[] = keys.map((key, i) => ({ key: key as number, bytes: asBytes(values[i]) }));
-      try {
-        await visit(blocks);
-      } catch (error) {
-        if (more) await pending.catch(() => undefined);
-        throw error;
-      }
-      if (!more) return;
+      await visit(blocks);
+      if (keys.length < batch) return;
+      after = keys[keys.length - 1] as number;
     }
   }
 
