@@ -259,6 +259,26 @@ describe('sync through pouchdb-server', () => {
     }
   }, 60_000);
 
+  it('a JWT goes to the server as a bearer token (CouchDB jwt_auth), never as basic auth', async () => {
+    const seen: (string | undefined)[] = [];
+    const http = await import('node:http');
+    const fake = http.createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized', reason: 'token expired' }));
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    const a = await openTestStore();
+    try {
+      const port = (fake.address() as { port: number }).port;
+      expect(await code(a.sync({ url: `http://127.0.0.1:${port}/team`, auth: { token: 'header.payload.signature' } }))).toBe('SYNC_AUTH');
+      expect(seen.length).toBeGreaterThan(0);
+      expect(new Set(seen)).toEqual(new Set(['Bearer header.payload.signature']));
+    } finally {
+      await a.close();
+      fake.close();
+    }
+  }, 30_000);
+
   it('namespaces: only memories tagged with a synced namespace are sent and taken in', async () => {
     const url = await aliceDb();
     const a = await openTestStore();
