@@ -27,6 +27,7 @@ import { lexicalTerms } from '../src/core/tokenize.ts';
 import { parseStsb, resolveDataDir } from './datasets.ts';
 import { benchEmbedders, cachedEmbed, type BenchEmbedder } from './embedders.ts';
 import { mulberry32 } from '../test/helpers/prng.ts';
+import { cosineInOrder as cosine } from '../src/core/vector-math.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(REPO, 'src', 'core', 'calibration-data.ts');
@@ -77,18 +78,6 @@ function solve3(A: number[][], y: number[]): number[] {
 }
 
 const round = (x: number): number => Number(x.toFixed(4));
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
-}
 
 interface SciPair {
   claim: string;

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { idbBlockStore } from '../src/adapters/index-blocks-idb.ts';
 import { createHnswI8IndexFactory } from '../src/adapters/index-hnsw-i8.ts';
 import { corpusVector, DIM, syntheticVector } from '../e2e/synthetic.ts';
+import { cosineInOrder as cosine } from '../src/core/vector-math.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -47,18 +48,6 @@ for (let start = 0; start < N; start += BATCH) {
   if ((start / BATCH) % 100 === 99) log(`${(start + BATCH).toLocaleString('en')} inserted (${Math.round((start + BATCH) / ((performance.now() - t0) / 1000))}/s)`);
 }
 log(`built: ${N.toLocaleString('en')} in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-
-const cosine = (a: Float32Array, b: Float32Array): number => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
-};
 const rows: Record<string, number>[] = [];
 for (const ef of EFS) {
   let bare = 0;

@@ -23,6 +23,7 @@ import {
   type RelevanceCalibration,
   type RelevanceJudge,
 } from './relevance.ts';
+import { cosineInOrder as cosine } from './vector-math.ts';
 
 /** Background assumed for an unknown embedder before the store can measure its own. */
 export const FALLBACK_BACKGROUND = Object.freeze({ median: 0.1, spread: 0.1 });
@@ -40,18 +41,6 @@ export interface RelevanceDescription {
   samples: number;
   /** Where the reference calibration comes from, when there is one. */
   source?: string;
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
 }
 
 const logit = (p: number): number => Math.log(p / (1 - p));

@@ -3,6 +3,7 @@
  * tests read it: test/golden.test.ts in Node and e2e/models.spec.ts in the browser worker.
  */
 import { readFileSync } from 'node:fs';
+import { cosineInOrder as cosine } from '../../src/core/vector-math.ts';
 
 export interface Golden {
   model: string;
@@ -23,18 +24,6 @@ export const GOLDEN_TEXTS = JSON.parse(read('sentences.json')) as { sentences: s
 /** One model's golden vectors (`minilm.json`, `bge-small.json`). */
 export function goldenVectors(key: string): Golden {
   return JSON.parse(read(`${key}.json`)) as Golden;
-}
-
-function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
 }
 
 /** The cosine of each of our vectors to its golden counterpart. */
