@@ -63,8 +63,10 @@ const stripAccess = (m: Memory): SyncedMemory => {
   return rest;
 };
 
+type LocalRows = Map<string, { memory: Memory; vector: Float32Array | undefined }>;
+
 /** Local memories and their vectors, by id (absent ids are not in the map). */
-async function readLocal(ctx: StoreContext, ids: string[]): Promise<Map<string, { memory: Memory; vector: Float32Array | undefined }>> {
+async function readLocal(ctx: StoreContext, ids: string[]): Promise<LocalRows> {
   const memories = await ctx.storage.getMany(ids);
   const present = ids.filter((id) => memories.has(id));
   const labels = await ctx.storage.labelsOf(present);
@@ -80,9 +82,9 @@ async function readLocal(ctx: StoreContext, ids: string[]): Promise<Map<string, 
  * has it). A superseded memory's superseder goes too when the replica lacks it (a review copy
  * restored by the user, say). Returns how many documents were written.
  */
-async function pushIds(run: BridgeRun, ids: string[]): Promise<number> {
+async function pushIds(run: BridgeRun, ids: string[], rows?: LocalRows): Promise<number> {
   const { ctx, replica, checkpoint } = run;
-  const local = await readLocal(ctx, ids);
+  const local = rows ?? (await readLocal(ctx, ids));
   const extra = [...local.values()].map((l) => l.memory.supersededBy).filter((id) => id !== '' && !ids.includes(id));
   if (extra.length) {
     const known = await replica.getDocs(extra.map(docId));
@@ -134,7 +136,8 @@ export async function pushOutbox(run: BridgeRun): Promise<void> {
   if (checkpoint.pushedSeq === 0 || (horizon !== null && horizon.seq > checkpoint.pushedSeq + 1)) {
     for await (const page of ctx.storage.pagesByCreated(BATCH)) {
       throwIfAborted(run.signal);
-      run.counts.pushed += await pushIds(run, page.map((p) => p.memory.id));
+      // The page already holds each memory and its vector: no second read.
+      run.counts.pushed += await pushIds(run, page.map((p) => p.memory.id), new Map(page.map((p) => [p.memory.id, p])));
       done += page.length;
       run.onProgress?.({ kind: 'sync', phase: 'push', done, total: null });
     }
