@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import 'fake-indexeddb/auto';
 import Dexie from 'dexie';
-import { databaseName, SCHEMA_VERSION, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
+import { databaseName, openDexieStorage, SCHEMA_VERSION, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
+import { makeMemory, NOW } from './helpers/memory.ts';
 import { createMemory } from '../src/local.ts';
+import { toHalf } from '../src/core/half-float.ts';
+import type { ProgressEvent } from '../src/core/types.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { openTestStore, uniqueName } from './helpers/store.ts';
 
@@ -35,6 +38,7 @@ describe('Dexie schema history', () => {
     });
     expect(SCHEMA_VERSIONS[8]!).toMatchObject({ version: 9, stores: { indexBlocks: '' } });
     expect(SCHEMA_VERSIONS[9]!).toMatchObject({ version: 10, stores: {} });
+    expect(SCHEMA_VERSIONS[10]!).toMatchObject({ version: 11, stores: {} });
     const versions = SCHEMA_VERSIONS.map((v) => v.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
   });
@@ -103,7 +107,7 @@ describe('Dexie schema history', () => {
     legacy.close();
 
     const store = await createMemory({ name, embedder, index: 'exact' });
-    expect((await store.stats()).schemaVersion).toBe(10);
+    expect((await store.stats()).schemaVersion).toBe(SCHEMA_VERSION);
     const lexicalOnly = { mode: 'hybrid' as const, lexicalIndex: 'corpus' as const, weights: { cosine: 0, lexical: 1, recency: 0, importance: 0 } };
     // "moving" meets "moved" through the stem; "where", "is", "the" match nothing.
     const office = await store.recall('where is the office moving', { ...lexicalOnly, explain: true });
@@ -115,8 +119,120 @@ describe('Dexie schema history', () => {
     await raw.open();
     expect((await raw.table('memories').get('m1')).terms).toEqual(['standup', 'tuesdai', '9:30']);
     expect(await raw.table('memories').where('terms').equals('the').count()).toBe(0);
-    expect((await raw.table('meta').get('store')).value).toMatchObject({ schemaVersion: 10, lexicalDocs: 2, lexicalLength: 9 });
+    expect((await raw.table('meta').get('store')).value).toMatchObject({ schemaVersion: SCHEMA_VERSION, lexicalDocs: 2, lexicalLength: 9 });
     raw.close();
+  });
+});
+
+/** A store written with the v10 layout: float32 vectors (with the memory id) in every table that holds one. */
+async function writeV10Store(name: string, n: number) {
+  const legacy = new Dexie(databaseName(name));
+  for (const v of SCHEMA_VERSIONS.slice(0, 10)) legacy.version(v.version).stores(v.stores);
+  const embedder = createHashEmbedder({ dim: 32, id: 'legacy' });
+  const texts = Array.from({ length: n }, (_, i) => `memory number ${i} about topic ${i % 17}`);
+  const vectors = await embedder.embed(texts);
+  await legacy.table('meta').put({
+    key: 'store',
+    value: { schemaVersion: 10, embedderId: 'legacy', dim: 32, generation: 1, nextLabel: n, createdAt: 1, lexicalDocs: n - 1, lexicalLength: 0 },
+  });
+  const memory = (i: number) => ({
+    id: `m${i}`, text: texts[i]!, type: 'semantic', tags: [], importance: 0.5, createdAt: 1 + i, lastAccessed: 1, accessCount: 0,
+    source: null, links: [], supersededBy: '', supersededAt: 0, polarity: 0, expiresAt: 0, pinned: false, trust: 'trusted',
+    contentHash: `h${i}`, validFrom: 0, validUntil: 0, surfacesWhen: [],
+  });
+  // Memories 0..n-2 are live; the last one is in the trash with its vector.
+  await legacy.table('memories').bulkPut(
+    Array.from({ length: n - 1 }, (_, i) => ({ ...memory(i), label: i, terms: [], termCounts: [], termLength: 0, linkTargets: [] })),
+  );
+  await legacy.table('vectors').bulkPut(Array.from({ length: n - 1 }, (_, i) => ({ label: i, id: `m${i}`, vector: vectors[i], gen: 1 })));
+  await legacy.table('trash').put({ id: `m${n - 1}`, deletedAt: 5, actor: 'lib', memory: memory(n - 1), vector: vectors[n - 1] });
+  await legacy.table('staged').put({ embedderId: 'next', id: 'm0', contentHash: 'h0', vector: vectors[0] });
+  legacy.close();
+  return { embedder, texts, vectors };
+}
+
+describe('schema v11: vectors as binary16', () => {
+  it('v10 → v11: every stored vector is rewritten as binary16, with progress, and the store answers as before', async () => {
+    const name = uniqueName('v10');
+    const n = 400;
+    const { embedder, texts, vectors } = await writeV10Store(name, n);
+    const events: ProgressEvent[] = [];
+    const store = await createMemory({ name, embedder, index: 'exact', onProgress: (e) => events.push(e) });
+    const upgrade = events.filter((e): e is Extract<ProgressEvent, { kind: 'upgrade' }> => e.kind === 'upgrade');
+    // 399 vectors + 1 trash row + 1 staged row.
+    expect(upgrade[0]).toEqual({ kind: 'upgrade', done: 0, total: n + 1 });
+    expect(upgrade.at(-1)).toEqual({ kind: 'upgrade', done: n + 1, total: n + 1 });
+    expect(upgrade.length).toBeGreaterThan(10);
+    expect(upgrade.every((e, i) => i === 0 || e.done >= upgrade[i - 1]!.done)).toBe(true);
+    // Each memory still comes back first for its own text (its vector survived the rewrite).
+    for (const i of [0, 1, 57, 398]) expect((await store.recall(texts[i]!, { k: 1 }))[0]!.memory.id).toBe(`m${i}`);
+    // The trashed memory comes back with its vector, without the model.
+    expect((await store.trashRestore(`m${n - 1}`))?.id).toBe(`m${n - 1}`);
+    expect((await store.recall(texts[n - 1]!, { k: 1 }))[0]!.memory.id).toBe(`m${n - 1}`);
+    await store.close();
+
+    const raw = new Dexie(databaseName(name));
+    await raw.open();
+    expect(raw.verno).toBe(11);
+    const row = await raw.table('vectors').get(57);
+    expect(row.vector).toBeInstanceOf(Uint16Array);
+    expect(row.id).toBeUndefined();
+    expect(Array.from(row.vector)).toEqual(Array.from(toHalf(vectors[57]!)));
+    expect((await raw.table('staged').get(['next', 'm0'])).vector).toBeInstanceOf(Uint16Array);
+    expect(await raw.table('vectors').filter((r) => !(r.vector instanceof Uint16Array)).count()).toBe(0);
+    expect((await raw.table('meta').get('store')).value.schemaVersion).toBe(11);
+    raw.close();
+  });
+
+  it('an upgrade that fails halfway changes nothing: the store stays at v10 whole, and the next open upgrades it', async () => {
+    const name = uniqueName('v10-crash');
+    const n = 300;
+    const { embedder, texts, vectors } = await writeV10Store(name, n);
+    const proto = globalThis.IDBObjectStore.prototype as unknown as Record<'put', (...args: unknown[]) => unknown>;
+    const put = proto.put;
+    let puts = 0;
+    proto.put = function (this: IDBObjectStore, ...args: unknown[]) {
+      // The tab dies after the upgrade has rewritten 150 vectors.
+      if (this.name === 'vectors' && ++puts === 150) throw new DOMException('The tab went away', 'AbortError');
+      return put.apply(this, args);
+    };
+    try {
+      await expect(createMemory({ name, embedder, index: 'exact' })).rejects.toThrow();
+    } finally {
+      proto.put = put;
+    }
+    // It failed inside the upgrade, on the vectors it was rewriting.
+    expect(puts).toBe(150);
+    const raw = new Dexie(databaseName(name));
+    await raw.open();
+    expect(raw.verno).toBe(10);
+    const rows = await raw.table('vectors').toArray();
+    expect(rows).toHaveLength(n - 1);
+    expect(rows.every((r) => r.vector instanceof Float32Array && r.id === `m${r.label}`)).toBe(true);
+    expect(Array.from(rows[200]!.vector)).toEqual(Array.from(vectors[200]!));
+    raw.close();
+
+    const store = await createMemory({ name, embedder, index: 'exact' });
+    expect((await store.stats()).count).toBe(n - 1);
+    expect((await store.recall(texts[123]!, { k: 1 }))[0]!.memory.id).toBe('m123');
+    await store.close();
+  });
+
+  it('a vector row still in float32 (written before v11) reads as it was', async () => {
+    const name = uniqueName('f32-row');
+    const storage = await openDexieStorage(name);
+    await storage.initMeta({ schemaVersion: SCHEMA_VERSION, embedderId: 'e', dim: 4, generation: 0, nextLabel: 0, createdAt: NOW });
+    const vector = Float32Array.from([0.1, -0.2, 0.3, 0.123456789]);
+    const { labels } = await storage.insert([makeMemory('a', 'old row')], [vector], { ts: NOW, op: 'remember', actor: 'lib', group: 'g', meta: {} });
+    storage.close();
+    const raw = new Dexie(databaseName(name));
+    await raw.open();
+    await raw.table('vectors').put({ label: labels[0], id: 'a', vector, gen: 1 });
+    raw.close();
+    const again = await openDexieStorage(name);
+    expect(Array.from((await again.vectorsOf(labels)).get(labels[0]!)!)).toEqual(Array.from(vector));
+    for await (const page of again.pagesByCreated()) expect(Array.from(page[0]!.vector!)).toEqual(Array.from(vector));
+    again.close();
   });
 });
 

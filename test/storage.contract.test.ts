@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { openDexieStorage } from '../src/adapters/storage-dexie.ts';
 import { createMemoryStorage, memoryStorages } from '../src/adapters/storage-memory.ts';
 import { MemoryError } from '../src/core/errors.ts';
+import { roundToHalf } from '../src/core/half-float.ts';
 import { lexicalTerms } from '../src/core/tokenize.ts';
 import type { JournalContext, MemoryStorage } from '../src/core/ports.ts';
 import { createMemory, type LocalMemory } from '../src/local.ts';
@@ -29,8 +30,9 @@ const BACKENDS: { name: string; open: () => Promise<MemoryStorage> }[] = [
   { name: 'memory', open: async () => createMemoryStorage() },
 ];
 
+/** A test vector whose values binary16 holds exactly (storage keeps vectors at that precision). */
 function vec(seed: number): Float32Array {
-  return Float32Array.from({ length: DIM }, (_, i) => Math.sin(seed * 7 + i));
+  return roundToHalf(Float32Array.from({ length: DIM }, (_, i) => Math.sin(seed * 7 + i)));
 }
 
 let groups = 0;
@@ -55,6 +57,23 @@ async function opened(open: () => Promise<MemoryStorage>): Promise<MemoryStorage
 }
 
 describe.each(BACKENDS)('MemoryStorage contract: $name', ({ open }) => {
+  it('keeps vectors at binary16 precision, and every read and index delta hands back the same values', async () => {
+    const s = await opened(open);
+    const precise = Float32Array.from({ length: DIM }, (_, i) => 0.1 + i / 3);
+    const { labels, added } = await s.insert([makeMemory('a', 'precise')], [precise], ctx());
+    const stored = roundToHalf(precise);
+    expect(Array.from(stored)).not.toEqual(Array.from(precise));
+    expect(Array.from(added[0]!.vector)).toEqual(Array.from(stored));
+    expect(Array.from((await s.vectorsOf(labels)).get(labels[0]!)!)).toEqual(Array.from(stored));
+    const scanned: Float32Array[] = [];
+    await s.scanVectors((_, vectors) => void scanned.push(...vectors));
+    expect(Array.from(scanned[0]!)).toEqual(Array.from(stored));
+    for await (const page of s.pagesByCreated()) expect(Array.from(page[0]!.vector!)).toEqual(Array.from(stored));
+    const replaced = await s.replace((await s.get('a'))!, { ...(await s.get('a'))!, text: 'precise again' }, vec(9), ctx('edit'));
+    expect(Array.from(replaced!.added[0]!.vector)).toEqual(Array.from(vec(9)));
+    s.close();
+  });
+
   it('keeps the first metadata row; inserts allocate labels and bump the generation, with journal entries', async () => {
     const s = await open();
     expect(await s.readMeta()).toBeUndefined();

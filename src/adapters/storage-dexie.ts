@@ -22,6 +22,7 @@ import type {
 import type { PendingConflict } from '../core/review.ts';
 import { sameState } from '../core/undo-plan.ts';
 import { MEMORY_TYPES, type Memory } from '../core/types.ts';
+import { fromHalf, toHalf } from '../core/half-float.ts';
 
 interface MemoryRow extends Memory {
   label: number;
@@ -42,13 +43,23 @@ function derivedFields(memory: Memory): Pick<MemoryRow, 'terms' | 'termCounts' |
   return { ...lexicalFields(memory.text), linkTargets: [...new Set(memory.links.map((l) => l.to))] };
 }
 
+/**
+ * A vector as stored: binary16 codes from schema v11 on (half the bytes of float32, see
+ * core/half-float.ts); rows written before hold float32 and still read.
+ */
+type StoredVector = Uint16Array | Float32Array;
 interface VectorRow {
   label: number;
-  /** The memory this vector belongs to: recall maps index labels to memories by primary key. */
-  id: string;
-  vector: Float32Array;
+  vector: StoredVector;
   gen: number;
+  /** Written before schema v11: the memory's id (nothing reads it; v11 drops it). */
+  id?: string;
 }
+
+/** What a vector is stored as. */
+const storedVector = (vector: Float32Array): Uint16Array => toHalf(vector);
+/** A stored vector as the float32 every reader gets (a float32 row, from before v11, as it is). */
+const loadedVector = (stored: StoredVector): Float32Array => (stored instanceof Uint16Array ? fromHalf(stored) : stored);
 interface TombstoneRow {
   label: number;
   gen: number;
@@ -57,7 +68,7 @@ interface StagedRow {
   embedderId: string;
   id: string;
   contentHash: string;
-  vector: Float32Array;
+  vector: StoredVector;
 }
 /** What an import in progress changed, so it can be undone (rollback) or forgotten (commit). */
 interface ImportUndoRow {
@@ -66,7 +77,7 @@ interface ImportUndoRow {
   /** 'inserted': the id did not exist before this import; 'overwritten': `row`/`vector` held it. */
   kind: 'inserted' | 'overwritten';
   row?: MemoryRow;
-  vector?: Float32Array;
+  vector?: StoredVector;
 }
 /** A memory moved to the trash, with its vector so a restore needs no model. */
 interface TrashRow {
@@ -75,7 +86,7 @@ interface TrashRow {
   deletedAt: number;
   actor: string;
   memory: Memory;
-  vector?: Float32Array;
+  vector?: StoredVector;
 }
 interface MetaRow {
   key: 'store';
@@ -117,7 +128,20 @@ function reindexLexicalTerms(version: number): (tx: Transaction) => Promise<void
 export interface SchemaVersion {
   version: number;
   stores: Record<string, string>;
-  upgrade?: (tx: Transaction) => Promise<void>;
+  /** `progress(done, total)`: how far a long upgrade has got (rows rewritten). */
+  upgrade?: (tx: Transaction, progress: (done: number, total: number) => void) => Promise<void>;
+}
+
+/** Rewrites every float32 vector of `table` (field `vector`) as binary16, reporting progress. */
+async function halveVectors(tx: Transaction, table: string, dropId: boolean, progress: (done: number) => void): Promise<void> {
+  await tx
+    .table(table)
+    .toCollection()
+    .modify((row: { vector?: StoredVector; id?: string }) => {
+      if (row.vector instanceof Float32Array) row.vector = storedVector(row.vector);
+      if (dropId) delete row.id;
+      progress(1);
+    });
 }
 
 export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
@@ -268,6 +292,35 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
     stores: {},
     upgrade: reindexLexicalTerms(10),
   },
+  {
+    // v11: vectors stored as binary16 (768 bytes a 384-d vector instead of 1,536), and the
+    // vector rows lose the memory id nothing read (issue #19). The staged, trash and import-undo
+    // vectors are rewritten too. One versionchange transaction: a store is upgraded whole or
+    // not at all (a tab closed halfway leaves it at v10, and the next open starts again).
+    version: 11,
+    stores: {},
+    async upgrade(tx, progress) {
+      const tables = ['vectors', 'staged', 'trash', 'importUndo'] as const;
+      const counts = await Promise.all(tables.map((t) => tx.table(t).count()));
+      const total = counts.reduce((a, b) => a + b, 0);
+      let done = 0;
+      const step = Math.max(1, Math.floor(total / 100));
+      if (total > 0) progress(0, total);
+      for (const table of tables) {
+        await halveVectors(tx, table, table === 'vectors', (n) => {
+          done += n;
+          if (done % step === 0) progress(done, total);
+        });
+      }
+      if (total > 0 && done % step !== 0) progress(total, total);
+      await tx
+        .table('meta')
+        .toCollection()
+        .modify((row: MetaRow) => {
+          row.value.schemaVersion = 11;
+        });
+    },
+  },
 ];
 export const SCHEMA_VERSION = SCHEMA_VERSIONS[SCHEMA_VERSIONS.length - 1]!.version;
 
@@ -282,8 +335,11 @@ export function databaseName(store: string): string {
   return `houkai-web:${store}`;
 }
 
-/** Where the store's database lives (see `IndexedDbOptions`). */
-export type DexieStorageOptions = IndexedDbOptions;
+/** Where the store's database lives (see `IndexedDbOptions`), and who hears how a schema upgrade is going. */
+export interface DexieStorageOptions extends IndexedDbOptions {
+  /** Rows rewritten of the total by a schema upgrade at open (v11 rewrites every vector). */
+  onUpgradeProgress?: (done: number, total: number) => void;
+}
 
 class MemoryDatabase extends Dexie {
   meta!: Table<MetaRow, string>;
@@ -301,9 +357,10 @@ class MemoryDatabase extends Dexie {
       ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
       ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
     });
+    const progress = options.onUpgradeProgress ?? (() => undefined);
     for (const { version, stores, upgrade } of SCHEMA_VERSIONS) {
       const declared = this.version(version).stores(stores);
-      if (upgrade) declared.upgrade(upgrade);
+      if (upgrade) declared.upgrade((tx) => upgrade(tx, progress));
     }
   }
 }
@@ -472,9 +529,11 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const labels = memories.map((_, i) => firstLabel + i);
           rows.forEach((row, i) => (row.label = labels[i]!));
           await db.memories.bulkAdd(rows);
-          await db.vectors.bulkAdd(vectors.map((vector, i) => ({ label: labels[i]!, id: memories[i]!.id, vector, gen: meta.generation })));
+          const stored = vectors.map(storedVector);
+          await db.vectors.bulkAdd(stored.map((vector, i) => ({ label: labels[i]!, vector, gen: meta.generation })));
           await journal(ctx, memories.map((m) => ({ id: m.id, before: null, after: m })));
-          return { labels, added: labels.map((label, i) => ({ label, vector: vectors[i]! })), removedLabels: [], generation: meta.generation };
+          // The index gets what a rebuild from storage would give it: the stored precision.
+          return { labels, added: labels.map((label, i) => ({ label, vector: loadedVector(stored[i]!) })), removedLabels: [], generation: meta.generation };
         }),
       ),
 
@@ -492,10 +551,11 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const derived = derivedFields(next);
           const { meta, firstLabel } = await bumpGeneration(1, { docs: 0, length: derived.termLength - (current.termLength ?? 0) });
           await db.memories.put({ ...next, ...derived, label: firstLabel });
+          const stored = storedVector(vector);
           await db.vectors.delete(current.label);
-          await db.vectors.add({ label: firstLabel, id: next.id, vector, gen: meta.generation });
+          await db.vectors.add({ label: firstLabel, vector: stored, gen: meta.generation });
           await db.tombstones.put({ label: current.label, gen: meta.generation });
-          return { label: firstLabel, removedLabel: current.label, added: [{ label: firstLabel, vector }], removedLabels: [current.label], generation: meta.generation };
+          return { label: firstLabel, removedLabel: current.label, added: [{ label: firstLabel, vector: loadedVector(stored) }], removedLabels: [current.label], generation: meta.generation };
         }),
       ),
 
@@ -621,7 +681,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           rows.sort((a, b) => a.label - b.label);
           for (let i = 0; i < rows.length; i += batchSize) {
             const batch = rows.slice(i, i + batchSize);
-            await visit(batch.map((r) => r.label), batch.map((r) => r.vector));
+            await visit(batch.map((r) => r.label), batch.map((r) => loadedVector(r.vector)));
           }
           return;
         }
@@ -630,7 +690,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         for (;;) {
           const batch = await db.vectors.where('label').above(lastLabel).limit(batchSize).toArray();
           if (batch.length === 0) break;
-          await visit(batch.map((r) => r.label), batch.map((r) => r.vector));
+          await visit(batch.map((r) => r.label), batch.map((r) => loadedVector(r.vector)));
           lastLabel = batch[batch.length - 1]!.label;
         }
       }),
@@ -647,7 +707,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
 
     stageVectors: (entries, embedderId) =>
       run('stageVectors', async () => {
-        await db.staged.bulkPut(entries.map((e) => ({ embedderId, ...e })));
+        await db.staged.bulkPut(entries.map((e) => ({ embedderId, ...e, vector: storedVector(e.vector) })));
       }),
 
     stagedIds: (embedderId) =>
@@ -695,7 +755,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const vectors: VectorRow[] = [];
           for (const memory of memories) {
             rows.push({ ...memory, label });
-            vectors.push({ label, id: memory.id, vector: staged.get(memory.id)!.vector, gen: generation });
+            vectors.push({ label, vector: staged.get(memory.id)!.vector, gen: generation });
             label += 1;
           }
           await db.memories.bulkPut(rows);
@@ -766,7 +826,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
       run('vectorsOf', async () => {
         const rows = await db.vectors.bulkGet(labels);
         const out = new Map<number, Float32Array>();
-        for (const row of rows) if (row) out.set(row.label, row.vector);
+        for (const row of rows) if (row) out.set(row.label, loadedVector(row.vector));
         return out;
       }),
 
@@ -785,7 +845,10 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           db.transaction('r', [db.memories, db.vectors], async () => {
             const rows = (await db.memories.bulkGet(ids.slice(i, i + batchSize))).filter((r): r is MemoryRow => r !== undefined);
             const vectors = await db.vectors.bulkGet(rows.map((r) => r.label));
-            return rows.map((r, j) => ({ memory: strip(r), vector: vectors[j]?.vector }));
+            return rows.map((r, j) => {
+              const stored = vectors[j]?.vector;
+              return { memory: strip(r), vector: stored && loadedVector(stored) };
+            });
           }),
         );
         if (page.length) yield page;
@@ -842,12 +905,12 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const kept = rows.filter((r) => last.get(r.id) === r);
           const dropped = rows.filter((r) => last.get(r.id) !== r).map((r) => r.label);
           await journal(ctx, writes.map((w, i) => ({ id: w.memory.id, before: existing[i] ? strip(existing[i]!) : null, after: w.memory })));
-          const vectorOf = new Map(rows.map((r, i) => [r, writes[i]!.vector]));
+          const vectorOf = new Map(rows.map((r, i) => [r, storedVector(writes[i]!.vector)]));
           await db.memories.bulkPut(kept);
-          await db.vectors.bulkPut(kept.map((r) => ({ label: r.label, id: r.id, vector: vectorOf.get(r)!, gen: meta.generation })));
+          await db.vectors.bulkPut(kept.map((r) => ({ label: r.label, vector: vectorOf.get(r)!, gen: meta.generation })));
           if (dropped.length) await db.tombstones.bulkPut(dropped.map((label) => ({ label, gen: meta.generation })));
           return {
-            added: kept.map((r) => ({ label: r.label, vector: vectorOf.get(r)! })),
+            added: kept.map((r) => ({ label: r.label, vector: loadedVector(vectorOf.get(r)!) })),
             removedLabels,
             generation: meta.generation,
           };
@@ -875,8 +938,8 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
             const label = firstLabel + i;
             await db.memories.put({ ...e.row!, label });
             if (e.vector) {
-              await db.vectors.put({ label, id: e.id, vector: e.vector, gen: meta.generation });
-              added.push({ label, vector: e.vector });
+              await db.vectors.put({ label, vector: e.vector, gen: meta.generation });
+              added.push({ label, vector: loadedVector(e.vector) });
             }
           }
           await undoRange(importId).delete();
@@ -1101,15 +1164,16 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const entries = await db.trash.where('id').equals(id).sortBy('seq');
           const entry = entries[entries.length - 1];
           if (!entry || (await db.memories.get(id))) return null;
-          if (!entry.vector) return { needsVector: entry.memory };
-          const row = { ...entry.memory, ...derivedFields(entry.memory), label: 0 };
+          const memory = entry.memory;
+          if (!entry.vector) return { needsVector: memory };
+          const row = { ...memory, ...derivedFields(memory), label: 0 };
           const { meta, firstLabel } = await bumpGeneration(1, { docs: 1, length: row.termLength });
           row.label = firstLabel;
           await db.memories.add(row);
-          await db.vectors.add({ label: firstLabel, id, vector: entry.vector, gen: meta.generation });
+          await db.vectors.add({ label: firstLabel, vector: entry.vector, gen: meta.generation });
           await db.trash.where('id').equals(id).delete();
-          await journal(ctx, [{ id, before: null, after: entry.memory }]);
-          return { memory: entry.memory, delta: { added: [{ label: firstLabel, vector: entry.vector }], removedLabels: [], generation: meta.generation } };
+          await journal(ctx, [{ id, before: null, after: memory }]);
+          return { memory, delta: { added: [{ label: firstLabel, vector: loadedVector(entry.vector) }], removedLabels: [], generation: meta.generation } };
         }),
       ),
 
@@ -1118,7 +1182,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         const out = new Map<string, { text: string; vector: Float32Array }>();
         // Oldest first, so the newest entry of an id is the one kept.
         for (const t of await db.trash.where('id').anyOf(ids).sortBy('seq')) {
-          if (t.vector) out.set(t.id, { text: t.memory.text, vector: t.vector });
+          if (t.vector) out.set(t.id, { text: t.memory.text, vector: loadedVector(t.vector) });
         }
         return out;
       }),

@@ -9,6 +9,7 @@
  * Values are copied in and out (structured clone), so a caller never shares a row with storage.
  */
 import { MemoryError } from '../core/errors.ts';
+import { roundToHalf } from '../core/half-float.ts';
 import { lexicalFields, nominateCandidates, type LexicalFields } from '../core/lexical-index.ts';
 import type {
   GraphChanges,
@@ -205,7 +206,7 @@ export function createMemoryStorage(): MemoryStorage {
       const out = fresh.map((row, i) => {
         row.label = firstLabel + i;
         putRow(row);
-        vectors.set(row.label, { id: row.memory.id, vector: new Float32Array(vecs[i]!), gen: generation });
+        vectors.set(row.label, { id: row.memory.id, vector: roundToHalf(vecs[i]!), gen: generation });
         return row.label;
       });
       append(ctx, memories.map((m) => ({ id: m.id, before: null, after: m })));
@@ -227,7 +228,7 @@ export function createMemoryStorage(): MemoryStorage {
       removeRow(current, generation);
       row.label = firstLabel;
       putRow(row);
-      vectors.set(firstLabel, { id: next.id, vector: new Float32Array(vector), gen: generation });
+      vectors.set(firstLabel, { id: next.id, vector: roundToHalf(vector), gen: generation });
       return { label: firstLabel, removedLabel: current.label, added: [{ label: firstLabel, vector: vectors.get(firstLabel)!.vector }], removedLabels: [current.label], generation };
     },
 
@@ -357,7 +358,7 @@ export function createMemoryStorage(): MemoryStorage {
       open();
       let stage = staged.get(embedderId);
       if (!stage) staged.set(embedderId, (stage = new Map()));
-      for (const e of entries) stage.set(e.id, { contentHash: e.contentHash, vector: new Float32Array(e.vector) });
+      for (const e of entries) stage.set(e.id, { contentHash: e.contentHash, vector: roundToHalf(e.vector) });
     },
 
     async stagedIds(embedderId) {
@@ -510,7 +511,7 @@ export function createMemoryStorage(): MemoryStorage {
           return;
         }
         putRow(row);
-        const vector = new Float32Array(writes[i]!.vector);
+        const vector = roundToHalf(writes[i]!.vector);
         vectors.set(row.label, { id: row.memory.id, vector, gen: generation });
         added.push({ label: row.label, vector });
       });

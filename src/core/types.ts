@@ -220,6 +220,8 @@ export type ProgressEvent =
   | { kind: 'embed'; done: number; total: number }
   | { kind: 'write'; done: number; total: number }
   | { kind: 'index-rebuild'; done: number; total: number }
+  /** A schema upgrade at open rewriting the store's rows (v11: every vector to binary16). */
+  | { kind: 'upgrade'; done: number; total: number }
   | { kind: 'reindex'; done: number; total: number }
   /**
    * `read`: `rowsRead` rows of the file checked (as `archiveInfo().rows` counts them), `bytes` of
