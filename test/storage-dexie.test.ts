@@ -38,7 +38,10 @@ describe('Dexie schema history', () => {
     });
     expect(SCHEMA_VERSIONS[8]!).toMatchObject({ version: 9, stores: { indexBlocks: '' } });
     expect(SCHEMA_VERSIONS[9]!).toMatchObject({ version: 10, stores: {} });
-    expect(SCHEMA_VERSIONS[10]!).toMatchObject({ version: 11, stores: {} });
+    expect(SCHEMA_VERSIONS[10]!).toMatchObject({
+      version: 11,
+      stores: { memories: 'id, &label, type, *tags, contentHash, *terms, *linkTargets, [createdAt+id], superseded, positive' },
+    });
     const versions = SCHEMA_VERSIONS.map((v) => v.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
   });
@@ -69,8 +72,8 @@ describe('Dexie schema history', () => {
     const raw = new Dexie(databaseName(name));
     await raw.open();
     expect(raw.verno).toBe(SCHEMA_VERSION);
-    // v8 indexed the old row's polarity.
-    expect(await raw.table('memories').where('polarity').equals(0).count()).toBe(1);
+    // v11: no positive polarity, so no entry in the sparse index.
+    expect(await raw.table('memories').where('positive').equals(1).count()).toBe(0);
     const row = await raw.table('memories').get('m1');
     // v10: "by" is a stop word.
     expect(row.terms).toEqual(['written', 'v1']);
@@ -141,8 +144,14 @@ async function writeV10Store(name: string, n: number) {
     contentHash: `h${i}`, validFrom: 0, validUntil: 0, surfacesWhen: [],
   });
   // Memories 0..n-2 are live; the last one is in the trash with its vector.
+  // m5 is superseded by m6; m7 has positive polarity.
   await legacy.table('memories').bulkPut(
-    Array.from({ length: n - 1 }, (_, i) => ({ ...memory(i), label: i, terms: [], termCounts: [], termLength: 0, linkTargets: [] })),
+    Array.from({ length: n - 1 }, (_, i) => ({
+      ...memory(i),
+      ...(i === 5 ? { supersededBy: 'm6', supersededAt: 3 } : {}),
+      ...(i === 7 ? { polarity: 1 } : {}),
+      label: i, terms: [], termCounts: [], termLength: 0, linkTargets: [],
+    })),
   );
   await legacy.table('vectors').bulkPut(Array.from({ length: n - 1 }, (_, i) => ({ label: i, id: `m${i}`, vector: vectors[i], gen: 1 })));
   await legacy.table('trash').put({ id: `m${n - 1}`, deletedAt: 5, actor: 'lib', memory: memory(n - 1), vector: vectors[n - 1] });
@@ -159,13 +168,18 @@ describe('schema v11: vectors as binary16', () => {
     const events: ProgressEvent[] = [];
     const store = await createMemory({ name, embedder, index: 'exact', onProgress: (e) => events.push(e) });
     const upgrade = events.filter((e): e is Extract<ProgressEvent, { kind: 'upgrade' }> => e.kind === 'upgrade');
-    // 399 vectors + 1 trash row + 1 staged row.
-    expect(upgrade[0]).toEqual({ kind: 'upgrade', done: 0, total: n + 1 });
-    expect(upgrade.at(-1)).toEqual({ kind: 'upgrade', done: n + 1, total: n + 1 });
+    // 399 memory rows, their 399 vectors, 1 trash row, 1 staged row.
+    expect(upgrade[0]).toEqual({ kind: 'upgrade', done: 0, total: 2 * n });
+    expect(upgrade.at(-1)).toEqual({ kind: 'upgrade', done: 2 * n, total: 2 * n });
     expect(upgrade.length).toBeGreaterThan(10);
     expect(upgrade.every((e, i) => i === 0 || e.done >= upgrade[i - 1]!.done)).toBe(true);
     // Each memory still comes back first for its own text (its vector survived the rewrite).
     for (const i of [0, 1, 57, 398]) expect((await store.recall(texts[i]!, { k: 1 }))[0]!.memory.id).toBe(`m${i}`);
+    // The sparse indexes found the superseded and the positive memory.
+    const stats = await store.stats();
+    expect(stats.superseded).toBe(1);
+    expect(stats.active).toBe(n - 2);
+    expect((await store.recall(texts[5]!, { k: 3 })).map((h) => h.memory.id)).not.toContain('m5');
     // The trashed memory comes back with its vector, without the model.
     expect((await store.trashRestore(`m${n - 1}`))?.id).toBe(`m${n - 1}`);
     expect((await store.recall(texts[n - 1]!, { k: 1 }))[0]!.memory.id).toBe(`m${n - 1}`);
@@ -181,6 +195,10 @@ describe('schema v11: vectors as binary16', () => {
     expect((await raw.table('staged').get(['next', 'm0'])).vector).toBeInstanceOf(Uint16Array);
     expect(await raw.table('vectors').filter((r) => !(r.vector instanceof Uint16Array)).count()).toBe(0);
     expect((await raw.table('meta').get('store')).value.schemaVersion).toBe(11);
+    const memories = raw.table('memories');
+    expect(memories.schema.indexes.map((i) => i.name).sort()).toEqual(['[createdAt+id]', 'contentHash', 'label', 'linkTargets', 'positive', 'superseded', 'tags', 'terms', 'type']);
+    expect(await memories.where('superseded').above('').primaryKeys()).toEqual(['m5']);
+    expect(await memories.where('positive').equals(1).primaryKeys()).toEqual(['m7']);
     raw.close();
   });
 
