@@ -1,7 +1,10 @@
 // Exposes the client to the Playwright specs, and registers the app's service worker so the
 // offline scenarios run exactly as the product does.
 import { registerSW } from 'virtual:pwa-register';
+import Dexie from 'dexie';
 import { connectMemory, MemoryError, type MemoryClient, type ConnectOptions } from '../src/index.ts';
+import { databaseName, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
+import { lexicalFields } from '../src/core/lexical-index.ts';
 
 declare global {
   interface Window {
@@ -10,6 +13,12 @@ declare global {
       /** The same, but in a dedicated worker of this page's own (not the shared one): an independent owner of the store. */
       connectDedicated(options?: ConnectOptions): Promise<MemoryClient>;
       MemoryError: typeof MemoryError;
+      /**
+       * Writes store `name` as schema v10 wrote it (float32 vectors with the memory id, every
+       * index of the time), `n` memories `legacy memory <i> <word>` with seeded unit vectors, for
+       * the upgrade specs. Answers the IndexedDB version the database was left at.
+       */
+      writeV10Store(name: string, n: number, embedderId: string, dim: number): Promise<number>;
       swReady: Promise<boolean>;
       progress: unknown[];
     };
@@ -33,6 +42,40 @@ window.houkai = {
       ...options,
     }),
   MemoryError,
+  async writeV10Store(name, n, embedderId, dim) {
+    const db = new Dexie(databaseName(name));
+    for (const v of SCHEMA_VERSIONS.slice(0, 10)) db.version(v.version).stores(v.stores);
+    let seed = 12345;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32) - 0.5;
+    const now = Math.floor(Date.now() / 1000);
+    let length = 0;
+    for (let from = 0; from < n; from += 2_000) {
+      const rows: Record<string, unknown>[] = [];
+      const vectors: Record<string, unknown>[] = [];
+      for (let i = from; i < Math.min(n, from + 2_000); i++) {
+        const text = `legacy memory ${i} w${i.toString(36)}`;
+        const lexical = lexicalFields(text);
+        length += lexical.termLength;
+        rows.push({
+          id: `legacy-${i}`, text, type: 'semantic', tags: [], importance: 0.5, createdAt: now - n + i, lastAccessed: now - n + i,
+          accessCount: 0, source: null, links: [], supersededBy: '', supersededAt: 0, polarity: 0, expiresAt: 0, pinned: false, trust: 'trusted',
+          contentHash: `legacy${i}`, validFrom: 0, validUntil: 0, surfacesWhen: [], label: i,
+          ...lexical, linkTargets: [],
+        });
+        const v = Float32Array.from({ length: dim }, random);
+        const norm = Math.hypot(...v);
+        vectors.push({ label: i, id: `legacy-${i}`, vector: v.map((x) => x / norm), gen: 1 });
+      }
+      await db.transaction('rw', ['memories', 'vectors'], async () => {
+        await db.table('memories').bulkAdd(rows);
+        await db.table('vectors').bulkAdd(vectors);
+      });
+    }
+    await db.table('meta').put({ key: 'store', value: { schemaVersion: 10, embedderId, dim, generation: 1, nextLabel: n, createdAt: now, lexicalDocs: n, lexicalLength: length } });
+    const version = db.verno;
+    db.close();
+    return version;
+  },
   swReady,
   progress: [],
 };

@@ -62,7 +62,7 @@ describe('a store on the int8 HNSW index', () => {
     await second.close();
   }, 60_000);
 
-  it('recall reports exact float32 cosines and the exact order (the int8 hits are rescored from storage)', async () => {
+  it('recall reports the stored vectors\' cosines and the exact index\'s order (the int8 hits are rescored from storage)', async () => {
     const name = uniqueName('i8-rescore');
     const embedder = createHashEmbedder({ id: 'hash', dim: 96 });
     const i8 = await createMemory({ name, embedder, index: 'hnsw-i8' });

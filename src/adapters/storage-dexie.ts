@@ -1189,16 +1189,15 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
           const entries = await db.trash.where('id').equals(id).sortBy('seq');
           const entry = entries[entries.length - 1];
           if (!entry || (await db.memories.get(id))) return null;
-          const memory = entry.memory;
-          if (!entry.vector) return { needsVector: memory };
-          const row = { ...memory, ...derivedFields(memory), label: 0 };
+          if (!entry.vector) return { needsVector: entry.memory };
+          const row = { ...entry.memory, ...derivedFields(entry.memory), label: 0 };
           const { meta, firstLabel } = await bumpGeneration(1, { docs: 1, length: row.termLength });
           row.label = firstLabel;
           await db.memories.add(row);
           await db.vectors.add({ label: firstLabel, vector: entry.vector, gen: meta.generation });
           await db.trash.where('id').equals(id).delete();
-          await journal(ctx, [{ id, before: null, after: memory }]);
-          return { memory, delta: { added: [{ label: firstLabel, vector: loadedVector(entry.vector) }], removedLabels: [], generation: meta.generation } };
+          await journal(ctx, [{ id, before: null, after: entry.memory }]);
+          return { memory: entry.memory, delta: { added: [{ label: firstLabel, vector: loadedVector(entry.vector) }], removedLabels: [], generation: meta.generation } };
         }),
       ),
 
