@@ -40,7 +40,10 @@ describe('Dexie schema history', () => {
     expect(SCHEMA_VERSIONS[9]!).toMatchObject({ version: 10, stores: {} });
     expect(SCHEMA_VERSIONS[10]!).toMatchObject({
       version: 11,
-      stores: { memories: 'id, &label, type, *tags, contentHash, *terms, *linkTargets, [createdAt+id], superseded, positive' },
+      stores: {
+        memories: 'id, &label, type, *tags, contentHash, *terms, *linkTargets, [createdAt+id], superseded, positive',
+        journal: '++seq, ts, id, group',
+      },
     });
     const versions = SCHEMA_VERSIONS.map((v) => v.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
@@ -199,6 +202,7 @@ describe('schema v11: vectors as binary16', () => {
     expect(memories.schema.indexes.map((i) => i.name).sort()).toEqual(['[createdAt+id]', 'contentHash', 'label', 'linkTargets', 'positive', 'superseded', 'tags', 'terms', 'type']);
     expect(await memories.where('superseded').above('').primaryKeys()).toEqual(['m5']);
     expect(await memories.where('positive').equals(1).primaryKeys()).toEqual(['m7']);
+    expect(raw.table('journal').schema.indexes.map((i) => i.name).sort()).toEqual(['group', 'id', 'ts']);
     raw.close();
   });
 

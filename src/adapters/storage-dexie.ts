@@ -313,9 +313,13 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
     // And three indexes of the memories table cost less: an index entry carries the row's primary
     // key (a 36-character id), ~100 bytes each on disk in Chromium, so `createdAt` goes (the
     // `[createdAt+id]` index orders by it too), and `supersededBy`/`polarity` become the sparse
-    // `superseded`/`positive`, which only superseded / positive memories enter.
+    // `superseded`/`positive`, which only superseded / positive memories enter. The journal's
+    // `op` index, which nothing queries, goes too.
     version: 11,
-    stores: { memories: 'id, &label, type, *tags, contentHash, *terms, *linkTargets, [createdAt+id], superseded, positive' },
+    stores: {
+      memories: 'id, &label, type, *tags, contentHash, *terms, *linkTargets, [createdAt+id], superseded, positive',
+      journal: '++seq, ts, id, group',
+    },
     async upgrade(tx, progress) {
       const tables = ['memories', 'vectors', 'staged', 'trash', 'importUndo'] as const;
       const counts = await Promise.all(tables.map((t) => tx.table(t).count()));
