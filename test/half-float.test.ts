@@ -1,25 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { fromHalf, halfBits, roundToHalf, toHalf } from '../src/core/half-float.ts';
 import { cosineInOrder } from '../src/core/vector-math.ts';
-
-/** A seeded generator (mulberry32), so a failure reproduces. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { gaussian, mulberry32 as seeded } from './helpers/prng.ts';
 
 function unitVector(random: () => number, dim: number): Float32Array {
+  const normal = gaussian(random);
   const v = new Float32Array(dim);
   let norm = 0;
   for (let i = 0; i < dim; i++) {
-    // A sum of uniforms: roughly normal components, like an embedding's.
-    v[i] = random() + random() + random() - 1.5;
+    v[i] = normal();
     norm += v[i]! * v[i]!;
   }
   for (let i = 0; i < dim; i++) v[i]! /= Math.sqrt(norm);
