@@ -150,9 +150,12 @@ async function halveVectors(tx: Transaction, table: string, dropId: boolean, adv
     .table(table)
     .toCollection()
     .modify((row: { vector?: StoredVector; id?: string }) => {
+      advance();
+      const rewrite = row.vector instanceof Float32Array || (dropId && 'id' in row);
+      if (!rewrite) return false; // Dexie writes back only the rows a modifier changed
       if (row.vector instanceof Float32Array) row.vector = storedVector(row.vector);
       if (dropId) delete row.id;
-      advance();
+      return true;
     });
 }
 
@@ -335,9 +338,12 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
         .table('memories')
         .toCollection()
         .modify((row: MemoryRow) => {
+          advance();
+          // Dropping an index needs no row written; only the few rows entering a sparse one are.
+          if (!row.supersededBy && row.polarity !== 1) return false;
           if (row.supersededBy) row.superseded = row.supersededBy;
           if (row.polarity === 1) row.positive = 1;
-          advance();
+          return true;
         });
       for (const table of tables.slice(1)) await halveVectors(tx, table, table === 'vectors', advance);
       if (total > 0 && done % step !== 0) progress(total, total);
