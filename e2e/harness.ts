@@ -5,6 +5,7 @@ import Dexie from 'dexie';
 import { connectMemory, MemoryError, type MemoryClient, type ConnectOptions } from '../src/index.ts';
 import { databaseName, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
 import { lexicalFields } from '../src/core/lexical-index.ts';
+import { makeMemory } from '../test/helpers/memory.ts';
 
 declare global {
   interface Window {
@@ -56,12 +57,8 @@ window.houkai = {
         const text = `legacy memory ${i} w${i.toString(36)}`;
         const lexical = lexicalFields(text);
         length += lexical.termLength;
-        rows.push({
-          id: `legacy-${i}`, text, type: 'semantic', tags: [], importance: 0.5, createdAt: now - n + i, lastAccessed: now - n + i,
-          accessCount: 0, source: null, links: [], supersededBy: '', supersededAt: 0, polarity: 0, expiresAt: 0, pinned: false, trust: 'trusted',
-          contentHash: `legacy${i}`, validFrom: 0, validUntil: 0, surfacesWhen: [], label: i,
-          ...lexical, linkTargets: [],
-        });
+        const at = now - n + i;
+        rows.push({ ...makeMemory(`legacy-${i}`, text, { createdAt: at, lastAccessed: at, contentHash: `legacy${i}` }), label: i, ...lexical, linkTargets: [] });
         const v = Float32Array.from({ length: dim }, random);
         const norm = Math.hypot(...v);
         vectors.push({ label: i, id: `legacy-${i}`, vector: v.map((x) => x / norm), gen: 1 });

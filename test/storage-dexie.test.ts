@@ -141,18 +141,14 @@ async function writeV10Store(name: string, n: number) {
     key: 'store',
     value: { schemaVersion: 10, embedderId: 'legacy', dim: 32, generation: 1, nextLabel: n, createdAt: 1, lexicalDocs: n - 1, lexicalLength: 0 },
   });
-  const memory = (i: number) => ({
-    id: `m${i}`, text: texts[i]!, type: 'semantic', tags: [], importance: 0.5, createdAt: 1 + i, lastAccessed: 1, accessCount: 0,
-    source: null, links: [], supersededBy: '', supersededAt: 0, polarity: 0, expiresAt: 0, pinned: false, trust: 'trusted',
-    contentHash: `h${i}`, validFrom: 0, validUntil: 0, surfacesWhen: [],
-  });
+  const memory = (i: number) => makeMemory(`m${i}`, texts[i]!, { createdAt: 1 + i, lastAccessed: 1, contentHash: `h${i}` });
   // Memories 0..n-2 are live; the last one is in the trash with its vector.
   // m5 is superseded by m6; m7 has positive polarity.
   await legacy.table('memories').bulkPut(
     Array.from({ length: n - 1 }, (_, i) => ({
       ...memory(i),
       ...(i === 5 ? { supersededBy: 'm6', supersededAt: 3 } : {}),
-      ...(i === 7 ? { polarity: 1 } : {}),
+      ...(i === 7 ? { polarity: 1 as const } : {}),
       label: i, terms: [], termCounts: [], termLength: 0, linkTargets: [],
     })),
   );

@@ -45,14 +45,17 @@ interface MemoryRow extends Memory {
   positive?: 1;
 }
 
-/** The derived, indexed fields stored beside a memory. */
-function derivedFields(memory: Memory): Pick<MemoryRow, 'terms' | 'termCounts' | 'termLength' | 'linkTargets' | 'superseded' | 'positive'> {
+/** The sparse index fields: present only on the memories they index (schema v11). */
+function sparseFields(memory: Pick<Memory, 'supersededBy' | 'polarity'>): Pick<MemoryRow, 'superseded' | 'positive'> {
   return {
-    ...lexicalFields(memory.text),
-    linkTargets: [...new Set(memory.links.map((l) => l.to))],
     ...(memory.supersededBy ? { superseded: memory.supersededBy } : {}),
     ...(memory.polarity === 1 ? { positive: 1 as const } : {}),
   };
+}
+
+/** The derived, indexed fields stored beside a memory. */
+function derivedFields(memory: Memory): Pick<MemoryRow, 'terms' | 'termCounts' | 'termLength' | 'linkTargets' | 'superseded' | 'positive'> {
+  return { ...lexicalFields(memory.text), linkTargets: [...new Set(memory.links.map((l) => l.to))], ...sparseFields(memory) };
 }
 
 /**
@@ -340,9 +343,9 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
         .modify((row: MemoryRow) => {
           advance();
           // Dropping an index needs no row written; only the few rows entering a sparse one are.
-          if (!row.supersededBy && row.polarity !== 1) return false;
-          if (row.supersededBy) row.superseded = row.supersededBy;
-          if (row.polarity === 1) row.positive = 1;
+          const sparse = sparseFields(row);
+          if (Object.keys(sparse).length === 0) return false;
+          Object.assign(row, sparse);
           return true;
         });
       for (const table of tables.slice(1)) await halveVectors(tx, table, table === 'vectors', advance);
