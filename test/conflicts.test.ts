@@ -98,8 +98,8 @@ describe('conflict reasons', () => {
     expect(await conflictReason(mem('a', 'Use X'), mem('b', 'Never use X'), { contradictionFn: fn })).toMatchObject({ reason: 'negation_diff' });
     expect(await conflictReason(mem('a', 'Use X', { polarity: 1 }), mem('b', 'Use X', { polarity: -1 }), { contradictionFn: fn })).toMatchObject({ reason: 'polarity_diff' });
     expect(fn).toHaveBeenCalledTimes(0);
-    const a = mem('a', 'Use ruff for linting');
-    const b = mem('b', 'Use flake8 for linting');
+    const a = mem('a', 'Lint Python with ruff');
+    const b = mem('b', 'Lint Python with flake8');
     expect(await conflictReason(a, b, { contradictionFn: fn })).toEqual({ kind: 'contradiction', reason: 'custom_fn' });
     expect(fn).toHaveBeenCalledTimes(1);
     expect(fn).toHaveBeenCalledWith(a, b);

@@ -10,7 +10,7 @@
  * surfaced to the person, never resolved behind their back (the `review` policy).
  */
 import { invalid } from './errors.ts';
-import { comparePair } from './contradiction.ts';
+import { comparePair, newerAddsValues, saysItReplaces, valuesDiffer } from './contradiction.ts';
 import { EXTENDED_NEGATION_WORDS, negationTokens, overlapCoefficient } from './negation.ts';
 import { setJaccard } from './tokenize.ts';
 import type { Conflict, Memory, Polarity } from './types.ts';
@@ -29,12 +29,14 @@ export const CONFLICT_CANDIDATES = 12;
 
 /**
  * Below {@link CONFLICT_THRESHOLD}, a pair can still conflict by one of the lexical patterns
- * (contradiction.ts: a changed value or swapped alternatives) down to this cosine: "The standup
- * is on Friday" / "moved to Monday" are less alike than two paraphrases. On the hand-written
- * pairs the lowest cosine of a real conflict was 0.48 (MiniLM), and the patterns themselves need
- * a shared frame, so this only keeps unrelated neighbours out.
+ * (contradiction.ts: a changed value or swapped alternatives) down to this cosine: "Our CI runs on
+ * GitHub Actions" / "… on CircleCI" are less alike (MiniLM 0.39) than two paraphrases. The
+ * patterns themselves need a shared frame, so this only keeps unrelated neighbours out. Chosen on
+ * bench/data/changed-values.json (tuning): from 0.5 to 0.3 MiniLM finds 5 more of its 160 changed
+ * values and neither the 82-memory agent store nor a 788-turn chat store raises one more conflict
+ * (`bench/changed-values.ts`).
  */
-export const PATTERN_GATE = 0.5;
+export const PATTERN_GATE = 0.3;
 
 /** 'update': the newer memory replaces the older (a changed value or preference, "no longer"). */
 export type ConflictKind = 'contradiction' | 'update' | 'duplicate';
@@ -83,17 +85,27 @@ export function quickConflictReason(
  * negation (and the other patterns) → `contradictionFn` → duplicate. The function is consulted **only** when neither cheap
  * rule decided ("negation is a fast-path"); a truthy answer gives
  * `contradiction/custom_fn`. It may be async; its errors propagate.
+ *
+ * A duplicate is only the same statement: two statements holding different values of one kind
+ * (times, numbers, days, months, names: `valuesDiffer`) never are, however alike their vectors.
+ * When the rest of their words agree it is a changed value (`value_mismatch`: an update when
+ * the newer says so, else a contradiction, checked before the custom function like the other
+ * patterns); when it does not, two facts about different things, and the result is null (nothing
+ * to report).
  */
 export async function conflictReason(
   a: Memory,
   b: Memory,
   options: { contradictionFn?: ContradictionFn | null } = {},
-): Promise<ConflictVerdict> {
+): Promise<ConflictVerdict | null> {
   const quick = quickConflictReason(a, b);
   if (quick) return quick;
+  const [older, newer] = (a.createdAt ?? 0) < (b.createdAt ?? 0) ? [a, b] : [b, a];
+  const values = valuesDiffer(older.text, newer.text);
+  if (values.differ && values.frame) return { kind: saysItReplaces(older.text, newer.text) ? 'update' : 'contradiction', reason: 'value_mismatch' };
   const fn = options.contradictionFn;
   if (fn && (await fn(a, b))) return { kind: 'contradiction', reason: 'custom_fn' };
-  return { kind: 'duplicate', reason: 'similarity' };
+  return values.differ ? null : { kind: 'duplicate', reason: 'similarity' };
 }
 
 export type ConflictSkip = 'self' | 'type' | 'superseded' | 'expired' | 'tags';
@@ -262,6 +274,8 @@ export type PolicyAction =
  *   duplicate: touched, importance raised to the max; the new memory is dropped), contradicted
  *   and updated memories are superseded, by the new memory, or by the merge target when the new
  *   one was merged away. (The reference superseded duplicates too, trap 6; the seed's matrix is followed.)
+ *   A duplicate whose newer text holds a value the older lacks ("… at 9:30" / "… at 9:30 in room
+ *   4B") is superseded like an update instead: the newer wording is never merged away.
  * - `review` → the new memory is kept and one `queue` per conflict is recorded; nothing is
  *   resolved. `reviewKinds` limits which kinds are queued (default both).
  */
@@ -282,7 +296,9 @@ export function decidePolicy(
   }
   // supersede
   const actions: PolicyAction[] = [];
-  const duplicates = conflicts.filter((c) => c.kind === 'duplicate');
+  // A duplicate whose newer wording holds a value the older lacks is kept, the older superseded:
+  // a merge would keep the older text and lose it.
+  const duplicates = conflicts.filter((c) => c.kind === 'duplicate' && !newerAddsValues(c.b.text, c.a.text));
   let survivor = conflicts[0]!.a.id;
   if (duplicates.length > 0) {
     // Best similarity first; ties keep candidate order.
@@ -298,7 +314,7 @@ export function decidePolicy(
   }
   const superseded = new Set<string>();
   for (const c of conflicts) {
-    if (c.kind === 'duplicate' || c.b.id === survivor || superseded.has(c.b.id)) continue;
+    if (duplicates.includes(c) || c.b.id === survivor || superseded.has(c.b.id)) continue;
     superseded.add(c.b.id);
     actions.push({ type: 'supersede', oldId: c.b.id, newId: survivor, conflict: c });
   }

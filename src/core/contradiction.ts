@@ -15,16 +15,22 @@
  *    spaces") or the two are separated by other words ("Anna reviews and Ben deploys" / "Ben
  *    reviews and Anna deploys"), but not a mere reordered list ("pnpm and yarn") nor a passive
  *    ("Ben reviews it" / "it is reviewed by Ben").
- * 3. **value mismatch**: the same frame (at least two shared content words, and at least half of
- *    the shorter statement) with exactly one differing stretch on each side, holding mutually
- *    exclusive values of one kind: numbers ("port 5432" / "5433", "two approvals" / "one"), days,
- *    months, times, antonyms and opposite states ("light" / "dark", "enabled" / "disabled",
- *    "green" / "red"), or names (capitalised words: cities, people, tools, languages). Not when
- *    the frame's verb is one that admits several values ("likes Python" / "likes TypeScript",
- *    "speaks German" / "speaks English") unless the frame says only one is meant ("prefers",
- *    "favourite", "default", "minimum", …), nor when the newer statement adds ("also", "too").
- *    With a change marker in the newer one ("now", "moved", "switched", "from now on", …) any
- *    single-stretch difference counts.
+ * 3. **value mismatch**: one differing stretch a side holding values of one kind (values.ts: times,
+ *    numbers, quantities with their unit, days, months, colours; antonyms and opposite states,
+ *    "light" / "dark", "locked" / "unlocked"; names: capitalised words, identifiers such as
+ *    `us-east-1`), the rest the same: one shared word is frame enough when the stretches hold
+ *    nothing but values ("The standup is at 9:30" / "… at 10:00"). Not when the frame's verb admits
+ *    several values ("likes Python" / "likes TypeScript") unless the frame says only one is meant
+ *    ("prefers", "favourite", "default", …), nor when the newer statement adds ("also", "too"),
+ *    nor when a plain word beside the value changes the subject ("Tom is 7" / "Tom's sister is
+ *    10"). With no value, the one choice a frame allows ("prefer tea" / "prefer coffee", "the
+ *    default branch is main" / "… master"). With a change marker in the newer one ("now", "moved",
+ *    "switched", "was upgraded to", …) the verb around the value may differ too. Only statements:
+ *    past {@link MAX_STATEMENT_WORDS} content words a text holds several facts.
+ *
+ * Beside the patterns, {@link valuesDiffer} tells the conflict scan that two alike statements with
+ * different values are not duplicates (conflicts.ts). Transcript lines are compared by what was
+ * said (transcript.ts), and a name used to address someone ("Thanks, Gina!") is not a value.
  *
  * A conflict is an **update** when the newer statement says it replaces the older one (a change
  * marker it alone carries, "no longer", "anymore") or when it restates a preference (the frame
@@ -34,9 +40,12 @@
  * Measured on SICK (trained on nothing but the rule thresholds, chosen on SICK TRAIN) and on a
  * hand-written set of agent-memory pairs: `bench/contradiction.ts`.
  */
+
 import { EXTENDED_NEGATION_WORDS, negationTokens, overlapCoefficient } from './negation.ts';
 import { stem } from './stem.ts';
 import { STOP_WORDS } from './stopwords.ts';
+import { readTranscriptLine } from './transcript.ts';
+import { comparableKind, readValue, type RawWord, type ValueKind } from './values.ts';
 
 export type ConflictPattern = 'negation' | 'swap' | 'value';
 
@@ -51,29 +60,37 @@ export interface PairVerdict {
 export const NEGATION_CONTENT_GATE = 0.85;
 /** Longest differing stretch (in content words) the value rule compares. */
 const MAX_VALUE_RUN = 3;
+/**
+ * The value rule reads statements, not stories: beyond this many content words a text holds
+ * several facts (a chat turn greeting someone by name, then telling news), and a differing name
+ * or number says nothing about one of them changing.
+ */
+export const MAX_STATEMENT_WORDS = 12;
 
 const NEGATIONS: ReadonlySet<string> = new Set(EXTENDED_NEGATION_WORDS);
 /** Words (as the reference tokeniser leaves them) that set alternatives against each other. */
-const CONTRAST = new Set(['not', 'never', 'rather', 'instead', 'over', 'than', 'vs', 'versus', 'without', 'no']);
+const CONTRAST = new Set(['not', 'never', 'rather', 'instead', 'over', 'than', 'vs', 'versus', 'without', 'no', 'to']);
 /** Words and phrases by which a newer statement says it replaces an older one. */
 const CHANGE_WORDS = new Set([
   'now', 'moved', 'move', 'moves', 'switched', 'switch', 'changed', 'change', 'anymore', 'nowadays', 'updated',
-  'became', 'become', 'replaced', 'migrated', 'renamed', 'newly', 'starting', 'henceforth',
+  'became', 'become', 'replaced', 'migrated', 'renamed', 'newly', 'starting', 'henceforth', 'new', 'relocated',
+  'rescheduled', 'postponed', 'upgraded', 'downgraded', 'raised', 'lowered', 'increased', 'decreased', 'reduced',
+  'shortened', 'extended', 'rewritten', 'rewrote', 'reassigned', 'transferred', 'promoted', 'bumped',
 ]);
-const CHANGE_PHRASES = [/\bno longer\b/, /\bany more\b/, /\bfrom now on\b/, /\bas of\b/, /\bgoing forward\b/, /\bthese days\b/, /\binstead\b(?!\s+of)/];
+const CHANGE_PHRASES = [/\bno longer\b/, /\bany more\b/, /\bfrom now on\b/, /\bas of\b/, /\bgoing forward\b/, /\bthese days\b/, /\binstead\b(?!\s+of)/, /\bwent (?:up|down)\b/, /\bpushed back\b/];
 const ADDITIVE = new Set(['also', 'too', 'additionally', 'another', 'plus']);
 const ADDITIVE_PHRASES = [/\bas well\b/, /\bin addition\b/];
+const stems = (words: readonly string[]): ReadonlySet<string> => new Set(words.map(stem));
 /** Verbs that admit several objects at once ("likes Python" and "likes TypeScript"). */
-const INCLUSIVE = new Set(['like', 'love', 'enjoi', 'speak', 'know', 'read', 'plai', 'visit', 'support', 'contain', 'include', 'own', 'has', 'have']);
-/** Frame words that make a single value meant even with an inclusive verb. */
-const EXCLUSIVE = new Set(['prefer', 'preferr', 'favourit', 'favorit', 'main', 'primari', 'default', 'onli', 'minimum', 'maximum', 'usual', 'best']);
+const INCLUSIVE = stems(['like', 'love', 'enjoy', 'speak', 'know', 'read', 'play', 'visit', 'support', 'contain', 'include', 'own', 'has', 'have']);
+/**
+ * Frame words that make a single value meant even with an inclusive verb, and make any
+ * one-word substitution a changed choice ("prefer tea" / "prefer coffee", "use pnpm" / "use yarn").
+ */
+const EXCLUSIVE = stems(['prefer', 'preferred', 'favourite', 'favorite', 'main', 'primary', 'default', 'only', 'minimum', 'maximum', 'usual', 'usually', 'best', 'use', 'uses']);
 /** Frame words of a preference: a changed value is an update (people change their minds). */
-const PREFERENCE = new Set(['prefer', 'preferr', 'preferenc', 'favourit', 'favorit', 'want', 'wish', 'like', 'love']);
+const PREFERENCE = stems(['prefer', 'preferred', 'preference', 'favourite', 'favorite', 'want', 'wants', 'wish', 'like', 'love']);
 
-const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'twenty', 'hundred', 'thousand', 'once', 'twice', 'single', 'double'];
-const COLOURS = ['red', 'green', 'blue', 'yellow', 'orange', 'purple', 'black', 'white', 'gray', 'grey', 'pink', 'brown'];
 /** Opposite values, written for this detector (compared by stem). */
 const ANTONYM_PAIRS: readonly (readonly [string, string])[] = [
   ['light', 'dark'], ['long', 'short'], ['big', 'small'], ['large', 'small'], ['huge', 'tiny'], ['full', 'empty'], ['near', 'far'],
@@ -97,16 +114,20 @@ for (const [a, b] of ANTONYM_PAIRS) {
   ANTONYMS.get(sa)!.add(sb);
   ANTONYMS.get(sb)!.add(sa);
 }
-const stems = (words: readonly string[]): Set<string> => new Set(words.map(stem));
-const DAY_STEMS = stems([...WEEKDAYS, ...WEEKDAYS.map((d) => `${d}s`)]);
-const MONTH_STEMS = stems(MONTHS);
-const NUMBER_STEMS = stems(NUMBER_WORDS);
-const COLOUR_STEMS = stems(COLOURS);
+
+/** Opposite values: a listed pair, or a word and its un-/in-/dis- negation ("locked" / "unlocked"). */
+function opposite(x: string, y: string): boolean {
+  if (ANTONYMS.get(x)?.has(y)) return true;
+  const [short, long] = x.length <= y.length ? [x, y] : [y, x];
+  return short.length >= 4 && /^(un|in|im|dis|non)/.test(long) && long.replace(/^(un|in|im|dis|non)-?/, '') === short;
+}
 
 /** One statement, as the rules see it. */
 export interface StatementView {
-  /** Content words in order: stemmed, stop words, negations and markers left out; numbers whole. */
+  /** Content words in order: stemmed, stop words, negations and markers left out; values by their normalised key. */
   seq: string[];
+  /** The value kind of each position of `seq` (null for a plain word). */
+  kinds: (ValueKind | null)[];
   /** Positions in `seq` of words written as names (capitalised, or mixed/upper case). */
   named: Set<number>;
   /** Negations (reference list, n't forms, "rather than", "instead of"). */
@@ -118,39 +139,80 @@ export interface StatementView {
   additive: boolean;
 }
 
-const WORD_OR_NUMBER = /\p{Nd}{1,3}(?:,\p{Nd}{3})+(?:\.\p{Nd}+)?|v?\p{Nd}+(?:[.:]\p{Nd}+)+|[\p{L}\p{N}_]+/gu;
+/** Numbers with separators, versions and times, identifiers written with dots or hyphens (`Fly.io`, `us-east-1`), words. */
+const WORD_OR_NUMBER = /\p{Nd}{1,3}(?:,\p{Nd}{3})+(?:\.\p{Nd}+)?|v?\p{Nd}+(?:[.:]\p{Nd}+)+|[\p{L}\p{N}_]+(?:[.-][\p{L}\p{N}_]+)*/gu;
 const MARKERS = new Set([...CHANGE_WORDS, ...ADDITIVE]);
+
+/** Words that address someone when a name follows them ("Hey Mel!", "Thanks Gina!"). */
+const INTERJECTIONS = new Set(['hey', 'hi', 'hello', 'thanks', 'thank', 'wow', 'bye', 'congrats', 'go', 'yeah', 'yes', 'sure', 'oh', 'sorry', 'ok', 'okay', 'dear', 'yo', 'aw', 'aww', 'cheers', 'great', 'awesome', 'nice', 'cool', 'welcome', 'morning', 'night', 'hiya', 'yay', 'woah', 'whoa', 'ya']);
+
+/** Interjections that say nothing about the world ("Hey", "Wow", "Thanks"): left out of a statement's content. */
+const GREETINGS = new Set(['hey', 'hi', 'hello', 'wow', 'bye', 'oh', 'yeah', 'yay', 'woah', 'whoa', 'aw', 'aww', 'hiya', 'yo', 'ok', 'okay', 'thanks', 'thank', 'congrats', 'cheers']);
+
+/** Titles written with a full stop that does not end a sentence. */
+const TITLES = new Set(['dr', 'mr', 'mrs', 'ms', 'mx', 'prof', 'st', 'sr', 'jr', 'mt', 'no', 'vs']);
+
+interface Word extends RawWord {
+  /** A name used to address someone ("Thanks, Gina!"): not part of what the statement says. */
+  vocative: boolean;
+}
+
+/** The words of a text with their sentence starts (apostrophes dropped: "o'clock" → `oclock`). */
+function rawWords(text: string): Word[] {
+  const folded = text.replace(/[\u2018\u02bc\uff07\u00b4\u2032\u2019']/gu, '');
+  const matches = [...folded.matchAll(WORD_OR_NUMBER)];
+  return matches.map((match, k) => {
+    const prev = matches[k - 1];
+    const before = folded.slice(prev ? prev.index + prev[0].length : 0, match.index);
+    const end = match.index + match[0].length;
+    const after = folded.slice(end, matches[k + 1]?.index ?? folded.length);
+    // A sentence starts after . ! ? ; : and after an opening quote (`Jon said, "Thanks!"`).
+    // (Not after a title: "Dr. Shah", "Mrs. Brown".)
+    const afterTitle = prev !== undefined && TITLES.has(prev[0].toLowerCase()) && /^\.\s+$/.test(before);
+    const sentenceStart = k === 0 || (!afterTitle && /[.!?;:]\s*$|["\u201c\u00ab(]\s*$/u.test(before));
+    const addressed = /^\s*[!,?]/.test(after) || (/^\s*[.]?\s*$/.test(after) && k === matches.length - 1);
+    const afterGreeting = /,\s*$/.test(before) || (prev !== undefined && INTERJECTIONS.has(prev[0].toLowerCase())) || sentenceStart;
+    const vocative = /^\p{Lu}\p{Ll}/u.test(match[0]) && addressed && afterGreeting && !(sentenceStart && k === matches.length - 1);
+    return { raw: match[0], sentenceStart, vocative };
+  });
+}
 
 /** Reads one statement (see {@link StatementView}). */
 export function contentTokens(text: string): StatementView {
-  const folded = text.replace(/[\u2018\u02bc\uff07\u00b4\u2032\u2019]/gu, "'");
-  const lower = folded.toLowerCase();
+  const lower = text.replace(/[\u2018\u02bc\uff07\u00b4\u2032\u2019]/gu, "'").toLowerCase();
+  const words = rawWords(text);
   const seq: string[] = [];
+  const kinds: (ValueKind | null)[] = [];
   const named = new Set<number>();
-  let sentenceStart = true;
-  let lastEnd = 0;
-  for (const match of folded.replace(/'/g, '').matchAll(WORD_OR_NUMBER)) {
-    const raw = match[0];
-    const between = folded.replace(/'/g, '').slice(lastEnd, match.index);
-    if (/[.!?;:]\s*$/.test(between) && lastEnd > 0) sentenceStart = true;
-    lastEnd = match.index + raw.length;
+  for (let i = 0; i < words.length; i++) {
+    const { raw, sentenceStart } = words[i]!;
     const token = raw.toLowerCase();
-    const first = sentenceStart;
-    sentenceStart = false;
-    if (NEGATIONS.has(token) || STOP_WORDS.has(token) || MARKERS.has(token)) continue;
-    const term = /\p{Nd}/u.test(token) ? token.replace(/,/g, '') : stem(token);
+    const value = readValue(words, i);
+    if (value) {
+      seq.push(value.key);
+      kinds.push(value.kind);
+      i += value.width - 1;
+      continue;
+    }
+    // "is on" / "is off": a state when it ends the statement ("The flag for search is on").
+    const state = (token === 'on' || token === 'off' || token === 'up' || token === 'down') && (i === words.length - 1 || words[i + 1]!.sentenceStart);
+    if (words[i]!.vocative || GREETINGS.has(token) || (!state && (NEGATIONS.has(token) || STOP_WORDS.has(token) || MARKERS.has(token)))) continue;
     // A name: capitalised away from a sentence start, or with capitals inside (GitHub, CI).
     const capital = /^\p{Lu}/u.test(raw);
     const inner = /.\p{Lu}/u.test(raw);
-    if ((capital && !first) || inner) named.add(seq.length);
-    else if (capital && first) named.add(-1 - seq.length); // sentence-initial capital: a name only if the other side agrees
-    seq.push(term);
+    // An identifier (`us-east-1`, `ec2`, `Fly.io`) names one thing like a capitalised word.
+    const identifier = /\p{L}/u.test(raw) && (/\p{Nd}/u.test(raw) || raw.includes('.'));
+    if ((capital && !sentenceStart) || inner || identifier) named.add(seq.length);
+    else if (capital && sentenceStart) named.add(-1 - seq.length); // sentence-initial capital: a name only if the other side agrees
+    seq.push(stem(token));
+    kinds.push(null);
   }
   const refTokens = negationTokens(text);
   let negations = refTokens.filter((t) => NEGATIONS.has(t)).length;
   negations += (lower.match(/\brather than\b|\binstead of\b/g) ?? []).length;
   return {
     seq,
+    kinds,
     named,
     negations,
     passive: refTokens.includes('by'),
@@ -175,24 +237,37 @@ function differingRuns(seq: readonly string[], other: ReadonlySet<string>): numb
   return runs;
 }
 
-type ValueKind = 'number' | 'day' | 'month' | 'colour' | 'antonym' | 'name';
+type SlotKind = 'numeric' | 'quantity' | 'day' | 'month' | 'colour' | 'antonym' | 'name';
 
-const isNumber = (w: string): boolean => /\p{Nd}/u.test(w) || NUMBER_STEMS.has(w);
+/**
+ * A capital opening a sentence says nothing by itself ("Keep going", "Hey, …"). It is read as a
+ * name only in parallel: both statements open with one differing capitalised word and go on
+ * alike for at least two words ("Ben owns the billing service" / "Lisa owns …").
+ */
+const parallelOpening = (a: StatementView, runA: readonly number[], b: StatementView, runB: readonly number[]): boolean =>
+  runA.length === 1 && runB.length === 1 && runA[0] === 0 && runB[0] === 0 && a.named.has(-1) && b.named.has(-1) && a.seq.length >= 3 && b.seq.length >= 3;
+
+const isName = (v: StatementView, i: number, opening: boolean): boolean => v.named.has(i) || (opening && i === 0);
 
 /** The kind of value two differing stretches share, or null when they are not exclusive values. */
-function valueKind(a: StatementView, runA: number[], b: StatementView, runB: number[]): ValueKind | null {
+function valueKind(a: StatementView, runA: readonly number[], b: StatementView, runB: readonly number[]): SlotKind | null {
   const wa = runA.map((i) => a.seq[i]!);
   const wb = runB.map((i) => b.seq[i]!);
-  if (wa.some((x) => wb.some((y) => ANTONYMS.get(x)?.has(y)))) return 'antonym';
-  if (wa.some(isNumber) && wb.some(isNumber)) return 'number';
-  for (const [kind, set] of [['day', DAY_STEMS], ['month', MONTH_STEMS], ['colour', COLOUR_STEMS]] as const) {
-    if (wa.some((x) => set.has(x)) && wb.some((y) => set.has(y))) return kind;
-  }
-  const isName = (v: StatementView, i: number, otherStartsNamed: boolean): boolean => v.named.has(i) || (v.named.has(-1 - i) && otherStartsNamed);
-  const startsNamed = (v: StatementView, run: number[]): boolean => run.every((i) => v.named.has(i) || v.named.has(-1 - i));
-  const aNamed = runA.every((i) => isName(a, i, startsNamed(b, runB)));
-  const bNamed = runB.every((i) => isName(b, i, startsNamed(a, runA)));
-  return aNamed && bNamed ? 'name' : null;
+  if (wa.some((x) => wb.some((y) => opposite(x, y)))) return 'antonym';
+  const kindsOf = (v: StatementView, run: readonly number[]): Set<string> =>
+    new Set(run.flatMap((i) => (v.kinds[i] ? [comparableKind(v.kinds[i]!)] : [])));
+  const ka = kindsOf(a, runA);
+  const kb = kindsOf(b, runB);
+  for (const kind of ['numeric', 'quantity', 'day', 'month', 'colour'] as const) if (ka.has(kind) && kb.has(kind)) return kind;
+  const opening = parallelOpening(a, runA, b, runB);
+  return runA.every((i) => isName(a, i, opening)) && runB.every((i) => isName(b, i, opening)) ? 'name' : null;
+}
+
+/** Whether every word of the stretch is a value (a typed value, a name or an antonym member). */
+function pureValue(v: StatementView, run: readonly number[], other: StatementView, otherRun: readonly number[]): boolean {
+  const opening = parallelOpening(v, run, other, otherRun);
+  const opposed = (w: string): boolean => ANTONYMS.has(w) || otherRun.some((j) => opposite(w, other.seq[j]!));
+  return run.every((i) => v.kinds[i] !== null || isName(v, i, opening) || opposed(v.seq[i]!));
 }
 
 /** Two content words exchanged, everything else equal: the pair of positions, else null. */
@@ -205,11 +280,69 @@ function transposition(a: readonly string[], b: readonly string[]): [number, num
   return a[i] === b[j] && a[j] === b[i] ? [i, j] : null;
 }
 
+/** Whether the shared words make a frame: at least `min` of them and half the shorter statement. */
+const frameHolds = (shared: number, a: ReadonlySet<string>, b: ReadonlySet<string>, min: number): boolean =>
+  shared >= min && shared / Math.max(1, Math.min(a.size, b.size)) >= 0.5;
+
+const CHOICE_VERBS = stems(['prefer', 'prefers', 'preferred', 'use', 'uses', 'choose', 'chose', 'pick', 'picked']);
+
+/** Whether a substituted stretch is the single choice its frame allows (see {@link valueStretch}). */
+function isChoice(v: StatementView, run: readonly number[]): boolean {
+  const before = v.seq[run[0]! - 1];
+  if (before !== undefined && CHOICE_VERBS.has(before)) return true;
+  return run[run.length - 1] === v.seq.length - 1 && v.seq.some((w, i) => EXCLUSIVE.has(w) && i < run[0]!);
+}
+
+/**
+ * The one differing stretch on each side that holds a value, when the statements share a frame:
+ * `[runA, runB, kind]`, else null.
+ * - One differing stretch a side, both values of one kind and nothing else: one shared word is
+ *   frame enough ("The standup is at 9:30" / "… at 10:00"). A plain word beside the value names
+ *   another subject or attribute ("Tom is 7" / "Tom's sister is 10", "6am on weekdays" / "8am on
+ *   weekends"): no conflict.
+ * - No value, but the one choice a frame allows: the object of "prefer" / "use" ("prefer tea" /
+ *   "prefer coffee"), or what "the default / main / favourite …" is, at the statement's end
+ *   ("The default branch is main" / "… master").
+ * - With a change marker, the words around the value may differ too ("My sister lives in Boston" /
+ *   "My sister moved to Chicago"): the value words of the differing stretches, one group a side.
+ */
+function valueStretch(a: StatementView, b: StatementView, replaces: boolean): [number[], number[], SlotKind | 'choice' | 'changed'] | null {
+  const setA = new Set(a.seq);
+  const setB = new Set(b.seq);
+  const shared = [...setA].filter((w) => setB.has(w));
+  if (shared.length === 0) return null;
+  const runsA = differingRuns(a.seq, setB);
+  const runsB = differingRuns(b.seq, setA);
+  if (runsA.length === 1 && runsB.length === 1 && runsA[0]!.length <= MAX_VALUE_RUN && runsB[0]!.length <= MAX_VALUE_RUN) {
+    const [runA, runB] = [runsA[0]!, runsB[0]!];
+    const kind = valueKind(a, runA, b, runB);
+    const [pureA, pureB] = [pureValue(a, runA, b, runB), pureValue(b, runB, a, runA)];
+    if (kind && pureA && pureB) return [runA, runB, kind];
+    if (!kind && runA.length <= 2 && runB.length <= 2 && isChoice(a, runA) && isChoice(b, runB)) return [runA, runB, 'choice'];
+    if (!kind && replaces && frameHolds(shared.length, setA, setB, 2)) return [runA, runB, 'changed'];
+  }
+  if (!replaces) return null;
+  const valueGroup = (v: StatementView, runs: number[][]): number[] | null => {
+    const positions = runs.flat().filter((i) => v.kinds[i] !== null || v.named.has(i));
+    const contiguous = positions.every((p, k) => k === 0 || p === positions[k - 1]! + 1);
+    return positions.length > 0 && positions.length <= MAX_VALUE_RUN && contiguous ? positions : null;
+  };
+  const [ga, gb] = [valueGroup(a, runsA), valueGroup(b, runsB)];
+  if (!ga || !gb) return null;
+  const kind = valueKind(a, ga, b, gb);
+  if (!kind) return null;
+  const plainA = new Set(a.seq.filter((_, i) => !ga.includes(i)));
+  const plainB = new Set(b.seq.filter((_, i) => !gb.includes(i)));
+  return frameHolds([...plainA].filter((w) => plainB.has(w)).length, plainA, plainB, 1) ? [ga, gb, kind] : null;
+}
+
 /**
  * What the newer statement is to the older one: a contradiction, an update, or null (nothing
  * beyond similarity: a duplicate when they are close, else unrelated). See the module comment.
  */
-export function comparePair(older: string, newer: string): PairVerdict | null {
+export function comparePair(olderText: string, newerText: string): PairVerdict | null {
+  // A transcript turn is compared by what was said ("Jon said, \"Thanks!\"" / "… \"Agreed!\"").
+  const [older, newer] = [readTranscriptLine(olderText).body, readTranscriptLine(newerText).body];
   const a = contentTokens(older);
   const b = contentTokens(newer);
   const setA = new Set(a.seq);
@@ -224,32 +357,82 @@ export function comparePair(older: string, newer: string): PairVerdict | null {
   }
 
   // 2. Swapped alternatives.
-  // (Not when one of them is passive: "Ben deploys" / "… is deployed by Ben" swap places, not roles.)
+  // (Not when one of them is passive: "Ben deploys" / "… is deployed by Ben" swap places, not roles;
+  // nor, apart from a contrast, a name and a plain word: "The project lead is Dana" / "Dana leads the project".)
   const swap = a.passive === b.passive ? transposition(a.seq, b.seq) : null;
   if (swap) {
     const [i, j] = swap;
-    if ((a.contrast && b.contrast) || j - i >= 2) {
-      return { kind: kindOf(false), pattern: 'swap', detail: `${a.seq[i]} ⇄ ${a.seq[j]}` };
+    const sameSort = a.named.has(i) === a.named.has(j) && b.named.has(i) === b.named.has(j);
+    if ((a.contrast && b.contrast) || (j - i >= 2 && sameSort)) {
+      return { kind: kindOf(a.seq.some((w) => PREFERENCE.has(w))), pattern: 'swap', detail: `${a.seq[i]} ⇄ ${a.seq[j]}` };
     }
   }
 
   // 3. A value of the same frame.
   if (b.additive && !a.additive) return null;
-  const shared = [...setA].filter((w) => setB.has(w));
-  if (shared.length < 2 || shared.length / Math.min(setA.size, setB.size) < 0.5) return null;
-  const runsA = differingRuns(a.seq, setB);
-  const runsB = differingRuns(b.seq, setA);
-  if (runsA.length !== 1 || runsB.length !== 1) return null;
-  const [runA, runB] = [runsA[0]!, runsB[0]!];
-  if (runA.length > MAX_VALUE_RUN || runB.length > MAX_VALUE_RUN) return null;
-  const kind = valueKind(a, runA, b, runB);
-  if (kind === null && !replaces) return null;
-  const frame = shared;
+  if (a.seq.length > MAX_STATEMENT_WORDS || b.seq.length > MAX_STATEMENT_WORDS) return null;
+  const stretch = valueStretch(a, b, replaces);
+  if (!stretch) return null;
+  const [runA, runB] = stretch;
+  const frame = [...setA].filter((w) => setB.has(w));
   const exclusive = frame.some((w) => EXCLUSIVE.has(w));
   // An inclusive verb before the differing value: several values can hold at once.
   const verbAt = a.seq.findIndex((w) => INCLUSIVE.has(w));
   if (!exclusive && !replaces && verbAt >= 0 && verbAt < runA[0]!) return null;
-  const preference = frame.some((w) => PREFERENCE.has(w));
+  const preference = frame.some((w) => PREFERENCE.has(w)) || stretch[2] === 'choice';
   const detail = `${runA.map((i) => a.seq[i]).join(' ')} → ${runB.map((i) => b.seq[i]).join(' ')}`;
   return { kind: kindOf(preference), pattern: 'value', detail };
+}
+
+/**
+ * Whether two statements hold different values of one kind (a time, number, day, month, colour
+ * or name that one has and the other lacks, on both sides), whatever their wording: "The standup
+ * is at 9:30" / "Starting Monday the standup is at 10:00". Two such statements are never the
+ * same statement, so never duplicates. `frame` says whether the rest agrees (no plain word
+ * differs on both sides): then the pair is a changed value, else two facts about different
+ * things ("the rate limit for free users is 100" / "… for paid users is 1,000").
+ */
+export function valuesDiffer(older: string, newer: string): { differ: boolean; frame: boolean } {
+  const a = contentTokens(readTranscriptLine(older).body);
+  const b = contentTokens(readTranscriptLine(newer).body);
+  if (a.seq.length > MAX_STATEMENT_WORDS || b.seq.length > MAX_STATEMENT_WORDS) return { differ: false, frame: false };
+  const slots = (v: StatementView): Map<string, Set<string>> => {
+    const out = new Map<string, Set<string>>();
+    v.seq.forEach((w, i) => {
+      const kind = v.kinds[i] ? comparableKind(v.kinds[i]!) : v.named.has(i) ? 'name' : null;
+      if (!kind) return;
+      if (!out.has(kind)) out.set(kind, new Set());
+      out.get(kind)!.add(w);
+    });
+    return out;
+  };
+  const [sa, sb] = [slots(a), slots(b)];
+  let differ = false;
+  for (const [kind, va] of sa) {
+    const vb = sb.get(kind);
+    if (vb && [...va].some((x) => !vb.has(x)) && [...vb].some((y) => !va.has(y))) differ = true;
+  }
+  if (!differ) return { differ, frame: false };
+  const plain = (v: StatementView, other: ReadonlySet<string>): string[] => v.seq.filter((w, i) => v.kinds[i] === null && !v.named.has(i) && !other.has(w));
+  const [onlyA, onlyB] = [plain(a, new Set(b.seq)), plain(b, new Set(a.seq))];
+  // "… also runs on GitLab CI": the newer adds a value, it does not change one.
+  const adds = b.additive && !a.additive;
+  return { differ, frame: !adds && (onlyA.length === 0 || onlyB.length === 0) };
+}
+
+/**
+ * Whether the newer statement holds a value (time, number, day, month, colour, name) the older
+ * does not: merging it into the older would lose that value.
+ */
+export function newerAddsValues(older: string, newer: string): boolean {
+  const a = contentTokens(readTranscriptLine(older).body);
+  const b = contentTokens(readTranscriptLine(newer).body);
+  const valuesOf = (v: StatementView): Set<string> => new Set(v.seq.filter((_, i) => v.kinds[i] !== null || v.named.has(i)));
+  const known = valuesOf(a);
+  return [...valuesOf(b)].some((w) => !known.has(w));
+}
+
+/** Whether the newer statement replaces the older one by its own words (a change marker only it carries). */
+export function saysItReplaces(older: string, newer: string): boolean {
+  return contentTokens(newer).change && !contentTokens(older).change;
 }
