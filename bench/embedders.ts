@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Embedder } from '../src/core/ports.ts';
 import { EVAL_EMBEDDERS, evalEmbedder, type EvalEmbedderKey, type LoadedEmbedder } from './eval-embedders.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -79,4 +80,24 @@ export async function cachedEmbed(embedder: BenchEmbedder, label: string, texts:
   writeFileSync(`${file}.tmp`, Buffer.from(flat.buffer));
   renameSync(`${file}.tmp`, file);
   return out;
+}
+
+/**
+ * An `Embedder` a store can use that serves vectors computed before (by `cachedEmbed`), so a
+ * benchmark runs the real store path without the model: `vectors` maps `p:<text>` (passages) and
+ * `q:<text>` (queries) to vectors; a text with neither throws.
+ */
+export function servedEmbedder(embedder: Pick<BenchEmbedder, 'id'>, vectors: ReadonlyMap<string, Float32Array>, label = 'bench'): Embedder {
+  return {
+    id: embedder.id,
+    dim: vectors.values().next().value!.length,
+    async embed(batch, options) {
+      const kind = options?.input === 'query' ? 'q' : 'p';
+      return batch.map((t) => {
+        const v = vectors.get(`${kind}:${t}`) ?? vectors.get(`q:${t}`) ?? vectors.get(`p:${t}`);
+        if (!v) throw new Error(`${label}: no vector for ${JSON.stringify(t)}`);
+        return v.slice();
+      });
+    },
+  };
 }

@@ -62,7 +62,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EVAL_EMBEDDERS, evalEmbedder, parseEmbedderKey, type EvalEmbedderKey, type LoadedEmbedder } from './eval-embedders.ts';
-import { scoreWithCorpus } from '../src/core/bm25.ts';
+import { bm25Idf, normaliseBm25, scoreWithCorpus } from '../src/core/bm25.ts';
 import { loadHandWritten, runContradictionEval, runPatternsEval } from './contradiction.ts';
 import { agentMemoryEval, agentTable, type EmbedderReport } from './relevance-eval.ts';
 import { claimConfidence, legacyRankings } from './scifact-relevance.ts';
@@ -712,8 +712,8 @@ function cosineAll(query: Float32Array): Float64Array {
  * with exact cosine in place of HNSW (bench/fusion-lab.ts `recallPool`): the k·overfetch nearest
  * documents, then the best max(k·overfetch, 20) documents by corpus BM25 among the candidates the
  * store nominates (summed IDF of the rarer query terms, at most 4 rows per slot). The pool is
- * scored by the store's own scoreCandidates with a corpus-BM25 lexical scorer normalised by the
- * pool maximum, as recall.ts's corpusScorer does. The pool does not depend on the weights, so
+ * scored by the store's own scoreCandidates with a corpus-BM25 lexical scorer normalised as
+ * recall.ts's corpusScorer does (bm25.ts: normaliseBm25). The pool does not depend on the weights, so
  * tuning re-scores one pool per query.
  */
 interface Replica {
@@ -759,11 +759,12 @@ function replica(text: string): Replica {
   };
 }
 function replicaRank(r: Replica, config: Config, now: number): string[] {
-  const lexicalScorer: LexicalScorer = (_terms, pool) => {
-    const rawScores = pool.map((item) => r.raw.get(item) ?? 0);
-    const max = rawScores.reduce((m, x) => Math.max(m, x), 0);
-    return { raw: rawScores, max, scores: rawScores.map((x) => (max > 0 ? x / max : 0)), matched: pool.map(() => []) };
-  };
+  const lexicalScorer: LexicalScorer = (terms, pool) =>
+    normaliseBm25(
+      pool.map((item) => r.raw.get(item) ?? 0),
+      pool.map(() => []),
+      [...new Set(terms)].map((t) => bm25Idf(lexicalCorpus.documentCount, lexicalCorpus.df(t))),
+    );
   const hits = scoreCandidates(r.pool, r.text, {
     mode: config.mode ?? 'semantic',
     fusion: config.fusion ?? 'weighted',
@@ -816,9 +817,11 @@ log(`  tune (train): ${grid.map((g) => `lexical ${g.lexical} → ${g.train_ndcg1
 const LEXICAL_ONLY: Config = {
   mode: 'hybrid',
   lexicalIndex: 'corpus',
-  weights: { cosine: 0, lexical: 1, recency: 0, importance: 0, polarityWeight: 0 },
+  weights: { cosine: 0, lexical: 1, entity: 0, time: 0, phrase: 0, context: 0, recency: 0, importance: 0, polarityWeight: 0 },
 };
 const CONFIGS: Record<string, Config> = {
+  // What `recall(query)` does with no options (hybrid with corpus candidates since issue #26).
+  default: {},
   semantic: { mode: 'semantic' },
   lexical: LEXICAL_ONLY,
   hybrid_weighted: { mode: 'hybrid', lexicalIndex: 'corpus', fusion: 'weighted' },

@@ -27,7 +27,7 @@ import type { Memory, MemoryType, RecallHit, RecallOptions } from '../src/core/t
 import { createMemory } from '../src/local.ts';
 import { ConfidenceCalibrator } from './legacy/confidence.ts';
 import { scoreCandidates as legacyScore } from './legacy/scoring.ts';
-import { benchEmbedders, cachedEmbed, type BenchEmbedder } from './embedders.ts';
+import { benchEmbedders, cachedEmbed, servedEmbedder, type BenchEmbedder } from './embedders.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NOW = 1_795_000_000;
@@ -133,18 +133,7 @@ export async function agentMemoryEval(embedder: BenchEmbedder, set = loadAgentSe
   (await cachedEmbed(embedder, 'agent-memories', texts, 'passage')).forEach((v, i) => vectors.set(`p:${texts[i]}`, v));
   (await cachedEmbed(embedder, 'agent-queries', queries, 'query')).forEach((v, i) => vectors.set(`q:${queries[i]}`, v));
   // The store asks for queries with input 'query' (a query/passage model embeds them differently).
-  const served: Embedder = {
-    id: embedder.id,
-    dim: vectors.values().next().value!.length,
-    async embed(batch, options) {
-      const kind = (options as { input?: string } | undefined)?.input === 'query' ? 'q' : 'p';
-      return batch.map((t) => {
-        const v = vectors.get(`${kind}:${t}`) ?? vectors.get(`q:${t}`) ?? vectors.get(`p:${t}`);
-        if (!v) throw new Error(`agent eval: no vector for ${JSON.stringify(t)}`);
-        return v.slice();
-      });
-    },
-  };
+  const served = servedEmbedder(embedder, vectors, 'agent eval');
   let t = NOW;
   const store = await createMemory({
     name: `agent-eval-${embedder.key}-${process.pid}-${Date.now()}`,

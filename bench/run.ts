@@ -140,12 +140,13 @@ async function benchIndex(n: number, retrievalFigures = false): Promise<{ figure
     exactTimes.push(ms(t));
   }
 
-  for (let j = 0; j < 20; j++) await store.recall(queryTexts[j]!, { k: 10, touch: false });
+  // The index's figures are semantic recall's (the default is hybrid since issue #26: timed apart below).
+  for (let j = 0; j < 20; j++) await store.recall(queryTexts[j]!, { k: 10, touch: false, mode: 'semantic' });
   const times: number[] = [];
   let found = 0;
   for (let j = 0; j < QUERIES; j++) {
     const t = performance.now();
-    const hits = await store.recall(queryTexts[j]!, { k: 10, touch: false });
+    const hits = await store.recall(queryTexts[j]!, { k: 10, touch: false, mode: 'semantic' });
     times.push(ms(t));
     const want = new Set(truth[j]);
     found += hits.filter((h) => want.has(labelOf.get(h.memory.id)!)).length;
@@ -154,7 +155,7 @@ async function benchIndex(n: number, retrievalFigures = false): Promise<{ figure
   const touchTimes: number[] = [];
   for (let j = 0; j < 100; j++) {
     const t = performance.now();
-    await store.recall(queryTexts[j]!, { k: 10 });
+    await store.recall(queryTexts[j]!, { k: 10, mode: 'semantic' });
     touchTimes.push(ms(t));
   }
   await store.close();
@@ -162,7 +163,7 @@ async function benchIndex(n: number, retrievalFigures = false): Promise<{ figure
   // Reopen: open the store (snapshot load + validation) and answer the first recall.
   const tReopen = performance.now();
   store = await open();
-  await store.recall(queryTexts[0]!, { k: 10, touch: false });
+  await store.recall(queryTexts[0]!, { k: 10, touch: false, mode: 'semantic' });
   const reopenMs = ms(tReopen);
   const reopenedFrom = store.opened;
   await store.close();
@@ -215,8 +216,10 @@ async function benchRetrieval(store: LocalMemory, queryTexts: string[], table: M
     }
     return samples;
   };
-  const hybrid = await timeRecall({ mode: 'hybrid', overfetch: 4 });
+  const hybrid = await timeRecall({ mode: 'hybrid', overfetch: 4, lexicalIndex: 'pool' });
   const corpus = await timeRecall({ mode: 'hybrid', overfetch: 4, lexicalIndex: 'corpus' });
+  // The default recall (issue #26: hybrid, corpus candidates, the conversational signals).
+  const byDefault = await timeRecall({});
 
   const extra = sentences(400, 9).map((t) => `${t} [extra]`);
   const sentenceTimes: number[] = [];
@@ -244,6 +247,8 @@ async function benchRetrieval(store: LocalMemory, queryTexts: string[], table: M
     hybrid_corpus_p50_ms: round(percentile(corpus, 50)),
     hybrid_corpus_p99_ms: round(percentile(corpus, 99)),
     hybrid_corpus_over_semantic: round(percentile(corpus, 50) / semanticP50, 2),
+    default_p50_ms: round(percentile(byDefault, 50)),
+    default_p99_ms: round(percentile(byDefault, 99)),
     remember_sentence_p50_ms: round(sentenceP50),
     remember_one_token_p50_ms: round(tokenP50),
     lexical_index_ms_per_remember: round(Math.max(0, sentenceP50 - tokenP50)),

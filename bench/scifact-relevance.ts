@@ -29,9 +29,11 @@ export interface ReplicaLike {
 const poolScorer =
   (raw: (item: PoolItem) => number): LexicalScorer =>
   (_terms, pool) => {
+    // The pre-#14 hybrid normalised by the pool maximum (bounded = scores: this replica is the legacy rule).
     const scores = pool.map(raw);
     const max = scores.reduce((m, x) => Math.max(m, x), 0);
-    return { raw: scores, max, scores: scores.map((x) => (max > 0 ? x / max : 0)), matched: pool.map(() => []) };
+    const normalised = scores.map((x) => (max > 0 ? x / max : 0));
+    return { raw: scores, max, scores: normalised, bounded: normalised, matched: pool.map(() => []) };
   };
 
 /** Rankings (corpus ids, best first) of the pre-#14 hybrid: old terms, old pool nomination, AI-Houkai's sum. */

@@ -124,7 +124,7 @@ async function coldStart(name: string, index?: 'hnsw' | 'hnsw-i8' | 'exact'): Pr
   const t0 = performance.now();
   const memory = await connect({ name, ...(index ? { index } : {}) });
   const tConnected = performance.now();
-  const hits = await memory.recall('q:1000000', { k: 10, touch: false });
+  const hits = await memory.recall('q:1000000', { k: 10, touch: false, mode: 'semantic' });
   const tEnd = performance.now();
   // Everything below is after the measurement.
   const stats = await memory.stats();
@@ -194,12 +194,12 @@ window.bench = {
   async recallLatency(name, count, warmup, k, queryOffset) {
     const memory = client(name);
     let minHits = Infinity;
-    for (let j = 0; j < warmup; j++) await memory.recall(`q:${queryOffset + count + j}`, { k, touch: false });
+    for (let j = 0; j < warmup; j++) await memory.recall(`q:${queryOffset + count + j}`, { k, touch: false, mode: 'semantic' });
     const samples: number[] = [];
     for (let j = 0; j < count; j++) {
       const query = `q:${queryOffset + j}`;
       const t0 = performance.now();
-      const hits = await memory.recall(query, { k, touch: false });
+      const hits = await memory.recall(query, { k, touch: false, mode: 'semantic' });
       samples.push(performance.now() - t0);
       minHits = Math.min(minHits, hits.length);
     }
@@ -214,7 +214,7 @@ window.bench = {
   async recallHits(name, queries, k) {
     const memory = client(name);
     const out: string[][] = [];
-    for (const query of queries) out.push((await memory.recall(query, { k, touch: false })).map((h) => h.memory.text));
+    for (const query of queries) out.push((await memory.recall(query, { k, touch: false, mode: 'semantic' })).map((h) => h.memory.text));
     return out;
   },
   workerMemory: () => withWorker((remote) => remote.memoryInfo()),

@@ -202,7 +202,7 @@ async function probeRecall(name: string, runs: number, k: number): Promise<Recal
     await syntheticEmbedder.embed([`q:${2_000_000 + j}`]);
     embed.push(performance.now() - t0);
     t0 = performance.now();
-    await store.recall(`q:${2_000_000 + j}`, { k, touch: false });
+    await store.recall(`q:${2_000_000 + j}`, { k, touch: false, mode: 'semantic' });
     recall.push(performance.now() - t0);
   }
   const storage = await openDexieStorage(name);

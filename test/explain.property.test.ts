@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CORE_SIGNALS } from '../src/core/signals.ts';
 import { scoreCandidates, type HybridWeights, type PoolItem, type ScoreOptions } from '../src/core/scoring.ts';
 import { lexicalTerms } from '../src/core/tokenize.ts';
 import type { Memory } from '../src/core/types.ts';
@@ -64,7 +65,8 @@ const RUNS = { numRuns: 200 };
 
 function expectedSignals(options: ScoreOptions): string[] {
   if (options.mode === 'semantic') return ['cosine', 'polarity'];
-  if (options.fusion === 'weighted') return ['cosine', 'lexical', 'recency', 'importance', 'polarity'];
+  // The weighted rule explains every signal of the table (absent ones say so); linear and rrf AI-Houkai's four.
+  if (options.fusion === 'weighted') return [...CORE_SIGNALS, 'polarity'];
   const w = { cosine: 0.55, lexical: 0.2, recency: 0.15, importance: 0.1, ...(options.weights as Partial<HybridWeights> | undefined) };
   return [...(['cosine', 'lexical', 'recency', 'importance'] as const).filter((n) => w[n] > 0), 'polarity'];
 }

@@ -90,7 +90,7 @@ describe('semantic recall reads only the rows it needs', () => {
         // Fewer than k survivors in the pool: the store widens it (×4), which the oracle does not model.
         if (want.length < options.k) continue;
         compared += 1;
-        const hits = await store.recall(text, { ...options, touch: false });
+        const hits = await store.recall(text, { mode: 'semantic', ...options, touch: false });
         expect(hits.map((h) => h.memory.id)).toEqual(want);
       }
       expect(compared).toBeGreaterThan(25);
@@ -111,7 +111,7 @@ describe('semantic recall reads only the rows it needs', () => {
     });
     await store.rememberMany(items);
     // Row 9's cosine is 0.945, the 10th best; +0.05 for its polarity makes it the best (0.995).
-    const hits = await store.recall('q', { k: 3, touch: false });
+    const hits = await store.recall('q', { k: 3, touch: false, mode: 'semantic' });
     expect(hits.map((h) => h.memory.text)).toEqual(['row 9', 'row 0', 'row 1']);
     await store.close();
   });

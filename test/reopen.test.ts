@@ -23,7 +23,7 @@ const open = (name: string, snapshotDelayMs = 50): Promise<LocalMemory> =>
 async function answers(store: LocalMemory): Promise<string[][]> {
   const out: string[][] = [];
   for (const q of QUERIES) {
-    const hits = (await store.recall(q, { k: 40, touch: false })).map((h) => ({ id: h.memory.id, score: Math.round(h.score * 1e5) }));
+    const hits = (await store.recall(q, { k: 40, touch: false, mode: 'semantic' })).map((h) => ({ id: h.memory.id, score: Math.round(h.score * 1e5) }));
     const cut = hits[hits.length - 1]!.score;
     out.push(
       hits

@@ -1,4 +1,5 @@
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { CORE_SIGNALS } from '../src/core/signals.ts';
 import type { Embedder } from '../src/core/ports.ts';
 import { createMemory, type LocalMemory } from '../src/local.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
@@ -30,10 +31,10 @@ describe('hybrid recall through the store', () => {
     const filler = Array.from({ length: 10_000 }, (_, i) => `Routine note ${i} about meetings, lunches and PR #${1000 + i} reviews`);
     filler[7_345] = 'Reverted PR #441 because it broke the nightly export job';
     await store.rememberMany(filler, { batchSize: 2000 });
-    const semantic = await store.recall('PR #441', { k: 10, touch: false });
+    const semantic = await store.recall('PR #441', { k: 10, touch: false, mode: 'semantic' });
     expect(semantic.map((h) => h.memory.text)).not.toContain(filler[7_345]);
     // Pool BM25 only re-ranks the cosine pool, so it cannot find it either.
-    const pool = await store.recall('PR #441', { k: 10, mode: 'hybrid', touch: false });
+    const pool = await store.recall('PR #441', { k: 10, mode: 'hybrid', lexicalIndex: 'pool', touch: false });
     expect(pool.map((h) => h.memory.text)).not.toContain(filler[7_345]);
     const hybrid = await store.recall('PR #441', { k: 5, mode: 'hybrid', lexicalIndex: 'corpus', touch: false, explain: true });
     expect(hybrid[0]!.memory.text).toBe(filler[7_345]);
@@ -102,7 +103,7 @@ describe('hybrid recall through the store', () => {
       for (const hit of hits) {
         const sum = hit.explain!.signals.reduce((s, x) => s + x.weighted, 0);
         expect(Math.abs(sum - hit.score)).toBeLessThan(0.001);
-        expect(hit.explain!.signals.map((s) => s.name)).toEqual(['cosine', 'lexical', 'recency', 'importance', 'polarity']);
+        expect(hit.explain!.signals.map((s) => s.name)).toEqual([...CORE_SIGNALS, 'polarity']);
         expect(['strong', 'weak', 'none']).toContain(hit.confidence);
       }
       const rrf = await store.recall('deploy the api', { mode: 'hybrid', fusion: 'rrf', explain: true, k: 2, touch: false });
@@ -121,8 +122,8 @@ describe('hybrid recall through the store', () => {
     });
 
     it('with only the cosine weight, hybrid ranks exactly as semantic', async () => {
-      const semantic = await store.recall('api deploy', { k: 5, touch: false });
-      const hybrid = await store.recall('api deploy', { k: 5, touch: false, mode: 'hybrid', weights: { cosine: 1, lexical: 0, recency: 0, importance: 0 } });
+      const semantic = await store.recall('api deploy', { k: 5, touch: false, mode: 'semantic' });
+      const hybrid = await store.recall('api deploy', { k: 5, touch: false, mode: 'hybrid', weights: { cosine: 1, lexical: 0, entity: 0, time: 0, phrase: 0, context: 0, recency: 0, importance: 0 } });
       expect(hybrid.map((h) => h.memory.id)).toEqual(semantic.map((h) => h.memory.id));
     });
 
@@ -174,7 +175,7 @@ describe('hybrid recall through the store', () => {
       ['mode', { mode: 'fuzzy' }],
       ['fusion', { fusion: 'max' }],
       ['negative weight', { weights: { lexical: -1 } }],
-      ['all-zero weights', { weights: { cosine: 0, lexical: 0, recency: 0, importance: 0 } }],
+      ['all-zero weights', { weights: { cosine: 0, lexical: 0, entity: 0, time: 0, phrase: 0, context: 0, recency: 0, importance: 0 } }],
       ['non-finite weight', { weights: { cosine: Number.NaN } }],
       ['lexicalIndex', { lexicalIndex: 'fts' }],
       ['diversity > 1', { diversity: 2 }],

@@ -58,7 +58,7 @@ describe('semantic recall with the bundled use-lite model', () => {
   });
 
   it.each(QUESTIONS)('"%s" ranks the right memory first', async (question, expected) => {
-    const hits = await memory.recall(question, { k: 3, touch: false });
+    const hits = await memory.recall(question, { k: 3, touch: false, mode: 'semantic' });
     expect(hits[0]!.memory.text).toBe(MEMORIES[expected]);
     expect(hits[0]!.memory.id).toBe(ids[expected]);
     expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);

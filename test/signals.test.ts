@@ -25,7 +25,7 @@ describe('the signal table', () => {
       expect(w[spec.name]).toBe(0.33);
       for (const other of CORE_SIGNALS) if (other !== spec.name) expect(w[other]).toBe(DEFAULT_HYBRID_WEIGHTS[other]);
     }
-    expect(() => checkWeights(Object.fromEntries(CORE_SIGNALS.map((name) => [name, 0])))).toThrow(/at least one of cosine, lexical, recency, importance/);
+    expect(() => checkWeights(Object.fromEntries(CORE_SIGNALS.map((name) => [name, 0])))).toThrow(new RegExp(`at least one of ${CORE_SIGNALS.join(', ')}`));
   });
 
   it.each(['weighted', 'linear', 'rrf'] as const)('%s: every signal is valued, weighted and explained from the table; the parts sum to the score', (fusion) => {
@@ -33,18 +33,24 @@ describe('the signal table', () => {
     expect(hits).toHaveLength(3);
     for (const hit of hits) {
       const explain = hit.explain!;
-      expect(explain.signals.map((s) => s.name)).toEqual([...CORE_SIGNALS, 'polarity']);
+      // The linear and rrf rules combine AI-Houkai's signals; the weighted rule every signal.
+      const names = fusion === 'weighted' ? CORE_SIGNALS : CORE_SIGNALS.filter((name) => !signalSpec(name).weightedOnly);
+      expect(explain.signals.map((s) => s.name)).toEqual([...names, 'polarity']);
       const parts = explain.signals.reduce((sum, s) => sum + s.weighted, 0);
       expect(parts).toBeCloseTo(hit.score, 12);
       for (const signal of explain.signals) {
         if (signal.name === 'polarity') continue;
-        // The reason is the signal's own.
+        // An absent signal says why it is absent (its own absence reason); the others give their own reason.
+        if (signal.details['dropped'] === true) {
+          expect(signal.reason.startsWith(signalSpec(signal.name).absent!.reason)).toBe(true);
+          continue;
+        }
         expect(signal.reason.startsWith(signalSpec(signal.name).reason(signal.value, { matched: (signal.details['matchedTerms'] as string[]) ?? [] } as never).split(':')[0]!)).toBe(true);
       }
       if (fusion !== 'rrf') {
         const breakdown = explain.breakdown as Record<string, unknown>;
-        for (const name of CORE_SIGNALS) expect(breakdown).toHaveProperty(name);
-        expect(Object.keys(breakdown['weights'] as object)).toEqual([...CORE_SIGNALS, 'polarity']);
+        for (const name of names) expect(breakdown).toHaveProperty(name);
+        expect(Object.keys(breakdown['weights'] as object)).toEqual([...names, 'polarity']);
       }
     }
   });
@@ -55,8 +61,11 @@ describe('the signal table', () => {
     const context = CORE_SIGNALS.filter((name) => signalSpec(name).role === 'context');
     const [hit] = scoreCandidates(pool, 'deploy production', { mode: 'hybrid', now: NOW, explain: true });
     const byName = new Map(hit!.explain!.signals.map((s) => [s.name, s]));
-    const relevanceTotal = relevance.reduce((sum, name) => sum + w[name], 0);
-    for (const name of relevance) expect(byName.get(name)!.weight).toBeCloseTo(w[name] / relevanceTotal, 12);
+    // A relevance signal the query does not ask for (no name, time, quote or conversation here) is absent: weight 0.
+    const present = relevance.filter((name) => byName.get(name)!.details['dropped'] !== true);
+    expect(present).toEqual(['cosine', 'lexical']);
+    const relevanceTotal = present.reduce((sum, name) => sum + w[name], 0);
+    for (const name of relevance) expect(byName.get(name)!.weight).toBeCloseTo(present.includes(name) ? w[name] / relevanceTotal : 0, 12);
     const contextTotal = context.reduce((sum, name) => sum + w[name], 0);
     for (const name of context) expect(byName.get(name)!.weight).toBeCloseTo((w.tieBand * w[name]) / contextTotal, 12);
   });

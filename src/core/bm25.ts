@@ -11,6 +11,8 @@
  *       s(t, d)  = idf(t) · tf(t,d)·(k1 + 1) / (tf(t,d) + k1·(1 − b + b·dl / max(avgdl, 1)))
  *       raw(d)   = Σ s(t, d) over the *set* of query terms that occur somewhere in the pool
  *       score(d) = raw(d) / max raw over the pool   (0 for every document when that max is 0)
+ *   and, for the `weighted` fusion, bounded(d) = min(1, raw(d) / Σ_t idf(t)), the query's
+ *   theoretical best (see normaliseBm25).
  *
  *   with k1 = 1.5 and b = 0.75. The `max(avgdl, 1)` guard is the reference's.
  *
@@ -58,8 +60,10 @@ export function uniqueTerms(terms: readonly string[]): string[] {
 }
 
 export interface PoolBm25Result {
-  /** Per document, `raw / max(raw)` in [0, 1]; all 0 when no document scored above 0. */
+  /** Per document, `raw / max(raw)` in [0, 1] (the reference's normalisation, which the `linear` and `rrf` rules keep); all 0 when nothing matched. */
   scores: number[];
+  /** Per document, `raw` over the query's theoretical best, capped at 1 (see {@link normaliseBm25}): what the `weighted` rule reads. */
+  bounded: number[];
   /** Per document, the unnormalised BM25 sum. */
   raw: number[];
   /** The pool maximum of `raw` (0 when nothing matched). */
@@ -76,7 +80,7 @@ export function bm25Pool(queryTerms: readonly string[], docs: readonly (readonly
   const k1 = params.k1 ?? BM25_K1;
   const b = params.b ?? BM25_B;
   const n = docs.length;
-  if (n === 0) return { scores: [], raw: [], max: 0, matched: [] };
+  if (n === 0) return { scores: [], bounded: [], raw: [], max: 0, matched: [] };
   const query = uniqueTerms(queryTerms);
   let totalLength = 0;
   for (const d of docs) totalLength += d.length;
@@ -110,10 +114,28 @@ export function bm25Pool(queryTerms: readonly string[], docs: readonly (readonly
     raw.push(score);
     matched.push(hits);
   }
+  return normaliseBm25(raw, matched, query.map((t) => idf.get(t) ?? bm25Idf(n, 0)));
+}
+
+/**
+ * The scores of a BM25 result in [0, 1]: `scores` over the pool's best (the reference's), and
+ * `bounded` over the query's **theoretical** best, which the weighted fusion reads. The best is the score of a document of average length that holds every query term
+ * once — Σ idf(t) (tf = 1, dl = avgdl; a term no document holds at its highest idf, since the
+ * query still asks for it) — and a document above it counts 1.
+ * Normalising by the pool maximum instead gave a memory sharing one common word with the query
+ * full lexical credit whenever nothing matched better (worth 0.36 of cosine under the default
+ * weights), which pulled wrong memories above the right one for questions asked in other words.
+ * The theoretical bound is the "TM2C2" normalisation of Bruch et al. (2023), "An Analysis of
+ * Fusion Functions for Hybrid Retrieval".
+ */
+export function normaliseBm25(raw: number[], matched: string[][], queryIdfs: readonly number[]): PoolBm25Result {
   let max = 0;
   for (const s of raw) if (s > max) max = s;
+  let ideal = 0;
+  for (const w of queryIdfs) ideal += w;
   const scores = raw.map((s) => (max > 0 ? s / max : 0));
-  return { scores, raw, max, matched };
+  const bounded = raw.map((s) => (ideal > 0 ? Math.min(1, s / ideal) : 0));
+  return { scores, bounded, raw, max, matched };
 }
 
 // ---------------------------------------------------------------------------------------------

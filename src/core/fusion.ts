@@ -24,13 +24,15 @@ export interface FusionInput {
 }
 
 const RELEVANCE = CORE_SIGNALS.filter((name) => signalSpec(name).role === 'relevance');
+/** AI-Houkai's signals: the ones the `linear` and `rrf` rules combine (see `SignalSpec.weightedOnly`). */
+const REFERENCE = CORE_SIGNALS.filter((name) => signalSpec(name).weightedOnly !== true);
 const CONTEXT = CORE_SIGNALS.filter((name) => signalSpec(name).role === 'context');
 const extraWeight = (name: CoreSignal, input: FusionInput): number => (signalSpec(name).latestFirst ? input.recencyWeight : 0);
 const sum = (values: readonly number[]): number => values.reduce((total, x) => total + x, 0);
 
-/** The signal values and the effective weights, per signal, rounded as the breakdown shows them. */
-function valuesOf(row: Row): Record<string, number> {
-  return Object.fromEntries(CORE_SIGNALS.map((name) => [name, round(row.values[name], 4)]));
+/** The signal values, per signal, rounded as the breakdown shows them. */
+function valuesOf(row: Row, names: readonly CoreSignal[] = CORE_SIGNALS): Record<string, number> {
+  return Object.fromEntries(names.map((name) => [name, round(row.values[name], 4)]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -114,24 +116,24 @@ export function fuseWeighted(input: FusionInput): IndexedHit[] {
 
 export function fuseLinear(input: FusionInput): IndexedHit[] {
   const { rows, weights: w } = input;
-  const core = sum(CORE_SIGNALS.map((name) => w[name]));
+  const core = sum(REFERENCE.map((name) => w[name]));
   // A signal no document has would only depress every score: its weight is dropped and the
   // others rescaled to the same total.
-  const dropped = new Set(CORE_SIGNALS.filter((name) => w[name] > 0 && input.absent.has(name)));
+  const dropped = new Set(REFERENCE.filter((name) => w[name] > 0 && input.absent.has(name)));
   const droppedWeight = sum([...dropped].map((name) => w[name]));
   if (core <= droppedWeight) dropped.clear();
   const scale = dropped.size ? core / (core - droppedWeight) : 1;
-  const eff = Object.fromEntries(CORE_SIGNALS.map((name) => [name, dropped.has(name) ? 0 : w[name] * scale + extraWeight(name, input)])) as Record<CoreSignal, number>;
+  const eff = Object.fromEntries(REFERENCE.map((name) => [name, dropped.has(name) ? 0 : w[name] * scale + extraWeight(name, input)])) as Record<CoreSignal, number>;
 
   return rows.map((row) => {
     const { memory } = row.item;
-    const parts = CORE_SIGNALS.map((name) => eff[name] * row.values[name]);
+    const parts = REFERENCE.map((name) => eff[name] * row.values[name]);
     const polarityPart = w.polarityWeight * memory.polarity;
     // Left to right, in the reference's order; the explain parts are these same numbers.
     const score = sum(parts) + polarityPart;
     const hit: IndexedHit = { memory, score, cosine: row.item.cosine, index: row.index };
     if (input.explain) {
-      const signals: Signal[] = CORE_SIGNALS.map((name, i) => {
+      const signals: Signal[] = REFERENCE.map((name, i) => {
         const details = coreDetails(name, row, w, input.now, input.queryTerms);
         let reason = signalReason(name, row.values[name], row);
         if (dropped.has(name)) {
@@ -145,7 +147,7 @@ export function fuseLinear(input: FusionInput): IndexedHit[] {
         return { name, value: row.values[name], weight: eff[name], weighted: parts[i]!, reason, details };
       });
       signals.push(polaritySignal(memory, w.polarityWeight, polarityPart));
-      const weights = Object.fromEntries(CORE_SIGNALS.map((name) => [name, round(eff[name], 4)]));
+      const weights = Object.fromEntries(REFERENCE.map((name) => [name, round(eff[name], 4)]));
       hit.explain = {
         mode: 'hybrid',
         fusion: 'linear',
@@ -154,7 +156,7 @@ export function fuseLinear(input: FusionInput): IndexedHit[] {
         breakdown: {
           mode: 'hybrid',
           fusion: 'linear',
-          ...valuesOf(row),
+          ...valuesOf(row, REFERENCE),
           polarity: memory.polarity,
           weights: { ...weights, polarity: w.polarityWeight },
           score: round(score, 4),
@@ -173,7 +175,7 @@ export function fuseRrf(input: FusionInput): IndexedHit[] {
   const { rows, weights: w } = input;
   if (rows.length === 0) return [];
   const weightOf = (name: CoreSignal): number => w[name] + extraWeight(name, input);
-  const active = CORE_SIGNALS.filter((name) => weightOf(name) > 0);
+  const active = REFERENCE.filter((name) => weightOf(name) > 0);
   const ranks = new Map<CoreSignal, number[]>();
   for (const name of active) {
     // Equal values share a rank (competition ranking). The reference ranks ties by pool order,

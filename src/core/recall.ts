@@ -5,7 +5,7 @@
  * weighted hybrid, linear or RRF, with explanations and a relevance verdict) → the confidence
  * floor (`minConfidence`) → MMR / dedup selection → optional newest-first order → touch.
  */
-import { bm25Idf, bm25TermScore, BM25_B, BM25_K1, type PoolBm25Result } from './bm25.ts';
+import { bm25Idf, bm25TermScore, BM25_B, BM25_K1, normaliseBm25 } from './bm25.ts';
 import type { Confidence } from './confidence.ts';
 import { embedOne, type StoreContext } from './context.ts';
 import { invalid } from './errors.ts';
@@ -14,6 +14,7 @@ import type { MemoryStorage, RandomSource } from './ports.ts';
 import { rescoreHits } from './rescore.ts';
 import { FUSIONS, RECALL_MODES, checkChoice, checkNumberInRange, checkWeights, scoreCandidates, type LexicalScorer, type PoolItem } from './scoring.ts';
 import { checkExpandOptions, expandHits, storageGraphReader, type ExpandOptions } from './graph.ts';
+import { memoryEntities } from './query.ts';
 import { lexicalTerms } from './tokenize.ts';
 import { trustRank } from './trust.ts';
 import type { Memory, RecallHit, RecallOptions } from './types.ts';
@@ -47,8 +48,10 @@ export function checkRecallOptions(options: unknown) {
   const since = o.since === undefined ? undefined : checkTimestamp(o.since, 'since');
   const until = o.until === undefined ? undefined : checkTimestamp(o.until, 'until');
   if (since !== undefined && until !== undefined && until < since) throw invalid('until must not be before since', { field: 'until' });
-  const mode = o.mode === undefined ? 'semantic' : checkChoice(o.mode, RECALL_MODES, 'mode');
-  const lexicalIndex = o.lexicalIndex === undefined ? 'pool' : checkChoice(o.lexicalIndex, LEXICAL_INDEXES, 'lexicalIndex');
+  // The strongest configuration is the default (issue #26): hybrid, with corpus-wide lexical
+  // candidates. AI-Houkai's default is semantic only; `mode` and `lexicalIndex` still choose.
+  const mode = o.mode === undefined ? 'hybrid' : checkChoice(o.mode, RECALL_MODES, 'mode');
+  const lexicalIndex = o.lexicalIndex === undefined ? 'corpus' : checkChoice(o.lexicalIndex, LEXICAL_INDEXES, 'lexicalIndex');
   return {
     k: o.k === undefined ? 5 : checkInteger(o.k, 'k', 1, 10_000),
     type: o.type === undefined ? undefined : checkType(o.type),
@@ -113,6 +116,11 @@ interface Candidate extends PoolItem {
   label: number;
 }
 
+/** A verdict's place in the order: strong 2, weak 1, none (or no verdict) 0. */
+export function bandRank(verdict: Confidence | undefined): number {
+  return CONFIDENCE_LEVELS.indexOf(verdict ?? 'none');
+}
+
 /** Whether a verdict reaches the floor (`'none'` admits everything). */
 export function meetsConfidence(verdict: Confidence | undefined, floor: Confidence): boolean {
   return CONFIDENCE_LEVELS.indexOf(verdict ?? 'none') >= CONFIDENCE_LEVELS.indexOf(floor);
@@ -143,8 +151,7 @@ function corpusScorer(
       raw.push(score);
       matched.push(hits);
     }
-    const max = raw.reduce((m, s) => Math.max(m, s), 0);
-    return { raw, matched, max, scores: raw.map((s) => (max > 0 ? s / max : 0)) } satisfies PoolBm25Result;
+    return normaliseBm25(raw, matched, queryTerms.map((t) => bm25Idf(stats.documents, df.get(t) ?? 0)));
   };
 }
 
@@ -197,6 +204,7 @@ export async function runRecall(ctx: StoreContext, query: string, o: CheckedReca
 
   // 2. Corpus lexical union: memories that share rare query terms join with their real cosine.
   let lexicalScorer: LexicalScorer | undefined;
+  let corpusTerms: Map<number, { terms: string[]; termCounts: number[]; termLength: number }> | undefined;
   if (o.mode === 'hybrid' && o.lexicalIndex === 'corpus') {
     const queryTerms = [...new Set(lexicalTerms(query))];
     const lexicalSlots = Math.max(o.k * o.overfetch, 20);
@@ -219,6 +227,15 @@ export async function runRecall(ctx: StoreContext, query: string, o: CheckedReca
       const v = vectors.get(c.label);
       if (v) pool.push({ memory: c.memory, cosine: cosine(vector, v), label: c.label, filtered: false });
     }
+    lexicalScorer = scorer;
+    corpusTerms = termsOf;
+  }
+
+  // 2b. Conversation neighbours: a short turn ("Yes! It was amazing.") is found through the
+  //     turns around it (the `context` signal), and the turns around the best matches join.
+  if (o.mode === 'hybrid' && o.fusion === 'weighted' && o.weights.context > 0) await attachNeighbours(storage, pool, vector, accept);
+  if (corpusTerms) {
+    const termsOf = corpusTerms;
     const missing = pool.filter((c) => !termsOf.has(c.label)).map((c) => c.label);
     if (missing.length) for (const [label, t] of await storage.lexicalTermsOf(missing)) termsOf.set(label, t);
     // The stored terms serve the relevance coverage too (no re-tokenising of the pool).
@@ -226,13 +243,13 @@ export async function runRecall(ctx: StoreContext, query: string, o: CheckedReca
       const t = termsOf.get(c.label);
       if (t) c.termSet = new Set(t.terms);
     }
-    lexicalScorer = scorer;
   }
 
   // 3. Scoring, with a relevance verdict (the embedder's calibration and this store's background),
   //    then the confidence floor.
   await calibrate(ctx);
   const scored = scoreCandidates(pool, query, {
+    timeAnchor: await timeAnchor(storage, query, now),
     mode: o.mode,
     fusion: o.fusion,
     weights: o.weights,
@@ -243,6 +260,10 @@ export async function runRecall(ctx: StoreContext, query: string, o: CheckedReca
     recencyWeight: o.recencyWeight,
     ...(lexicalScorer ? { lexicalScorer } : {}),
   }).filter((h) => meetsConfidence(h.confidence, o.minConfidence));
+  // One order: the badge and the rank come from the same evidence, so no hit ranks above a hit of
+  // a higher confidence band (a stable sort: the score orders within a band). Unless the caller
+  // asked for recency in full (`recencyWeight`): then "latest first" is the order they chose.
+  if (o.recencyWeight === 0) scored.sort((a, b) => bandRank(b.confidence) - bandRank(a.confidence));
 
   // 4. Selection: MMR and near-duplicate suppression need the candidates' vectors.
   type Scored = (typeof scored)[number];
@@ -284,6 +305,69 @@ export async function runRecall(ctx: StoreContext, query: string, o: CheckedReca
     for (const e of extra) hits.push({ memory: e.memory, score: e.score, expandedFrom: { id: e.from, rel: e.rel, hop: e.hop } });
   }
   return hits;
+}
+
+/** Words that make a query's time relative ("last week", "two days ago"). */
+const RELATIVE_TIME = /\b(yesterday|today|tonight|tomorrow|ago|last|this|past|previous|recently|lately)\b/i;
+
+/**
+ * What a query's relative time counts from: the newest memory's time (a conversation imported
+ * months later is asked about as of its last turn), else the store's clock. Read only when the
+ * query has a relative expression.
+ */
+async function timeAnchor(storage: MemoryStorage, query: string, now: number): Promise<number> {
+  if (!RELATIVE_TIME.test(query)) return now;
+  const [newest] = await storage.list({ limit: 1, includeSuperseded: true, includeExpired: true, now });
+  return newest ? Math.min(now, newest.createdAt) : now;
+}
+
+/** How many of the pool's best candidates look up their conversation neighbours (one batched read). */
+export const NEIGHBOUR_CANDIDATES = 40;
+/** How many of the best candidates bring their neighbours into the pool. */
+export const NEIGHBOUR_JOINERS = 10;
+/** Two memories are turns of one conversation when written this close in time (seconds). */
+export const NEIGHBOUR_WINDOW = 6 * 3_600;
+
+/** Two memories are neighbouring turns of one conversation: both transcript lines (or of one source), close in time. */
+function sameConversation(a: Memory, b: Memory): boolean {
+  if (Math.abs(a.createdAt - b.createdAt) > NEIGHBOUR_WINDOW) return false;
+  if (a.source !== null && a.source === b.source) return true;
+  return memoryEntities(a).speaker !== null && memoryEntities(b).speaker !== null;
+}
+
+/**
+ * For the best {@link NEIGHBOUR_CANDIDATES} of the pool, the memories stored just before and after
+ * (labels ± 1: turns are stored in order) that belong to the same conversation: each candidate's
+ * `neighbourCosine` is the best of their cosines with the query, and the neighbours of the best
+ * {@link NEIGHBOUR_JOINERS} join the pool. Memories that are not conversation turns have none.
+ */
+async function attachNeighbours(storage: MemoryStorage, pool: Candidate[], query: Float32Array, accept: (m: Memory) => boolean): Promise<void> {
+  const best = [...pool].filter((c) => !c.filtered).sort((a, b) => b.cosine - a.cosine).slice(0, NEIGHBOUR_CANDIDATES);
+  const byLabel = new Map(pool.map((c) => [c.label, c]));
+  const wanted = [...new Set(best.flatMap((c) => [c.label - 1, c.label + 1]))].filter((l) => l >= 0 && !byLabel.has(l));
+  if (wanted.length === 0 && best.length === 0) return;
+  const rows = await storage.getByLabels(wanted);
+  const joiners = new Set(best.slice(0, NEIGHBOUR_JOINERS).flatMap((c) => [c.label - 1, c.label + 1]));
+  const vectors = await storage.vectorsOf([...rows.keys()]);
+  const outside = new Map<number, { memory: Memory; cosine: number }>();
+  for (const [label, memory] of rows) {
+    const v = vectors.get(label);
+    if (v) outside.set(label, { memory, cosine: cosine(query, v) });
+  }
+  const neighbour = (label: number): { memory: Memory; cosine: number } | undefined => byLabel.get(label) ?? outside.get(label);
+  const joined: Candidate[] = [];
+  for (const [label, n] of outside) {
+    if (joiners.has(label) && accept(n.memory)) joined.push({ memory: n.memory, cosine: n.cosine, label, filtered: false });
+  }
+  for (const c of [...best, ...joined]) {
+    let top: number | undefined;
+    for (const label of [c.label - 1, c.label + 1]) {
+      const n = neighbour(label);
+      if (n && sameConversation(c.memory, n.memory)) top = Math.max(top ?? -1, n.cosine);
+    }
+    if (top !== undefined) c.neighbourCosine = top;
+  }
+  pool.push(...joined);
 }
 
 /**

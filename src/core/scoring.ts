@@ -45,6 +45,7 @@ import { classifyConfidence, type Confidence, type ConfidenceThresholds } from '
 import { fuseLinear, fuseRrf, fuseWeighted, type FusionInput, type IndexedHit } from './fusion.ts';
 import { lexicalCoverage, type RelevanceJudge, type RelevanceJudgement } from './relevance.ts';
 import { CORE_SIGNALS, SIGNALS, polaritySignal, round, type CoreSignal, type Row } from './signals.ts';
+import { analyseQuery, type QueryAnalysis } from './query.ts';
 import { lexicalTerms } from './tokenize.ts';
 import { checkBoolean, checkKnownKeys, checkObject } from './validate.ts';
 import type { HybridWeights, Memory } from './types.ts';
@@ -129,6 +130,12 @@ export interface PoolItem {
    * the pool's BM25 statistics, as in the reference, but is never scored or returned.
    */
   filtered?: boolean;
+  /**
+   * The best cosine with the query among the memory's conversation neighbours (the turns written
+   * just before and after it in the same conversation), when the caller looked them up: the
+   * `context` signal.
+   */
+  neighbourCosine?: number;
 }
 
 export type SignalName = CoreSignal | 'polarity';
@@ -189,6 +196,8 @@ export interface ScoreOptions {
    * with the corpus statistics of a persistent inverted index. Scores must be in [0, 1].
    */
   lexicalScorer?: LexicalScorer;
+  /** Unix seconds the query's relative time expressions ("last week") count from; default `now`. */
+  timeAnchor?: number;
 }
 
 export type LexicalScorer = (queryTerms: readonly string[], pool: readonly PoolItem[]) => PoolBm25Result;
@@ -205,10 +214,11 @@ interface CheckedScoreOptions {
   relevance: RelevanceJudge | undefined;
   recencyWeight: number;
   lexicalScorer: LexicalScorer | undefined;
+  timeAnchor: number | undefined;
 }
 
 const SCORE_OPTION_KEYS: ReadonlySet<string> = new Set([
-  'mode', 'fusion', 'weights', 'now', 'explain', 'minCosine', 'confidence', 'relevance', 'recencyWeight', 'lexicalScorer',
+  'mode', 'fusion', 'weights', 'now', 'explain', 'minCosine', 'confidence', 'relevance', 'recencyWeight', 'lexicalScorer', 'timeAnchor',
 ]);
 
 export function checkScoreOptions(value: unknown, field = 'options'): CheckedScoreOptions {
@@ -235,6 +245,7 @@ export function checkScoreOptions(value: unknown, field = 'options'): CheckedSco
     relevance: raw.relevance as RelevanceJudge | undefined,
     recencyWeight: raw.recencyWeight === undefined ? 0 : checkNumberInRange(raw.recencyWeight, 'recencyWeight', 0, Number.POSITIVE_INFINITY),
     lexicalScorer: typeof raw.lexicalScorer === 'function' ? (raw.lexicalScorer as LexicalScorer) : undefined,
+    timeAnchor: raw.timeAnchor === undefined ? undefined : checkNumberInRange(raw.timeAnchor, 'timeAnchor', 0, Number.POSITIVE_INFINITY),
   };
 }
 
@@ -267,7 +278,8 @@ export function scoreCandidates(pool: readonly PoolItem[], query: string, option
   let hits: IndexedHit[];
   if (opts.mode === 'semantic') hits = scoreSemantic(pool, opts);
   else {
-    const { rows, absent } = buildRows(pool, queryTerms, opts, judged);
+    const analysis = analyseQuery(query, opts.timeAnchor ?? opts.now);
+    const { rows, absent } = buildRows(pool, queryTerms, analysis, opts, judged);
     const input: FusionInput = { rows, absent, queryTerms, weights: opts.weights, now: opts.now, explain: opts.explain, recencyWeight: opts.recencyWeight };
     hits = opts.fusion === 'rrf' ? fuseRrf(input) : opts.fusion === 'linear' ? fuseLinear(input) : fuseWeighted(input);
   }
@@ -326,6 +338,7 @@ function scoreSemantic(pool: readonly PoolItem[], opts: CheckedScoreOptions): In
 function buildRows(
   pool: readonly PoolItem[],
   queryTerms: string[],
+  query: QueryAnalysis,
   opts: CheckedScoreOptions,
   judged: readonly RelevanceJudgement[] | null,
 ): { rows: Row[]; absent: ReadonlySet<CoreSignal> } {
@@ -338,7 +351,7 @@ function buildRows(
   const rows: Row[] = [];
   pool.forEach((item, index) => {
     if (!survives(item, opts)) return;
-    const input = { index, bm25, weights: opts.weights, now: opts.now };
+    const input = { index, bm25, weights: opts.weights, now: opts.now, query, fusion: opts.fusion };
     rows.push({
       item,
       index,
@@ -348,5 +361,7 @@ function buildRows(
       gate: judged ? judged[index]!.probability : 1,
     });
   });
-  return { rows, absent: new Set(SIGNALS.filter((signal) => signal.absent?.when(bm25) === true).map((signal) => signal.name)) };
+  const absence = { bm25, query, pool };
+  const absent = SIGNALS.filter((signal) => (signal.weightedOnly === true && opts.fusion !== 'weighted') || signal.absent?.when(absence) === true);
+  return { rows, absent: new Set(absent.map((signal) => signal.name)) };
 }

@@ -12,7 +12,9 @@
  * the memory's P(relevant)). The linear and RRF rules treat every signal alike.
  */
 import type { PoolBm25Result } from './bm25.ts';
+import { memoryEntities, nameCredit, type QueryAnalysis } from './query.ts';
 import type { HybridWeights, PoolItem, RecencyBasis, Signal } from './scoring.ts';
+import { timeFit } from './time-expressions.ts';
 import type { Memory } from './types.ts';
 
 /** What a signal may read besides its candidate. */
@@ -23,6 +25,16 @@ export interface SignalInput {
   bm25: PoolBm25Result;
   weights: HybridWeights;
   now: number;
+  /** The query's names, quoted phrases and time (query.ts). */
+  query: QueryAnalysis;
+  fusion: 'weighted' | 'linear' | 'rrf';
+}
+
+/** What decides whether a signal takes part in a pool's scoring (see `SignalSpec.absent`). */
+export interface AbsenceInput {
+  bm25: PoolBm25Result;
+  query: QueryAnalysis;
+  pool: readonly PoolItem[];
 }
 
 export interface SignalSpec {
@@ -37,12 +49,18 @@ export interface SignalSpec {
   /** Extra facts for `explain`. */
   details?(row: Row, weights: HybridWeights, now: number, queryTerms: string[]): Record<string, unknown>;
   /**
-   * When no candidate of the pool has the signal (it would only depress every score): its weight
-   * is dropped and the others rescaled; the reason `explain` gives then.
+   * When no candidate of the pool has the signal, or the query does not ask for it (it would only
+   * depress every score): its weight is dropped and the others rescaled; the reason `explain`
+   * gives then.
    */
-  absent?: { when(bm25: PoolBm25Result): boolean; reason: string };
+  absent?: { when(input: AbsenceInput): boolean; reason: string };
   /** `recall({ recencyWeight })` adds to this signal's weight, ungated ("latest first"). */
   readonly latestFirst?: boolean;
+  /**
+   * Takes part in the `weighted` fusion only: the `linear` rule stays AI-Houkai's formula and
+   * `rrf` ranks the reference's signals, so for them this signal is absent.
+   */
+  readonly weightedOnly?: boolean;
 }
 
 const SECONDS_PER_DAY = 86_400;
@@ -58,7 +76,7 @@ export function recencyFactor(memory: Memory, weights: Pick<HybridWeights, 'deca
 }
 
 /** The signals, in the order they are summed and shown. */
-export const CORE_SIGNALS = ['cosine', 'lexical', 'recency', 'importance'] as const;
+export const CORE_SIGNALS = ['cosine', 'lexical', 'entity', 'time', 'phrase', 'context', 'recency', 'importance'] as const;
 export type CoreSignal = (typeof CORE_SIGNALS)[number];
 
 /** Each signal's definition; the compiler asks for one per name of `CORE_SIGNALS`. */
@@ -74,10 +92,72 @@ const SPECS: { readonly [K in CoreSignal]: SignalSpec & { readonly name: K } } =
     name: 'lexical',
     role: 'relevance',
     defaultWeight: 0.2,
-    value: (_item, { index, bm25 }) => bm25.scores[index]!,
+    // The weighted rule reads BM25 over the query's theoretical best (bm25.ts: normaliseBm25);
+    // the linear and rrf rules keep the reference's pool-max normalisation.
+    value: (_item, { index, bm25, fusion }) => (fusion === 'weighted' ? bm25.bounded[index]! : bm25.scores[index]!),
     reason: (_value, row) => (row.matched.length ? `Matched query terms: ${row.matched.join(', ')}` : 'No query term in this memory'),
     details: (row, _weights, _now, queryTerms) => ({ matchedTerms: row.matched, queryTerms, bm25Raw: row.bm25Raw }),
-    absent: { when: (bm25) => bm25.max <= 0, reason: 'No memory in the pool matched a query term' },
+    absent: { when: ({ bm25 }) => bm25.max <= 0, reason: 'No memory in the pool matched a query term' },
+  },
+  entity: {
+    name: 'entity',
+    role: 'relevance',
+    defaultWeight: 0.02,
+    weightedOnly: true,
+    value: (item, { query }) => {
+      if (query.names.length === 0) return 0;
+      const entities = memoryEntities(item.memory);
+      return query.names.reduce((sum, name) => sum + nameCredit(entities, name), 0) / query.names.length;
+    },
+    reason: (value, row) => {
+      if (value <= 0) return 'Neither said by nor about the people the query names';
+      const memory = (row as Partial<Row>).item?.memory;
+      const speaker = memory ? memoryEntities(memory).speakerName : null;
+      return speaker !== null && value >= 1 ? `Said by ${speaker}, whom the query names` : 'Said by or mentions someone the query names';
+    },
+    details: (row) => {
+      const e = memoryEntities(row.item.memory);
+      return { speaker: e.speaker, mentions: [...e.mentions] };
+    },
+    absent: { when: ({ query }) => query.names.length === 0, reason: 'The query names no one' },
+  },
+  time: {
+    name: 'time',
+    role: 'relevance',
+    defaultWeight: 0.1,
+    weightedOnly: true,
+    value: (item, { query }) => {
+      const { windows, asksWhen } = query.time;
+      if (windows.length > 0) return timeFit(item.memory.createdAt, windows);
+      return asksWhen && memoryEntities(item.memory).saysWhen ? 1 : 0;
+    },
+    reason: (value) => (value >= 1 ? 'When it happened fits the time the query asks about' : value > 0 ? `Near the time the query names (${value.toFixed(2)})` : 'Outside the time the query asks about'),
+    details: (row) => ({ createdAt: row.item.memory.createdAt, saysWhen: memoryEntities(row.item.memory).saysWhen }),
+    absent: { when: ({ query }) => query.time.windows.length === 0 && !query.time.asksWhen, reason: 'The query names no time and asks for none' },
+  },
+  phrase: {
+    name: 'phrase',
+    role: 'relevance',
+    defaultWeight: 0.2,
+    weightedOnly: true,
+    value: (item, { query }) => {
+      if (query.phrases.length === 0) return 0;
+      const text = memoryEntities(item.memory).folded;
+      return query.phrases.filter((p) => text.includes(p)).length / query.phrases.length;
+    },
+    reason: (value) => (value > 0 ? 'Holds the exact words the query quotes' : 'Lacks the words the query quotes'),
+    absent: { when: ({ query }) => query.phrases.length === 0, reason: 'The query quotes nothing' },
+  },
+  context: {
+    name: 'context',
+    role: 'relevance',
+    defaultWeight: 0.5,
+    weightedOnly: true,
+    // What the turns around it add: their best cosine above its own ("Yes! It was amazing." after
+    // the question it answers), 0 when they match no better than the turn itself.
+    value: (item) => Math.max(0, (item.neighbourCosine ?? 0) - item.cosine),
+    reason: (value) => (value > 0 ? `The turns around it in its conversation match the query better (+${value.toFixed(3)})` : 'The turns around it match no better than it does'),
+    absent: { when: ({ pool }) => !pool.some((item) => item.neighbourCosine !== undefined), reason: 'No memory of the pool has conversation neighbours' },
   },
   recency: {
     name: 'recency',

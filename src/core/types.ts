@@ -69,6 +69,13 @@ export interface MemoryInput {
   validFrom?: number;
   validUntil?: number;
   surfacesWhen?: string[];
+  /**
+   * When the content happened, in Unix seconds (a chat turn's time, a dated note); default: when
+   * it is stored. Not before 1970, at most a day after the store's clock. Recall's time signal
+   * and recency read it; decay and health read `lastAccessed` (the store's own write and use
+   * time), and time travel (`stateAt`) the journal's transaction times.
+   */
+  createdAt?: number;
 }
 
 export interface RememberItem extends MemoryInput {

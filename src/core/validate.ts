@@ -147,7 +147,7 @@ export function checkObject<T extends object>(value: unknown, field: string): Pa
 
 const INPUT_FIELDS: ReadonlySet<string> = new Set([
   'type', 'tags', 'importance', 'source', 'polarity', 'expiresAt', 'pinned', 'trust', 'validFrom', 'validUntil', 'surfacesWhen',
-  'onConflict',
+  'onConflict', 'createdAt',
 ]);
 
 /** `surfacesWhen`: up to {@link MAX_PATTERNS} non-blank patterns of at most {@link MAX_PATTERN_LENGTH} characters. */
@@ -188,6 +188,7 @@ export function checkMemoryInput(input: unknown, field = 'options', extra: reado
   if (raw.validFrom !== undefined) out.validFrom = checkTimestamp(raw.validFrom, 'validFrom');
   if (raw.validUntil !== undefined) out.validUntil = checkTimestamp(raw.validUntil, 'validUntil');
   if (raw.surfacesWhen !== undefined) out.surfacesWhen = checkPatterns(raw.surfacesWhen);
+  if (raw.createdAt !== undefined) out.createdAt = checkTimestamp(raw.createdAt, 'createdAt');
   if (raw.onConflict !== undefined) {
     const policies = ['ignore', 'warn', 'supersede', 'raise', 'review'];
     if (typeof raw.onConflict !== 'string' || !policies.includes(raw.onConflict)) {
@@ -196,6 +197,20 @@ export function checkMemoryInput(input: unknown, field = 'options', extra: reado
     out.onConflict = raw.onConflict as MemoryInput['onConflict'];
   }
   return out;
+}
+
+/** How far ahead of the store's clock a memory's `createdAt` may lie (a day: time zones, clock skew). */
+export const MAX_CREATED_AHEAD = 86_400;
+
+/**
+ * A caller's `createdAt` (when the content happened: a chat turn's time, a dated note) must not
+ * lie more than {@link MAX_CREATED_AHEAD} seconds after the store's clock; `checkMemoryInput`
+ * already refused a negative or non-finite one.
+ */
+export function checkCreatedAt(createdAt: number | undefined, now: number, field = 'createdAt'): void {
+  if (createdAt !== undefined && createdAt > now + MAX_CREATED_AHEAD) {
+    throw invalid(`${field} must not be more than a day after the store's clock (${new Date(now * 1000).toISOString()}) — got ${new Date(createdAt * 1000).toISOString()}`, { field });
+  }
 }
 
 /** `[validFrom, validUntil)` must be non-empty when both ends are set. */

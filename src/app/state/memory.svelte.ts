@@ -252,11 +252,11 @@ export class MemoryState {
   }
 
   /** Remembers a memory; returns it, or the problem to show beside the form. */
-  async add(text: string, type: MemoryType, tags: string[], importance: number): Promise<{ memory: Memory } | { problem: Problem }> {
+  async add(text: string, type: MemoryType, tags: string[], importance: number, createdAt?: number): Promise<{ memory: Memory } | { problem: Problem }> {
     const client = this.api;
     if (!client) return { problem: { title: 'Not open', message: 'The store is not open yet.' } };
     try {
-      const { memory, conflicts, action } = await client.remember(text, { type, tags, importance });
+      const { memory, conflicts, action } = await client.remember(text, { type, tags, importance, ...(createdAt === undefined ? {} : { createdAt }) });
       if (action === 'queued' && conflicts.length > 0) {
         // Said on the spot: the memory is kept, and the pair waits in Review for a decision.
         const kind = conflicts.some((c) => c.kind === 'contradiction') ? 'contradicts' : conflicts.some((c) => c.kind === 'update') ? 'updates' : 'repeats';

@@ -4,7 +4,7 @@ import { embedOne, journalFor, reportChanged, requireOpen, requireVectors, type 
 import { MemoryError, invalid } from '../errors.ts';
 import { contentHash } from '../text.ts';
 import type { Memory } from '../types.ts';
-import { checkId, checkMemoryInput, checkObject, checkText, checkValidity } from '../validate.ts';
+import { checkId, checkMemoryInput, checkObject, checkText, checkValidity, checkCreatedAt } from '../validate.ts';
 
 /** Hard delete; false when there is no such memory. */
 export async function forget(ctx: StoreContext, id: string): Promise<boolean> {
@@ -28,6 +28,7 @@ export async function edit(ctx: StoreContext, id: string, changes: EditChanges):
   const { text: rawText, ...rest } = raw;
   const input = checkMemoryInput(rest, 'changes');
   if (input.onConflict !== undefined) throw invalid('onConflict applies to remember, not edit', { field: 'onConflict' });
+  checkCreatedAt(input.createdAt, ctx.clock.now(), 'changes.createdAt');
   const text = rawText === undefined ? undefined : checkText(rawText);
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = await ctx.storage.get(id);

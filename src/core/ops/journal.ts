@@ -67,7 +67,9 @@ export async function stateAt(ctx: StoreContext, ts: number): Promise<Memory[]> 
     if (e.before) state.set(e.id, e.before);
     else state.delete(e.id);
   }
-  return [...state.values()].filter((m) => m.createdAt <= at).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  // Transaction time only: a memory stored before `at` is in the state whatever its `createdAt`
+  // (when its content happened) says.
+  return [...state.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 

@@ -8,7 +8,7 @@ import { evictionCandidates } from '../decay.ts';
 import { MemoryError, invalid, throwIfAborted } from '../errors.ts';
 import { contentHash } from '../text.ts';
 import type { LongRunOptions, Memory, MemoryInput, RememberItem, RememberManyOptions, RememberResult } from '../types.ts';
-import { checkInteger, checkKnownKeys, checkMemoryInput, checkObject, checkText, checkValidity } from '../validate.ts';
+import { checkCreatedAt, checkInteger, checkKnownKeys, checkMemoryInput, checkObject, checkText, checkValidity } from '../validate.ts';
 import { applyWritePolicy, scanForWrite } from './conflicts.ts';
 
 const MANY_KEYS = new Set(['batchSize', 'signal', 'onProgress', 'onConflict']);
@@ -21,7 +21,7 @@ export async function buildMemory(ctx: StoreContext, text: string, input: Memory
     type: input.type ?? 'semantic',
     tags: input.tags ?? [],
     importance: input.importance ?? 0.5,
-    createdAt: now,
+    createdAt: input.createdAt ?? now,
     lastAccessed: now,
     accessCount: 0,
     source: input.source ?? null,
@@ -41,7 +41,7 @@ export async function buildMemory(ctx: StoreContext, text: string, input: Memory
   return memory;
 }
 
-function validateItem(item: unknown, where: string): { text: string; input: MemoryInput } {
+function validateItem(item: unknown, where: string, now: number): { text: string; input: MemoryInput } {
   if (typeof item === 'string') return { text: checkText(item, where), input: {} };
   if (item === null || typeof item !== 'object' || Array.isArray(item)) {
     throw invalid(`${where} must be a string or an object with a text field`, { field: where });
@@ -53,6 +53,7 @@ function validateItem(item: unknown, where: string): { text: string; input: Memo
   if (input.onConflict === 'raise') throw invalid(`${where}.onConflict 'raise' is not supported by rememberMany; use remember()`, { field: `${where}.onConflict` });
   // Checked here, for every item, before the first batch is written (not per batch).
   checkValidity(input.validFrom ?? 0, input.validUntil ?? 0);
+  checkCreatedAt(input.createdAt, now, `${where}.createdAt`);
   return { text: checkText(text, `${where}.text`), input };
 }
 
@@ -99,6 +100,7 @@ export async function writeBatch(
 export async function remember(ctx: StoreContext, text: string, options?: MemoryInput): Promise<RememberResult> {
   requireVectors(ctx);
   const input = checkMemoryInput(options);
+  checkCreatedAt(input.createdAt, ctx.clock.now());
   const defaults = ctx.settings.conflicts;
   const policy = input.onConflict ?? defaults.policy;
   const settings = { ...defaults, policy };
@@ -136,7 +138,8 @@ export async function rememberMany(ctx: StoreContext, items: (string | RememberI
   const manyPolicy: ConflictPolicy = opts.onConflict === undefined ? 'ignore' : checkPolicy(opts.onConflict);
   if (manyPolicy === 'raise') throw invalid("rememberMany does not support onConflict 'raise'", { field: 'onConflict' });
   // All-or-nothing validation: one bad item rejects the call before anything is embedded.
-  const prepared = items.map((item, i) => validateItem(item, `items[${i}]`));
+  const checkedAt = ctx.clock.now();
+  const prepared = items.map((item, i) => validateItem(item, `items[${i}]`, checkedAt));
   const defaults = ctx.settings.conflicts;
   const total = prepared.length;
   const results: RememberResult[] = [];
