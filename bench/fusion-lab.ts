@@ -101,12 +101,16 @@ export function nominateCandidates(corpus: LexicalCorpus, queryTerms: readonly s
   let budget = POSTINGS_PER_CANDIDATE * limit;
   let keysRead = 0;
   let budgetExhausted = false;
+  // MaxScore, as core/lexical-index.ts: the unread terms' summed IDF against the limit-th proxy.
+  let unread = nominating.reduce((sum, [, df]) => sum + bm25Idf(Math.max(n, df), df), 0);
   for (const [term, df] of nominating) {
     if (budget <= 0) {
       budgetExhausted = true;
       break;
     }
+    if (proxy.size >= limit && unread < [...proxy.values()].sort((a, b) => b - a)[limit - 1]!) break;
     const idf = bm25Idf(Math.max(n, df), df);
+    unread -= idf;
     const ids = corpus.postingsOf(term).slice(0, budget);
     if (ids.length < df) budgetExhausted = true;
     budget -= ids.length;

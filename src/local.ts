@@ -126,17 +126,22 @@ export type LocalMemory = MemoryApi & Pick<StoreView, 'call' | 'asActor' | 'watc
 const USE_LITE_ID = 'universal-sentence-encoder-lite';
 
 async function loadTransformers(key: TransformersModelKey, options: CreateMemoryOptions): Promise<Embedder> {
-  const [{ createTransformersEmbedder }, { TRANSFORMERS_MODELS }] = await Promise.all([
+  const [{ createTransformersEmbedder, isNodeRuntime }, { TRANSFORMERS_MODELS }] = await Promise.all([
     import('./adapters/embedder-transformers.ts'),
     import('./adapters/model-catalog.ts'),
   ]);
-  return createTransformersEmbedder({
-    model: TRANSFORMERS_MODELS[key].id,
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    ...options.transformers,
-    ...(key === 'minilm' ? options.minilm : options.bgeSmall),
-  });
+  const id = TRANSFORMERS_MODELS[key].id;
+  const own = { ...options.transformers, ...(key === 'minilm' ? options.minilm : options.bgeSmall) };
+  // Node with no folder given: the files where `npm run models` / `npx houkai-web models` put them.
+  if (own.localModelPath === undefined && !own.allowRemoteModels && isNodeRuntime()) {
+    const { findLocalModelPath } = await import('./adapters/node-model-path.ts');
+    const found = await findLocalModelPath(id);
+    if (found) own.localModelPath = found;
+  }
+  return createTransformersEmbedder({ model: id, ...(options.onProgress ? { onProgress: options.onProgress } : {}), ...own });
 }
+
+let toldAboutMiniLM = false;
 
 async function loadUseLite(options: CreateMemoryOptions): Promise<Embedder> {
   const { createUseLiteEmbedder } = await import('./adapters/embedder-use-lite.ts');
@@ -167,8 +172,13 @@ export async function resolveEmbedder(choice: EmbedderChoice, options: CreateMem
   try {
     return await loadTransformers('minilm', options);
   } catch (error) {
-    if (error instanceof MemoryError && error.code === 'MODEL_UNAVAILABLE') return loadUseLite(options);
-    throw error;
+    if (!(error instanceof MemoryError) || error.code !== 'MODEL_UNAVAILABLE') throw error;
+    // One line, once: the bundled model works, and how to get the better one.
+    if (!toldAboutMiniLM && typeof process !== 'undefined' && process.versions?.node) {
+      toldAboutMiniLM = true;
+      console.warn('[houkai] MiniLM files not found in ./public/models or ./models: using the bundled use-lite model. For MiniLM, put them there (`npm run models` in the houkai-web repository) or pass transformers.localModelPath.');
+    }
+    return loadUseLite(options);
   }
 }
 

@@ -98,7 +98,7 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function isNodeRuntime(): boolean {
+export function isNodeRuntime(): boolean {
   const proc = (globalThis as { process?: { release?: { name?: string } } }).process;
   return proc?.release?.name === 'node';
 }
@@ -147,12 +147,16 @@ function progressMapper(): (info: ProgressInfo) => ProgressEvent | null {
  * transformers.js is configured through one global `env`; these settings apply to this load
  * (and to any other transformers.js load in the same realm that follows it).
  */
+let envDefaults: { localModelPath: string; allowLocalModels: boolean } | undefined;
+
 function configureEnv(tf: TransformersModule, options: TransformersEmbedderOptions): void {
   const { env } = tf;
+  // transformers' own defaults, kept from the first load: a later load that does not set a path
+  // must not inherit the previous load's.
+  envDefaults ??= { localModelPath: env.localModelPath, allowLocalModels: env.allowLocalModels };
   env.allowRemoteModels = options.allowRemoteModels ?? options.remoteHost !== undefined;
-  if (options.localModelPath !== undefined) env.localModelPath = options.localModelPath;
-  if (options.allowLocalModels !== undefined) env.allowLocalModels = options.allowLocalModels;
-  else if (options.localModelPath !== undefined) env.allowLocalModels = true;
+  env.localModelPath = options.localModelPath ?? envDefaults.localModelPath;
+  env.allowLocalModels = options.allowLocalModels ?? (options.localModelPath !== undefined ? true : envDefaults.allowLocalModels);
   if (options.remoteHost !== undefined) env.remoteHost = absoluteHost(options.remoteHost);
   if (options.remotePathTemplate !== undefined) env.remotePathTemplate = options.remotePathTemplate;
   if (options.cacheDir !== undefined) env.cacheDir = options.cacheDir;
@@ -278,12 +282,18 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
   const dtype: DataType = options.dtype ?? 'q8';
   const requested = options.device ?? 'auto';
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 1));
+  // In Node without a local folder, say which option points at the files (not transformers' own default path).
+  const hint =
+    isNodeRuntime() && options.localModelPath === undefined && !options.allowRemoteModels
+      ? ' — set transformers.localModelPath to the folder that holds Xenova/<model>/… (`npm run models` fills public/models/; ./public/models and ./models are looked in by default)'
+      : '';
   const fail = (stage: string, cause: unknown, device?: string): MemoryError =>
-    new MemoryError('MODEL_UNAVAILABLE', `Embedding model "${model}" is unavailable (${stage}): ${errorMessage(cause)}`, {
+    new MemoryError('MODEL_UNAVAILABLE', `Embedding model "${model}" is unavailable (${stage}): ${errorMessage(cause)}${hint}`, {
       model,
       dtype,
       ...(device ? { device } : {}),
       cause: errorMessage(cause),
+      ...(hint ? { option: 'transformers.localModelPath' } : {}),
     });
 
   let tf: TransformersModule;

@@ -209,7 +209,7 @@ function rankingProperties(readOnly: boolean, defaultMode: 'semantic' | 'hybrid'
     diversity: number('MMR trade-off in [0, 1]: 1 = pure relevance, lower values favour novelty. Omit for none.', 0, 1),
     dedup_threshold: number('Skip a result whose cosine to an already chosen one is at least this (0..1).', 0, 1),
     min_cosine: number('Absolute relevance floor in [-1, 1]: return nothing rather than weak matches.', -1, 1),
-    lexical_index: choice(['pool', 'corpus'], '"pool" (default): keyword scoring over the vector candidates only; "corpus": the keyword index also finds candidates (exact identifiers, error codes).'),
+    lexical_index: choice(['pool', 'corpus'], '"corpus" (default): the keyword index also finds candidates (exact identifiers, error codes, names); "pool": keyword scoring over the vector candidates only.'),
     ...(readOnly ? {} : { touch: boolean('Record the access on each hit (access count, last accessed). Default true; false = a pure read.') }),
   };
 }
@@ -307,6 +307,8 @@ function hitRecord(hit: RecallHit): Record<string, unknown> {
     expires_at: orNull(m.expiresAt),
     trust: m.trust,
     ...(hit.confidence === undefined ? {} : { confidence: hit.confidence }),
+    // Other memories that say otherwise, unresolved: the answer is contested.
+    contested_by: hit.contestedBy ?? [],
     ...(hit.expandedFrom === undefined ? {} : { expanded_from: { id: hit.expandedFrom.id, rel: hit.expandedFrom.rel, hop: hit.expandedFrom.hop } }),
     ...(hit.explain === undefined ? {} : { explain: hit.explain.breakdown }),
   };
@@ -380,6 +382,7 @@ function buildTools(ctx: Context): Record<MemoryToolName, ToolSpec> {
             items: { type: 'string', minLength: 1, maxLength: 500 },
             maxItems: 50,
           }),
+          created_at: number('When the content happened (Unix seconds): a chat turn\'s time, a dated note. Default: now. At most a day ahead.', 0),
         },
         ['text'],
       ),
@@ -401,6 +404,7 @@ function buildTools(ctx: Context): Record<MemoryToolName, ToolSpec> {
           valid_from: 'validFrom',
           valid_until: 'validUntil',
           surfaces_when: 'surfacesWhen',
+          created_at: 'createdAt',
         });
         if (args.ttl_seconds !== undefined) input.expiresAt = ctx.now() + (args.ttl_seconds as number);
         if (input.source === undefined && ctx.actor !== undefined) input.source = ctx.actor;
@@ -431,14 +435,14 @@ function buildTools(ctx: Context): Record<MemoryToolName, ToolSpec> {
       name: 'recall',
       description:
         'Search long-term memory by meaning (or hybrid meaning + keywords + recency + importance). Use it before starting a task and whenever past decisions, preferences or facts may matter. ' +
-        'Returns [{id, text, type, tags, importance, score, created_at, superseded_by, expires_at, trust, confidence}], best first.' +
+        'Returns [{id, text, type, tags, importance, score, created_at, superseded_by, expires_at, trust, confidence, contested_by}], best first; contested_by lists memories that say otherwise and are not settled (tell the user both). ' +
         readOnlyNote,
       inputSchema: objectSchema(
         {
           query: string('What to look for, in natural language.', { minLength: 1 }),
           k: integer('How many memories to return, default 5.', 1, 1000),
           ...filterProperties(),
-          ...rankingProperties(ctx.readOnly, 'semantic'),
+          ...rankingProperties(ctx.readOnly, 'hybrid'),
           overfetch: integer('Candidate pool multiplier for filtered searches, default 4.', 1, 100),
           explain: boolean('Attach a per-signal score breakdown to each hit under "explain". Default false.'),
           ...expandProperties(),

@@ -36,6 +36,12 @@ export const POSTINGS_PER_CANDIDATE = 8;
  * contains. Terms in more than a quarter of the memories nominate nobody (their IDF is a fraction
  * of a rare term's) but still count in the BM25 of whoever is nominated.
  *
+ * MaxScore (Turtle & Flood, 1995) on that proxy: once `limit` memories are held, a memory not yet
+ * seen can at best hold every term still unread, so when the summed IDF of those terms is below
+ * the `limit`-th best proxy, the rest of the postings — the commonest terms, the longest lists —
+ * cannot change the top `limit` and are not read. The held candidates are then scored exactly
+ * from their stored terms, so nothing but reading is saved.
+ *
  * @param documentFrequencies how many memories contain each query term
  * @param postings up to `max` ids of memories containing `term`
  */
@@ -47,18 +53,26 @@ export async function nominateCandidates(
 ): Promise<string[]> {
   const nominating = [...documentFrequencies]
     .filter(([, n]) => n > 0 && n <= Math.max(NOMINATE_ALWAYS, documents / 4))
-    .sort((a, b) => a[1] - b[1]);
+    .sort((a, b) => a[1] - b[1])
+    .map(([term, n]) => ({ term, idf: bm25Idf(Math.max(documents, n), n) }));
   const proxy = new Map<string, number>();
   let budget = POSTINGS_PER_CANDIDATE * limit;
-  for (const [term, n] of nominating) {
+  let unread = nominating.reduce((sum, t) => sum + t.idf, 0);
+  for (const { term, idf } of nominating) {
     if (budget <= 0) break;
-    const idf = bm25Idf(Math.max(documents, n), n);
+    if (proxy.size >= limit && unread < kthLargest(proxy, limit)) break;
     const ids = await postings(term, budget);
     budget -= ids.length;
+    unread -= idf;
     for (const id of ids) proxy.set(id, (proxy.get(id) ?? 0) + idf);
   }
   return [...proxy]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, limit)
     .map(([id]) => id);
+}
+
+/** The k-th largest value of the map (k ≤ size). */
+function kthLargest(values: ReadonlyMap<string, number>, k: number): number {
+  return [...values.values()].sort((a, b) => b - a)[k - 1]!;
 }

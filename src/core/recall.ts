@@ -7,6 +7,7 @@
  */
 import { bm25Idf, bm25TermScore, BM25_B, BM25_K1, normaliseBm25 } from './bm25.ts';
 import type { Confidence } from './confidence.ts';
+import { contestedBy } from './contested.ts';
 import { embedOne, type StoreContext } from './context.ts';
 import { invalid } from './errors.ts';
 import { mmrSelect } from './mmr.ts';
@@ -291,8 +292,9 @@ export async function runRecall(ctx: StoreContext, query: string, o: CheckedReca
   // 5. Touch the returned memories in one transaction.
   let touched = new Map<string, Memory>();
   if (o.touch && chosen.length > 0) touched = new Map((await storage.touch(chosen.map((h) => h.memory.id), now)).map((m) => [m.id, m]));
+  const contested = await contestedBy(storage, chosen.map((h) => h.memory));
   const hits = chosen.map((h) => {
-    const hit: RecallHit = { memory: touched.get(h.memory.id) ?? h.memory, score: h.score, cosine: h.cosine };
+    const hit: RecallHit = { memory: touched.get(h.memory.id) ?? h.memory, score: h.score, cosine: h.cosine, contestedBy: contested.get(h.memory.id) ?? [] };
     if (h.confidence) hit.confidence = h.confidence;
     if (h.relevance !== undefined) hit.relevance = h.relevance;
     if (h.explain) hit.explain = h.explain;
@@ -302,7 +304,8 @@ export async function runRecall(ctx: StoreContext, query: string, o: CheckedReca
   // 6. Expansion: linked neighbours appended after the top k, with the configured score.
   if (o.expand && hits.length > 0) {
     const extra = await expandHits(storageGraphReader(storage), hits, { ...o.expand, includeSuperseded: o.includeSuperseded, accept });
-    for (const e of extra) hits.push({ memory: e.memory, score: e.score, expandedFrom: { id: e.from, rel: e.rel, hop: e.hop } });
+    const extraContested = await contestedBy(storage, extra.map((e) => e.memory));
+    for (const e of extra) hits.push({ memory: e.memory, score: e.score, expandedFrom: { id: e.from, rel: e.rel, hop: e.hop }, contestedBy: extraContested.get(e.memory.id) ?? [] });
   }
   return hits;
 }

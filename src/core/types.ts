@@ -211,6 +211,11 @@ export interface RecallHit {
   explain?: RecallExplanation;
   /** Set on hits added by `expand`: the hit they were linked from, the relation and the hop. */
   expandedFrom?: { id: string; rel: string; hop: number };
+  /**
+   * Ids of the live memories that say otherwise and are not settled: a `contradicts` link either
+   * way, or a contradiction or update waiting in review (core/contested.ts). Empty when none.
+   */
+  contestedBy: string[];
 }
 
 export interface ListOptions {
