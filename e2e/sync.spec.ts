@@ -124,6 +124,26 @@ test('refused credentials are said beside the form, and nothing is synced', asyn
   await shot(page, 'sync-panel-refused', false);
 });
 
+test('an address the app\'s connect policy does not allow: the panel names the policy and HOUKAI_SYNC_ORIGINS, nothing is sent', async ({ page }) => {
+  // The app allows the server's origin as 127.0.0.1:<port>; "localhost" is another origin.
+  const url = (await couch.userDatabase('blocked-notes', [ALICE])).replace('127.0.0.1', 'localhost');
+  await page.goto(appUrl);
+  await openStore(page, 'blocked');
+  await page.getByRole('link', { name: 'Activity' }).click();
+  const panel = page.locator('.sync-panel');
+  await panel.getByLabel('Database address').fill(url);
+  await panel.getByLabel('User name', { exact: true }).fill(ALICE.username);
+  await panel.getByLabel('Password').fill(ALICE.password);
+  await panel.getByLabel('Keep syncing while the app is open (live)').uncheck();
+  await panel.getByRole('button', { name: 'Sync', exact: true }).click();
+  await expect(panel).toContainText('connect policy', { timeout: 30_000 });
+  await expect(panel).toContainText('HOUKAI_SYNC_ORIGINS');
+  await expect(panel).toContainText(new URL(url).origin);
+  await expect(panel).not.toContainText('cannot be reached');
+  await panel.scrollIntoViewIfNeeded();
+  await shot(page, 'sync-panel-blocked-by-policy', false);
+});
+
 test('the same memory edited on two devices: both converge, and the device whose edit lost offers it back in Review', async ({ page, browser }) => {
   const url = await couch.userDatabase('clash-notes', [ALICE]);
   const other = await browser.newContext();

@@ -231,6 +231,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
     const embedder = await resolveEmbedder(options.embedder ?? 'auto', options, recorded?.embedderId);
     // A capacity hint only (the index grows): the metadata row's count avoids a linear count().
     const count = recorded?.lexicalDocs ?? (await storage.count());
+    onProgress?.({ kind: 'index-open', phase: 'start' });
     index = await (await indexFactory(options.index, dbOptions))({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });
     const store = await openStore(
       {
@@ -262,6 +263,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         ...(options.signal ? { signal: options.signal } : {}),
       },
     );
+    onProgress?.({ kind: 'index-open', phase: 'done' });
     return Object.defineProperties(store, {
       name: { value: name, enumerable: true },
       embedder: { value: embedder, enumerable: false },

@@ -51,6 +51,7 @@ describe('what a query names and what a memory offers', () => {
   it('names, possessives and quoted phrases in a query; question words and months are not names', () => {
     const q = analyseQuery('What did Melanie\'s kids say about "the blue house" in May?', at(2023, 8, 10));
     expect(q.names).toEqual(['melanie']);
+    expect(analyseQuery('do we ship on Fridays?', at(2023, 8, 10)).names).toEqual([]);
     expect(q.phrases).toEqual(['the blue house']);
     expect(q.time.windows).toHaveLength(1);
   });

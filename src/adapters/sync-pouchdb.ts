@@ -70,9 +70,29 @@ async function loadPouch(adapter: ReplicaAdapter): Promise<PouchClass> {
   return PouchDB;
 }
 
+/**
+ * Origins this realm's Content-Security-Policy refused to connect to, as the browser reported them
+ * (`securitypolicyviolation`): a fetch the policy blocks fails like an unreachable server, and
+ * only this event says why. Nothing is listened to outside browsers.
+ */
+const blockedOrigins = new Map<string, string>();
+const violations = globalThis as { addEventListener?: (type: string, listener: (event: { blockedURI?: string; effectiveDirective?: string }) => void) => void };
+violations.addEventListener?.('securitypolicyviolation', (event) => {
+  try {
+    if (event.blockedURI) blockedOrigins.set(new URL(event.blockedURI).origin, event.effectiveDirective ?? 'connect-src');
+  } catch {
+    /* not a URL (e.g. "inline"): not a request of ours */
+  }
+});
+
 /** An engine error in the bridge's terms: refused credentials, unreachable, no database, or other. */
-export function classify(error: unknown): ReplicationError {
+export function classify(error: unknown, url?: string): ReplicationError {
   if (error instanceof ReplicationError) return error;
+  const origin = url === undefined ? undefined : (() => { try { return new URL(url).origin; } catch { return undefined; } })();
+  const directive = origin === undefined ? undefined : blockedOrigins.get(origin);
+  if (origin !== undefined && directive !== undefined) {
+    return new ReplicationError('unreachable', `This app's Content-Security-Policy (${directive}) blocked the request to ${origin}: the host serving the app must allow that origin (HOUKAI_SYNC_ORIGINS for this app's server), or serve CouchDB under the app's own origin`, undefined, { directive, origin });
+  }
   const e = (error ?? {}) as PouchError & { result?: { errors?: PouchError[] } };
   const status = e.status;
   const text = `${e.name ?? ''} ${e.message ?? ''} ${e.reason ?? ''} ${e.code ?? ''}`;
@@ -187,11 +207,11 @@ function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
       try {
         const result = await run;
         if (signal?.aborted) throw new ReplicationError('other', 'cancelled');
-        if (denied) throw classify(denied);
+        if (denied) throw classify(denied, url);
         remoteSeq = result.pull?.last_seq ?? remoteSeq;
         return { pushed: result.push?.docs_written ?? counts.pushed, pulled: result.pull?.docs_written ?? counts.pulled };
       } catch (error) {
-        throw classify(error);
+        throw classify(error, url);
       } finally {
         signal?.removeEventListener('abort', cancel);
       }
@@ -207,7 +227,7 @@ function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
           clearTimeout(timer);
           signal.removeEventListener('abort', stop);
           feed.cancel();
-          if (error) reject(classify(error));
+          if (error) reject(classify(error, url));
           else resolve();
         };
         const stop = (): void => finish();

@@ -44,7 +44,9 @@ export function analyseQuery(query: string, anchor: number): QueryAnalysis {
   for (const w of statementWords(query)) {
     if (!/^\p{Lu}/u.test(w.raw)) continue;
     const name = nameOf(w.raw, query);
-    if (NOT_NAMES.has(name) || STOP_WORDS.has(name) || name.length < 2) continue;
+    // "Fridays", "Mondays": a day, not a person.
+    const singular = name.endsWith('s') ? name.slice(0, -1) : name;
+    if (NOT_NAMES.has(name) || NOT_NAMES.has(singular) || STOP_WORDS.has(name) || name.length < 2) continue;
     names.add(name);
   }
   return { names: [...names], phrases, time: readQueryTime(query, anchor) };

@@ -232,6 +232,8 @@ export type ProgressEvent =
   | { kind: 'embed'; done: number; total: number }
   | { kind: 'write'; done: number; total: number }
   | { kind: 'index-rebuild'; done: number; total: number }
+  /** Opening the store's search index (reading its saved snapshot) and the store around it: `start`, then `done`. */
+  | { kind: 'index-open'; phase: 'start' | 'done' }
   /** A schema upgrade at open rewriting the store's rows (v11: every vector to binary16). */
   | { kind: 'upgrade'; done: number; total: number }
   | { kind: 'reindex'; done: number; total: number }

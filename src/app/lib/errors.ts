@@ -102,6 +102,13 @@ export function problemOf(error: unknown, fallbackTitle = 'Something went wrong'
       case 'SYNC_AUTH':
         return { title: 'Sync refused', message: 'The server refused these credentials, or this account may not use that database. Check the user name and password (or token), and that the account is a member of the database.', ...base };
       case 'SYNC_UNREACHABLE':
+        if (error.details['reason'] === 'blocked-by-policy') {
+          return {
+            title: 'Blocked by this app’s connect policy',
+            message: `Nothing was sent: this app’s connect policy (its Content-Security-Policy, ${String(error.details['directive'] ?? 'connect-src')}) does not allow connections to ${String(error.details['origin'] ?? 'that server')}. Whoever serves the app must allow that origin (set HOUKAI_SYNC_ORIGINS for this app’s server), or serve CouchDB under this app’s own address.`,
+            ...base,
+          };
+        }
         return { title: 'Server unreachable', message: 'The sync server cannot be reached from here: check the address, your connection, and that this app’s host allows it (see “What is sent”). Live sync keeps retrying.', ...base };
       case 'STORAGE_FAILURE':
         return { title: 'Storage failed', message: 'The browser’s storage failed. Nothing was changed; try again.', ...base };

@@ -50,6 +50,8 @@ export class DurabilityState {
   settings = $state.raw<AutoExportSettings>({ ...DEFAULT_AUTO_EXPORT });
   /** The chosen file is waiting for the person to allow writing to it again. */
   needsPermission = $state(false);
+  /** The person asked the browser to keep the storage and it said no (until then, "not persistent" is no alarm). */
+  refused = $state(false);
   exporting = $state(false);
   error = $state<string | null>(null);
   /** What the last export from this tab did. */
@@ -239,6 +241,7 @@ export class DurabilityState {
   /** Asks the browser to keep this site's storage (it decides; Chromium grants it to installed or engaged sites). */
   async persist(): Promise<void> {
     const granted = await navigator.storage?.persist?.().catch(() => false);
+    this.refused = !granted;
     if (!granted) toasts.push('The browser kept its default: storage may still be cleared when space runs low. Installing the app usually makes it persistent.', { tone: 'error', timeout: 8000 });
     await this.refresh();
   }

@@ -139,7 +139,9 @@ export class MemoryState {
         onProgress: (e) => {
           if (token !== this.connectToken) return;
           this.progress = e;
-          if (!this.openingSeen.includes(e.kind)) this.openingSeen = [...this.openingSeen, e.kind];
+          // 'index-open-done': the index open finished (its step is done; what is left is reading the figures).
+          const kind = e.kind === 'index-open' && e.phase === 'done' ? 'index-open-done' : e.kind;
+          if (!this.openingSeen.includes(kind)) this.openingSeen = [...this.openingSeen, kind];
         },
       });
       if (token !== this.connectToken) {

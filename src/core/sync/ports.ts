@@ -86,6 +86,8 @@ export class ReplicationError extends Error {
     readonly failure: ReplicationFailure,
     message: string,
     readonly status?: number,
+    /** The request never left: this app's Content-Security-Policy (`connect-src`) blocked the remote's origin. */
+    readonly blockedBy?: { directive: string; origin: string },
   ) {
     super(message);
     this.name = 'ReplicationError';

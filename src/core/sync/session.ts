@@ -60,7 +60,10 @@ export function syncError(error: unknown): MemoryError {
   if (error instanceof MemoryError) return error;
   if (error instanceof ReplicationError) {
     const code: ErrorCode = error.failure === 'auth' ? 'SYNC_AUTH' : error.failure === 'unreachable' ? 'SYNC_UNREACHABLE' : error.failure === 'missing' ? 'NOT_FOUND' : 'STORAGE_FAILURE';
-    return new MemoryError(code, error.message, { ...(error.status === undefined ? {} : { status: error.status }) });
+    return new MemoryError(code, error.message, {
+      ...(error.status === undefined ? {} : { status: error.status }),
+      ...(error.blockedBy ? { reason: 'blocked-by-policy', directive: error.blockedBy.directive, origin: error.blockedBy.origin } : {}),
+    });
   }
   return new MemoryError('STORAGE_FAILURE', `Sync failed: ${(error as Error)?.message ?? String(error)}`);
 }
