@@ -20,6 +20,10 @@
  *   available, before/after (bench/relevance-eval.ts); the store's conflict patterns on the
  *   hand-written pairs and SICK (bench/contradiction.ts). `--calibrate` instead fits the
  *   embedders' reference relevance calibrations (bench/calibrate.ts) and writes them.
+ * - Issues #26 and #27, with every embedder available: LoCoMo's development split
+ *   (bench/locomo.ts: turn-level Recall@5/@10, nDCG@10, MRR, per category, the default recall and
+ *   each mode), questions asked in other words (bench/reworded.ts: stores of 10, 100, 1,000) and
+ *   changed facts (bench/changed-values.ts: the tuning and held-out pair sets, SICK TEST).
  *
  * Embeddings are computed once per text set (in parallel child processes when there are many)
  * and cached in bench/.cache/ (gitignored), keyed by the model id, the embedder's source and
@@ -65,6 +69,9 @@ import { EVAL_EMBEDDERS, evalEmbedder, parseEmbedderKey, type EvalEmbedderKey, t
 import { bm25Idf, normaliseBm25, scoreWithCorpus } from '../src/core/bm25.ts';
 import { loadHandWritten, runContradictionEval, runPatternsEval } from './contradiction.ts';
 import { agentMemoryEval, agentTable, type EmbedderReport } from './relevance-eval.ts';
+import { runChangedValues } from './changed-values.ts';
+import { locomoEval, locomoTable, type LocomoReport } from './locomo.ts';
+import { rewordedEval, type RewordedReport } from './reworded.ts';
 import { claimConfidence, legacyRankings } from './scifact-relevance.ts';
 import { benchEmbedders, cachedEmbed } from './embedders.ts';
 import {
@@ -1023,6 +1030,8 @@ console.log(
 // Issue #14: ranking and verdicts on the agent-memory set, and the contradiction patterns, with
 // every embedder available (cheap: a few hundred sentences each).
 const agentReports: EmbedderReport[] = [];
+const conversational: Record<string, Record<string, LocomoReport>> = {};
+const reworded: Record<string, RewordedReport> = {};
 const pairCosines: Record<string, (older: string, newer: string) => number> = {};
 const handPairs = loadHandWritten();
 // Every embedder in one pass: done once, by the first embedder's run (as the contradiction detector).
@@ -1032,6 +1041,9 @@ for (const embedder of SKIP_CONTRADICTION ? [] : benchEmbedders()) {
     continue;
   }
   agentReports.push(await agentMemoryEval(embedder));
+  // Issues #26 and #27: conversations (LoCoMo dev), questions in other words, changed facts.
+  conversational[embedder.key] = await locomoEval(embedder);
+  reworded[embedder.key] = await rewordedEval(embedder);
   const texts = [...new Set(handPairs.flatMap((p) => [p.older, p.newer]))];
   const vectors = new Map((await cachedEmbed(embedder, 'conflict-pairs', texts, 'passage')).map((v, i) => [texts[i]!, v]));
   pairCosines[embedder.key] = (a, b) => cosine(vectors.get(a)!, vectors.get(b)!);
@@ -1040,6 +1052,21 @@ for (const embedder of SKIP_CONTRADICTION ? [] : benchEmbedders()) {
 if (agentReports.length > 0) {
   console.log('Agent-memory set (bench/data/agent-memory.json), recall k = 10 (dev / test / all):\n');
   console.log(agentTable(agentReports));
+}
+for (const [key, reports] of Object.entries(conversational)) console.log(`LoCoMo development split (bench/locomo.ts), ${locomoTable(key, reports)}\n`);
+for (const [key, r] of Object.entries(reworded)) {
+  console.log(`Reworded questions (bench/reworded.ts), ${key}, report half (tuning half in the JSON):`);
+  for (const size of ['10', '100', '1000'] as const) {
+    const f = r[size].report;
+    console.log(`  ${size.padStart(4)} memories: right top-1 ${f.top1}, right and badged ${f.top1_badged} (of right ${f.badged_given_right}), unanswerable only none ${f.unanswerable_all_none}`);
+  }
+}
+const changed = SKIP_CONTRADICTION ? null : await runChangedValues(DATA);
+if (changed) {
+  console.log('Changed facts (bench/changed-values.ts), conflict class P / R and changed values called duplicates:');
+  for (const set of ['tuning', 'heldout'] as const) {
+    for (const [key, r] of Object.entries(changed[set])) console.log(`  ${set.padEnd(7)} ${key.padEnd(9)} P ${r.byClass.conflict.precision} R ${r.byClass.conflict.recall}, duplicates ${r.changedCalledDuplicate}`);
+  }
 }
 for (const r of agentReports) console.log(`  ${r.embedder}: unanswerable with a weak/strong hit ${JSON.stringify(r.misses.false_matches)}; correct top-1 judged none ${JSON.stringify(r.misses.unflagged_answers)}`);
 const patterns = SKIP_CONTRADICTION ? null : runPatternsEval(DATA, pairCosines);
@@ -1079,7 +1106,7 @@ console.log(
         }
       : {}),
     scifact_claims_confidence: claimsConfidence,
-    ...(patterns ? { agent_memory: agentReports, conflict_patterns: patterns } : {}),
+    ...(patterns ? { agent_memory: agentReports, conflict_patterns: patterns, locomo_dev: conversational, reworded, changed_values: changed } : {}),
     targets,
     diagnostics,
     replica_what_if: whatIf,

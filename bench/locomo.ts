@@ -168,13 +168,15 @@ export const LOCOMO_CONFIGS: Record<string, RecallOptions> = {
 };
 
 const NO_NEW_SIGNALS = { entity: 0, time: 0, phrase: 0, context: 0 };
-/** The default with its conversational signals taken away, one at a time and all together (the gain of each). */
+/** The default with its conversational signals taken away, then added back one at a time (the gain of each). */
 export const SIGNAL_ABLATIONS: Record<string, RecallOptions> = {
-  'corpus, no new signals': { mode: 'hybrid', lexicalIndex: 'corpus', weights: NO_NEW_SIGNALS },
-  '+ entity': { mode: 'hybrid', lexicalIndex: 'corpus', weights: { ...NO_NEW_SIGNALS, entity: 0.1 } },
-  '+ time': { mode: 'hybrid', lexicalIndex: 'corpus', weights: { ...NO_NEW_SIGNALS, time: 0.1 } },
-  '+ context': { mode: 'hybrid', lexicalIndex: 'corpus', weights: { ...NO_NEW_SIGNALS, context: 0.1 } },
-  '+ phrase': { mode: 'hybrid', lexicalIndex: 'corpus', weights: { ...NO_NEW_SIGNALS, phrase: 0.2 } },
+  semantic: { mode: 'semantic' },
+  'corpus, no new signals': { weights: NO_NEW_SIGNALS },
+  '+ entity (0.02)': { weights: { ...NO_NEW_SIGNALS, entity: 0.02 } },
+  '+ time (0.1)': { weights: { ...NO_NEW_SIGNALS, time: 0.1 } },
+  '+ context (0.5)': { weights: { ...NO_NEW_SIGNALS, context: 0.5 } },
+  '+ phrase (0.2)': { weights: { ...NO_NEW_SIGNALS, phrase: 0.2 } },
+  'default (all)': {},
 };
 
 /** Recalls every question of every conversation under each configuration. */

@@ -225,6 +225,13 @@ describe.each(BACKENDS)('MemoryStorage contract: $name', ({ open }) => {
     const conflict = { id: 'k1', newId: 'b', oldId: 'a', kind: 'contradiction', status: 'pending', createdAt: NOW, cosine: 0.9 } as never;
     await s.applyGraphChanges({ put: [{ ...a, links: [{ to: 'b', rel: 'related' }] }], pinMoved: { a: true }, conflicts: [conflict] }, ctx('link'));
     expect(await s.incoming('b')).toEqual([{ from: 'a', rel: 'related' }]);
+    // The optional batched read agrees with incoming, where a backend offers it.
+    if (s.incomingMany) {
+      const many = await s.incomingMany(['b', 'a', 'nobody']);
+      expect(many.get('b')).toEqual(await s.incoming('b'));
+      expect(many.get('a') ?? []).toEqual(await s.incoming('a'));
+      expect(many.get('nobody') ?? []).toEqual([]);
+    }
     expect(await s.pinMoved('a')).toBe(true);
     expect((await s.listConflicts('pending')).map((c) => c.id)).toEqual(['k1']);
     expect(await s.getConflict('k1')).toMatchObject({ oldId: 'a' });

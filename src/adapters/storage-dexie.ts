@@ -1033,6 +1033,17 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
         return out;
       }),
 
+    incomingMany: (ids) =>
+      run('incomingMany', async () => {
+        const wanted = new Set(ids);
+        const out = new Map<string, { from: string; rel: string }[]>();
+        if (ids.length === 0) return out;
+        for (const row of await db.memories.where('linkTargets').anyOf(ids).toArray()) {
+          for (const link of row.links) if (wanted.has(link.to)) out.set(link.to, [...(out.get(link.to) ?? []), { from: row.id, rel: link.rel }]);
+        }
+        return out;
+      }),
+
     pinMoved: (id) => run('pinMoved', async () => (await db.memories.get(id))?.pinMoved === true),
 
     applyGraphChanges: (changes: GraphChanges, ctx) =>

@@ -406,6 +406,11 @@ export interface LexicalPostings {
 export interface GraphStore {
   /** Links pointing at `id`, from the multi-entry link-target index (no scan). */
   incoming(id: string): Promise<{ from: string; rel: string }[]>;
+  /**
+   * Optional fast path: links pointing at any of `ids`, in one index read, by target (a target
+   * with none may be absent). Without it, callers ask `incoming` once per id.
+   */
+  incomingMany?(ids: string[]): Promise<Map<string, { from: string; rel: string }[]>>;
   /** Whether a superseded memory's pin moved to its superseder. */
   pinMoved(id: string): Promise<boolean>;
   /** Applies a graph write in one transaction (text never changes here). */

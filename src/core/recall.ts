@@ -325,7 +325,7 @@ async function timeAnchor(storage: MemoryStorage, query: string, now: number): P
 }
 
 /** How many of the pool's best candidates look up their conversation neighbours (one batched read). */
-export const NEIGHBOUR_CANDIDATES = 40;
+export const NEIGHBOUR_CANDIDATES = 20;
 /** How many of the best candidates bring their neighbours into the pool. */
 export const NEIGHBOUR_JOINERS = 10;
 /** Two memories are turns of one conversation when written this close in time (seconds). */
