@@ -108,6 +108,31 @@ describe('sync through pouchdb-server', () => {
     }
   }, 60_000);
 
+  it('a forget right after a first pull reaches the device that wrote the memory (repro-forget-after-pull)', async () => {
+    const url = await aliceDb();
+    const a = await openTestStore();
+    const b = await openTestStore();
+    try {
+      const [x] = (await a.rememberMany(['alpha one note', 'beta two note', 'gamma three note'])).map((r) => r.memory);
+      await a.sync({ url, auth: ALICE });
+      expect(await b.sync({ url, auth: ALICE })).toMatchObject({ pushed: 0, applied: 3 });
+      expect(await b.forget(x!.id)).toBe(true);
+      expect(await b.sync({ url, auth: ALICE })).toMatchObject({ pushed: 1 });
+      expect(await a.sync({ url, auth: ALICE })).toMatchObject({ deleted: 1 });
+      expect(await a.get(x!.id)).toBeNull();
+      expect([await a.count(), await b.count()]).toEqual([2, 2]);
+      // And it stays forgotten: another round each way brings nothing back.
+      await a.sync({ url, auth: ALICE });
+      await b.sync({ url, auth: ALICE });
+      expect(await a.get(x!.id)).toBeNull();
+      expect(await b.get(x!.id)).toBeNull();
+      expect(await state(a)).toEqual(await state(b));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 60_000);
+
   it('the same memory edited offline on both sides converges on one winner; the losing text waits in review', async () => {
     const url = await aliceDb();
     const a = await openTestStore();

@@ -129,11 +129,16 @@ async function pushIds(run: BridgeRun, ids: string[], rows?: LocalRows): Promise
 export async function pushOutbox(run: BridgeRun): Promise<void> {
   const { ctx, checkpoint } = run;
   const [newest = 0] = await ctx.storage.journalKeys({ limit: 1 });
-  if (newest <= checkpoint.pushedSeq) return;
+  if (newest <= checkpoint.pushedSeq) {
+    // Nothing written here since: an empty store's first comparison is done too.
+    if (newest === 0) checkpoint.compared = true;
+    return;
+  }
   const horizon = await ctx.storage.journalHorizon();
   let done = 0;
-  const total = checkpoint.pushedSeq === 0 ? null : newest - checkpoint.pushedSeq;
-  if (checkpoint.pushedSeq === 0 || (horizon !== null && horizon.seq > checkpoint.pushedSeq + 1)) {
+  const compared = checkpoint.compared ?? (checkpoint.pushedSeq > 0 || checkpoint.appliedSeq !== 0);
+  const total = compared ? newest - checkpoint.pushedSeq : null;
+  if (!compared || (horizon !== null && horizon.seq > checkpoint.pushedSeq + 1)) {
     for await (const page of ctx.storage.pagesByCreated(BATCH)) {
       throwIfAborted(run.signal);
       // The page already holds each memory and its vector: no second read.
@@ -142,6 +147,7 @@ export async function pushOutbox(run: BridgeRun): Promise<void> {
       run.onProgress?.({ kind: 'sync', phase: 'push', done, total: null });
     }
     checkpoint.pushedSeq = newest;
+    checkpoint.compared = true;
     return;
   }
   let after = checkpoint.pushedSeq;

@@ -38,6 +38,14 @@ export interface SyncCheckpoint {
   remote: string;
   /** The newest journal seq already written to the replica. */
   pushedSeq: number;
+  /**
+   * The store was compared whole with the replica once (the first push). Until then every live
+   * memory is compared; after, the journal says what changed — a forget included. (A device whose
+   * first round pushed nothing kept `pushedSeq` 0, and its next round compared live memories only:
+   * a forget right after its first pull was never sent.) Absent in checkpoints written before: a
+   * round that applied anything had compared.
+   */
+  compared?: boolean;
   /** The replica's changes-feed position already applied to the store. */
   appliedSeq: number | string;
   /** The namespaces synced (their `ns:` tags), or absent: the whole store. Another set starts over. */
