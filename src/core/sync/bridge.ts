@@ -270,8 +270,11 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
       const id = memoryIdOf(change.id);
       if (id === null) continue;
       if (change.deleted || !change.doc) {
-        // This replica's own deletion: the store already forgot it (and may hold it again since: an undo).
-        if (change.doc?.by === checkpoint.replicaId) continue;
+        // This replica's own deletion, and the store holds the memory again by a change of its own
+        // not yet pushed (an undo of the forget): that change goes out next and wins. Otherwise the
+        // tombstone is the replicated state — even our own old one, winning again after the memory
+        // came back from elsewhere and was forgotten there.
+        if (change.doc?.by === checkpoint.replicaId && (await changedHereSincePush(run, id))) continue;
         const removed = await ctx.storage.remove(id, journalFor(ctx, 'sync', { remote: replica.remote }));
         if (removed) {
           ctx.commit(removed);
@@ -310,6 +313,12 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
     done += results.length;
     run.onProgress?.({ kind: 'sync', phase: 'apply', done, total: null });
   }
+}
+
+/** Whether the store wrote this memory itself (not through sync) after the last push. */
+async function changedHereSincePush(run: BridgeRun, id: string): Promise<boolean> {
+  const entries = await run.ctx.storage.journalRead({ id });
+  return entries.some((e) => (e.seq ?? 0) > run.checkpoint.pushedSeq && !e.actor.startsWith('sync:'));
 }
 
 /**
