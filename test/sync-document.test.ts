@@ -89,6 +89,15 @@ describe('concurrent edits of one memory', () => {
     expect(review).toEqual([]);
   });
 
+  it('the union stops at 100 tags (the winner\'s first); a loser whose tags did not fit waits in review', () => {
+    const winner = { ...base, tags: Array.from({ length: 61 }, (_, i) => `a${i}`) };
+    const loser = { ...base, tags: Array.from({ length: 61 }, (_, i) => `b${i}`) };
+    const { merged, review } = mergeRevisions(winner, [loser]);
+    expect(merged!.tags).toHaveLength(100);
+    expect(merged!.tags.slice(0, 61)).toEqual(winner.tags);
+    expect(review).toEqual([loser]);
+  });
+
   it('a losing text is not lost: it waits in review, once per distinct text', () => {
     const winner = { ...base, text: 'Use pnpm, not npm' };
     const a = { ...base, text: 'Use npm, not pnpm' };

@@ -173,6 +173,33 @@ describe('sync through pouchdb-server', () => {
     }
   }, 90_000);
 
+  it('two devices add 60 tags each: the fold keeps 100 (a revision every device reads), both converge, the losing version waits in review (repro-tag-union)', async () => {
+    const url = await aliceDb();
+    const [a, b] = [await openTestStore(), await openTestStore()];
+    try {
+      const x = (await a.remember('memory that gets many tags', { tags: ['base'] })).memory;
+      await a.sync({ url, auth: ALICE });
+      await b.sync({ url, auth: ALICE });
+      await a.edit(x.id, { tags: ['base', ...Array.from({ length: 60 }, (_, i) => `a${i}`)] });
+      await b.edit(x.id, { tags: ['base', ...Array.from({ length: 60 }, (_, i) => `b${i}`)] });
+      for (let i = 0; i < 4; i++) for (const d of [a, b]) await d.sync({ url, auth: ALICE });
+      const [ta, tb] = [(await a.get(x.id))!.tags, (await b.get(x.id))!.tags];
+      expect(ta).toEqual(tb);
+      expect(ta).toHaveLength(100);
+      expect((await a.syncStatus()).totals.unreadable + (await b.syncStatus()).totals.unreadable).toBe(0);
+      const remote = await request(`${url}/m:${x.id}?conflicts=true`, 'GET', undefined, ADMIN);
+      expect((remote.body as { memory: { tags: string[] }; _conflicts?: string[] }).memory.tags).toHaveLength(100);
+      expect((remote.body as { _conflicts?: string[] })._conflicts ?? []).toEqual([]);
+      // The version whose tags did not all fit is offered back on the device that made it.
+      const waiting = [...(await a.listPendingConflicts()), ...(await b.listPendingConflicts())];
+      expect(waiting).toHaveLength(1);
+      expect(waiting[0]!.new!.tags.length).toBe(61);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 60_000);
+
   it('the same memory edited offline on both sides converges on one winner; the losing text waits in review', async () => {
     const url = await aliceDb();
     const a = await openTestStore();

@@ -5,12 +5,15 @@
  * is what a memory's fields mean; here, pure, is how the losers are folded in so that nothing is
  * silently lost:
  * - tags and links are sets: the winner gets the union of every leaf's (a tag added on one
- *   device and a link on the other both survive);
+ *   device and a link on the other both survive), up to the 100 tags a memory may hold (the
+ *   winner's first, then the losers' in leaf order: a merged revision every device can read); a
+ *   losing version whose tags did not all fit goes to the review queue, so none is lost unseen;
  * - the text (and with it the vector) is one value: the winner's stays, and every losing text
  *   that differs goes to the review queue as a version the person can restore;
  * - everything else (type, importance, supersede state, pin, trust, validity) is the winner's.
  */
 import type { Link } from '../types.ts';
+import { MAX_TAGS } from '../validate.ts';
 import type { SyncedMemory } from './document.ts';
 
 export interface RevisionMerge {
@@ -30,13 +33,22 @@ export function mergeRevisions(winner: SyncedMemory, losers: readonly SyncedMemo
   const review: SyncedMemory[] = [];
   const seenTexts = new Set([winner.text]);
   for (const loser of losers) {
-    for (const tag of loser.tags) if (!seenTags.has(tag)) (seenTags.add(tag), tags.push(tag));
+    let dropped = false;
+    for (const tag of loser.tags) {
+      if (seenTags.has(tag)) continue;
+      if (tags.length >= MAX_TAGS) {
+        dropped = true;
+        continue;
+      }
+      seenTags.add(tag);
+      tags.push(tag);
+    }
     // A link to the memory itself cannot exist; one the winner superseded away stays away only if no leaf keeps it.
     for (const link of loser.links) {
       const key = linkKey(link);
       if (!seenLinks.has(key) && link.to !== winner.id) (seenLinks.add(key), links.push({ to: link.to, rel: link.rel }));
     }
-    if (!seenTexts.has(loser.text)) {
+    if (!seenTexts.has(loser.text) || dropped) {
       seenTexts.add(loser.text);
       review.push(structuredClone(loser));
     }
