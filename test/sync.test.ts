@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalMemory } from '../src/local.ts';
 import type { Memory } from '../src/core/types.ts';
+import { encodeVector } from '../src/core/sync/document.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { openTestStore } from './helpers/store.ts';
 import { ADMIN, request, startCouchServer, type CouchServer } from './helpers/couch-server.ts';
@@ -346,6 +347,45 @@ describe('sync through pouchdb-server', () => {
       // Passed over once: the next round does not read them again.
       expect(await a.sync({ url, auth: ALICE })).toMatchObject({ applied: 0 });
       expect((await a.syncStatus()).totals.unreadable).toBe(0);
+    } finally {
+      await a.close();
+    }
+  }, 60_000);
+
+  it('hostile documents with the store\'s own model: unusable vectors are re-embedded, bad ids, self-links, self-supersession and empty validity are refused, and the store always reopens (repro-bad-vector, repro-bad-vector-brick, sync-malicious)', async () => {
+    const url = await aliceDb();
+    const name = `hostile-${Date.now()}`;
+    const embedder = createHashEmbedder();
+    let a = await openTestStore({ name, embedder, index: 'hnsw' });
+    try {
+      const memory = (id: string, extra: Record<string, unknown> = {}) => ({ id, text: `the ${id} memory about deploys`, type: 'semantic', tags: [], importance: 0.5, createdAt: 1_760_000_000, source: null, links: [], ...extra });
+      const vector = (fill: (i: number) => number) => ({ model: embedder.id, dim: embedder.dim, f32: encodeVector(Float32Array.from({ length: embedder.dim }, (_, i) => fill(i))) });
+      const docs = [
+        { _id: 'm:huge', kind: 'houkai-memory', v: 1, memory: memory('huge'), vector: vector(() => 3e38) },
+        { _id: 'm:zero', kind: 'houkai-memory', v: 1, memory: memory('zero'), vector: vector(() => 0) },
+        { _id: 'm:subnormal', kind: 'houkai-memory', v: 1, memory: memory('subnormal'), vector: vector(() => 1e-40) },
+        { _id: 'm:self-link', kind: 'houkai-memory', v: 1, memory: memory('self-link', { links: [{ to: 'self-link', rel: 'related' }] }) },
+        { _id: 'm:self-superseded', kind: 'houkai-memory', v: 1, memory: memory('self-superseded', { supersededBy: 'self-superseded', supersededAt: 1_760_000_001 }) },
+        { _id: 'm:empty-validity', kind: 'houkai-memory', v: 1, memory: memory('empty-validity', { validFrom: 1_760_000_100, validUntil: 1_760_000_000 }) },
+        { _id: 'm:ctl\u0001id', kind: 'houkai-memory', v: 1, memory: memory('ctl\u0001id') },
+        { _id: `m:${'x'.repeat(200_000)}`, kind: 'houkai-memory', v: 1, memory: memory('x'.repeat(200_000)) },
+      ];
+      expect((await request(`${url}/_bulk_docs`, 'POST', { docs }, ALICE)).status).toBe(201);
+      const result = await a.sync({ url, auth: ALICE });
+      expect(result).toMatchObject({ applied: 3, reembedded: 3 });
+      expect((await a.syncStatus()).totals.unreadable).toBe(5);
+      // Every applied memory has its index entry: each is found by meaning.
+      for (const id of ['huge', 'zero', 'subnormal']) {
+        const [hit] = await a.recall(`the ${id} memory about deploys`, { k: 1, mode: 'semantic', touch: false });
+        expect(hit!.memory.id).toBe(id);
+      }
+      await a.close();
+      for (const index of ['hnsw', 'hnsw-i8', 'exact'] as const) {
+        a = await openTestStore({ name, embedder, index });
+        expect(await a.count()).toBe(3);
+        await a.close();
+      }
+      a = await openTestStore({ name, embedder, index: 'hnsw' });
     } finally {
       await a.close();
     }

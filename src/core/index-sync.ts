@@ -11,6 +11,7 @@
  * up to its generation, so a store closed or killed mid-drain replays the rest at its next open),
  * and one is written as soon as the drain ends.
  */
+import { vectorProblem } from './record.ts';
 import { DeferredIndex } from './deferred-index.ts';
 import { throwIfAborted } from './errors.ts';
 import type { MemoryStorage, VectorIndex } from './ports.ts';
@@ -59,7 +60,10 @@ export class IndexSync {
       if (snapshot < generation) {
         const deferred = this.deferred;
         await this.storage.scanVectors(
-          (labels, vectors) => (deferred ? deferred.addDeferred(labels, vectors) : this.index.add(labels, vectors)),
+          (labels, vectors) => {
+            const [l, v] = usable(labels, vectors);
+            return deferred ? deferred.addDeferred(l, v) : this.index.add(l, v);
+          },
           { afterGeneration: snapshot },
         );
         const removed = await this.storage.tombstonesAfter(snapshot);
@@ -95,7 +99,7 @@ export class IndexSync {
     try {
       await this.storage.scanVectors((labels, vectors) => {
         throwIfAborted(options.signal, { done, total });
-        deferred.addDeferred(labels, vectors);
+        deferred.addDeferred(...usable(labels, vectors));
         done += labels.length;
         options.onProgress?.({ kind: 'index-rebuild', done, total });
       });
@@ -114,7 +118,7 @@ export class IndexSync {
     options.onProgress?.({ kind: 'index-rebuild', done, total });
     await this.storage.scanVectors((labels, vectors) => {
       throwIfAborted(options.signal, { done, total });
-      this.index.add(labels, vectors);
+      this.index.add(...usable(labels, vectors));
       done += labels.length;
       options.onProgress?.({ kind: 'index-rebuild', done, total });
     });
@@ -168,4 +172,16 @@ export class IndexSync {
     await this.persist(this.dirtyGeneration).catch(() => undefined);
     this.index.dispose();
   }
+}
+
+/**
+ * The stored vectors an index can take: one nothing can be searched with (a non-finite component,
+ * a zero or vanishing norm: record.ts `vectorProblem`) is left out, so a store holding such a row
+ * — written by a version that did not check what a sync or import brought — still opens. Its
+ * memory stays readable; it is not found by meaning until its text is re-embedded (`reindex`).
+ */
+function usable(labels: readonly number[], vectors: readonly Float32Array[]): [number[], Float32Array[]] {
+  const keep = vectors.map((v) => vectorProblem(v) === null);
+  if (keep.every(Boolean)) return [labels as number[], vectors as Float32Array[]];
+  return [labels.filter((_, i) => keep[i]), vectors.filter((_, i) => keep[i])];
 }

@@ -13,7 +13,8 @@
  */
 import { MemoryError } from '../errors.ts';
 import type { Memory } from '../types.ts';
-import { checkId, checkImportance, checkInteger, checkPatterns, checkPolarity, checkSource, checkTags, checkText, checkTimestamp, checkTrust, checkType } from '../validate.ts';
+import { checkRecord, vectorProblem } from '../record.ts';
+import { checkInteger } from '../validate.ts';
 
 export const DOC_PREFIX = 'm:';
 export const DOC_KIND = 'houkai-memory';
@@ -141,26 +142,26 @@ export function fromDocument(doc: unknown, localModel: string, localDim: number)
   if (m.id !== id) throw bad(d._id, 'the memory id differs from the document id');
   let memory: SyncedMemory;
   try {
-    memory = {
-      id: checkId(m.id),
-      text: checkText(m.text),
-      type: checkType(m.type),
-      tags: checkTags(m.tags),
-      importance: checkImportance(m.importance),
-      createdAt: checkTimestamp(m.createdAt, 'createdAt'),
-      source: checkSource(m.source ?? null),
-      links: checkLinks(m.links),
+    // The import row's checks, whole (record.ts): ids without control characters and of bounded
+    // length, links to other memories only, a supersession that is not the memory itself, a
+    // validity interval that is not empty, every field `remember` would refuse refused.
+    const { lastAccessed: _l, accessCount: _c, ...checked } = checkRecord({
+      ...(m as Memory),
       supersededBy: typeof m.supersededBy === 'string' ? m.supersededBy : '',
-      supersededAt: checkTimestamp(m.supersededAt ?? 0, 'supersededAt'),
-      polarity: checkPolarity(m.polarity ?? 0),
-      expiresAt: checkTimestamp(m.expiresAt ?? 0, 'expiresAt'),
+      supersededAt: m.supersededAt ?? 0,
+      source: m.source ?? null,
+      polarity: m.polarity ?? 0,
+      expiresAt: m.expiresAt ?? 0,
       pinned: m.pinned === true,
-      trust: checkTrust(m.trust ?? 'trusted'),
+      trust: m.trust ?? 'trusted',
       contentHash: typeof m.contentHash === 'string' ? m.contentHash : '',
-      validFrom: checkTimestamp(m.validFrom ?? 0, 'validFrom'),
-      validUntil: checkTimestamp(m.validUntil ?? 0, 'validUntil'),
-      surfacesWhen: checkPatterns(m.surfacesWhen ?? []),
-    };
+      validFrom: m.validFrom ?? 0,
+      validUntil: m.validUntil ?? 0,
+      surfacesWhen: m.surfacesWhen ?? [],
+      lastAccessed: typeof m.createdAt === 'number' ? m.createdAt : 0,
+      accessCount: 0,
+    });
+    memory = checked;
   } catch (error) {
     throw bad(d._id, (error as Error).message);
   }
@@ -170,6 +171,9 @@ export function fromDocument(doc: unknown, localModel: string, localDim: number)
     checkInteger(v.dim, 'vector.dim', 1, 65_536);
     vector = decodeVector(v.f32, localDim);
     if (!vector) throw bad(d._id, 'its vector does not decode to the stated dimension');
+    // A vector nothing can be searched with (a non-finite component, a zero, vanishing or huge
+    // norm) is dropped and the text embedded here, as an import does with such a row's vector.
+    if (vectorProblem(vector) !== null) vector = null;
   }
   return { memory, vector };
 }
