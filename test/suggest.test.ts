@@ -199,3 +199,20 @@ describe('suggestion properties', () => {
     );
   });
 });
+
+describe('suggest() through a store', () => {
+  it('refuses a context field over 1 MiB, as recall and remember do, before any work (repro-suggest-size)', async () => {
+    const { openTestStore } = await import('./helpers/store.ts');
+    const store = await openTestStore();
+    try {
+      await store.remember('deploys go out on Fridays', { surfacesWhen: ['deploy'] });
+      const big = 'alpha beta deploy '.repeat(70_000);
+      for (const field of ['conversationSnippet', 'errorMessage', 'filePath'] as const) {
+        await expect(store.suggest({ [field]: big })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: `context.${field}`, limit: 1_048_576 } });
+      }
+      expect((await store.suggest({ conversationSnippet: 'about the deploy' })).length).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+    }
+  });
+});

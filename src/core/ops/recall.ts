@@ -88,6 +88,11 @@ export async function contextPack(ctx: StoreContext, task: string, options?: Con
 export async function suggest(ctx: StoreContext, context: SuggestOptions): Promise<Suggestion[]> {
   requireVectors(ctx);
   const opts = checkObject<SuggestOptions>(context, 'context');
+  // The same bound as every text recall, remember and contextPack take (1 MiB), checked before any work.
+  for (const field of ['filePath', 'errorMessage', 'conversationSnippet'] as const) {
+    const value = opts[field];
+    if (typeof value === 'string' && value.trim() !== '') checkText(value, `context.${field}`);
+  }
   const text = [opts.filePath, opts.errorMessage, opts.conversationSnippet].filter((t): t is string => typeof t === 'string' && t.trim() !== '').join('\n');
   if (text === '') return suggestMemories([], opts);
   // Candidates: memories that carry surfacesWhen patterns, plus the nearest ones by meaning.
