@@ -440,6 +440,51 @@ describe('sync through pouchdb-server', () => {
     }
   }, 60_000);
 
+  it('namespaces keep what is outside them: no remote tombstone or same-id document reaches it, a whole-store device\'s forget of it stays away, a forget made before a namespace change is still sent (sync-namespaces)', async () => {
+    const url = await aliceDb();
+    const w = await openTestStore();
+    const f = await openTestStore();
+    try {
+      const work = (await w.remember('work: the release train leaves on Tuesday', { tags: ['ns:work'] })).memory;
+      const personal = (await w.remember('personal: my dentist appointment is on Friday', { tags: ['ns:personal'] })).memory;
+      const plain = (await w.remember('untagged: the cat likes tuna')).memory;
+      await w.sync({ url, auth: ALICE, namespaces: ['work'] });
+      // Crafted on the server: a tombstone of the untagged memory's id, an ns:work document with the personal memory's id.
+      const doc = (id: string, text: string, tags: string[]) => ({ _id: `m:${id}`, kind: 'houkai-memory', v: 1, memory: { id, text, type: 'semantic', tags, importance: 0.5, createdAt: 1_760_000_000, source: null, links: [] } });
+      const made = (await request(`${url}/_bulk_docs`, 'POST', { docs: [doc(plain.id, 'to be deleted', [])] }, ALICE)).body as { rev: string }[];
+      await request(`${url}/m:${plain.id}?rev=${made[0]!.rev}`, 'DELETE', undefined, ALICE);
+      await request(`${url}/_bulk_docs`, 'POST', { docs: [doc(personal.id, 'REMOTE overwrite, tagged ns:work', ['ns:work']), doc('legit', 'a remote work memory', ['ns:work'])] }, ALICE);
+      await w.sync({ url, auth: ALICE, namespaces: ['work'] });
+      expect((await w.get(personal.id))!.text).toBe(personal.text);
+      expect(await w.get(plain.id)).not.toBeNull();
+      expect(await w.get('legit')).not.toBeNull();
+
+      // A whole-store device forgets the personal memory: the namespaced device keeps its copy.
+      const url2 = await aliceDb();
+      const mine = (await f.remember('personal: passport number is in the drawer', { tags: ['ns:personal'] })).memory;
+      const shared = (await f.remember('work: standup at 9:30', { tags: ['ns:work'] })).memory;
+      await f.sync({ url: url2, auth: ALICE });
+      await w.sync({ url: url2, auth: ALICE });
+      await w.sync({ url: url2, auth: ALICE, namespaces: ['work'] });
+      await f.forget(mine.id);
+      await f.edit(shared.id, { text: 'work: standup moved to 10:00' });
+      await f.sync({ url: url2, auth: ALICE });
+      await w.sync({ url: url2, auth: ALICE, namespaces: ['work'] });
+      expect(await w.get(mine.id)).not.toBeNull();
+      expect((await w.get(shared.id))!.text).toBe('work: standup moved to 10:00');
+
+      // A forget on the namespaced device, then a sync with another namespace set: still sent.
+      await w.forget(shared.id);
+      await w.sync({ url: url2, auth: ALICE, namespaces: ['work', 'personal'] });
+      await f.sync({ url: url2, auth: ALICE });
+      expect(await f.get(shared.id)).toBeNull();
+      expect(work.id).toBeTruthy();
+    } finally {
+      await w.close();
+      await f.close();
+    }
+  }, 90_000);
+
   it('live mode carries a write across within seconds and stops on stopSync', async () => {
     const url = await aliceDb();
     const a = await openTestStore();

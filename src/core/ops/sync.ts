@@ -84,9 +84,12 @@ export async function sync(ctx: StoreContext, options?: SyncOptions): Promise<Sy
   // Another remote or other namespaces, or none yet: everything is compared once both ways (nothing
   // is duplicated: unchanged memories are neither written nor applied).
   const same = saved !== null && saved.remote === url && JSON.stringify(saved.namespaces ?? null) === JSON.stringify(namespaces ?? null);
+  // Other namespaces on the same remote start a comparison over, but keep where the journal was
+  // pushed to: a forget made since is still sent (bridge.ts pushForgets).
+  const carried = saved !== null && saved.remote === url ? saved.pushedSeq : 0;
   const checkpoint: SyncCheckpoint = same
     ? saved
-    : { replicaId: saved?.replicaId ?? ctx.ids.next(), remote: url, pushedSeq: 0, appliedSeq: 0, ...(namespaces ? { namespaces } : {}) };
+    : { replicaId: saved?.replicaId ?? ctx.ids.next(), remote: url, pushedSeq: carried, appliedSeq: 0, compared: false, ...(namespaces ? { namespaces } : {}) };
   const session = newSession(ctx, replica, checkpoint, live);
   const signal = opts.signal;
   const abort = (): void => session.stop.abort();

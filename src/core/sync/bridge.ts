@@ -98,8 +98,10 @@ async function pushIds(run: BridgeRun, ids: string[], rows?: LocalRows): Promise
       const have = current.get(docId(id));
       const row = local.get(id);
       if (!row) {
-        // Gone here: deleted there too, when the replica holds it (it was in scope when sent).
-        if (have && !have._deleted) writes.push({ ...have, _deleted: true, by: checkpoint.replicaId });
+        // Gone here: deleted there too, when the replica holds it inside the synced namespaces.
+        if (have && !have._deleted && Array.isArray(have.memory?.tags) && inScope(checkpoint, have.memory.tags)) {
+          writes.push({ ...have, _deleted: true, by: checkpoint.replicaId });
+        }
         continue;
       }
       // Outside the synced namespaces: not sent (one that left them stays on the server as it was).
@@ -146,6 +148,9 @@ export async function pushOutbox(run: BridgeRun): Promise<void> {
       done += page.length;
       run.onProgress?.({ kind: 'sync', phase: 'push', done, total: null });
     }
+    // A comparison of live memories cannot see a forget: the journal since the last push can (a
+    // checkpoint started over for other namespaces keeps where the previous one had pushed to).
+    if (checkpoint.pushedSeq > 0) await pushForgets(run, checkpoint.pushedSeq);
     checkpoint.pushedSeq = newest;
     checkpoint.compared = true;
     return;
@@ -162,6 +167,21 @@ export async function pushOutbox(run: BridgeRun): Promise<void> {
     done += entries.length;
     run.onProgress?.({ kind: 'sync', phase: 'push', done: Math.min(done, total ?? done), total });
     if (entries.length < BATCH) break;
+  }
+}
+
+/** The memories forgotten here after `after` (journal entries not written by sync), sent as deletions where the replica holds them. */
+async function pushForgets(run: BridgeRun, after: number): Promise<void> {
+  const { ctx } = run;
+  for (let seq = after; ; ) {
+    throwIfAborted(run.signal);
+    const entries = await ctx.storage.journalAfter(seq, BATCH);
+    if (!entries.length) return;
+    const ids = [...new Set(entries.filter((e) => e.id !== '*' && e.after === null && !e.actor.startsWith('sync:')).map((e) => e.id))];
+    const gone = ids.length ? (await ctx.storage.exists(ids)).flatMap((held, i) => (held ? [] : [ids[i]!])) : [];
+    if (gone.length) run.counts.pushed += await pushIds(run, gone, new Map());
+    seq = entries[entries.length - 1]!.seq!;
+    if (entries.length < BATCH) return;
   }
 }
 
@@ -258,6 +278,9 @@ async function vectorsFor(run: BridgeRun, items: { text: string; vector: Float32
 export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, reason: string) => void): Promise<void> {
   const { ctx, replica, checkpoint } = run;
   let done = 0;
+  // Forgotten here and not sent yet: the replica's copy must not bring them back (a checkpoint
+  // started over for other namespaces reads the replica from its start).
+  const forgotten = await forgottenSincePush(run);
   for (;;) {
     throwIfAborted(run.signal);
     const { results, lastSeq } = await replica.changes(checkpoint.appliedSeq, BATCH);
@@ -275,6 +298,12 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
         // tombstone is the replicated state — even our own old one, winning again after the memory
         // came back from elsewhere and was forgotten there.
         if (change.doc?.by === checkpoint.replicaId && (await changedHereSincePush(run, id))) continue;
+        // With namespaces, a deletion reaches only a memory inside them (a personal memory is not
+        // forgotten because a whole-store device forgot its copy, nor by a crafted tombstone).
+        if (checkpoint.namespaces) {
+          const here = await ctx.storage.get(id);
+          if (here && !inScope(checkpoint, here.tags)) continue;
+        }
         const removed = await ctx.storage.remove(id, journalFor(ctx, 'sync', { remote: replica.remote }));
         if (removed) {
           ctx.commit(removed);
@@ -296,7 +325,13 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
       }
       const current = await ctx.storage.get(id);
       if (current && sameMemory(stripAccess(current), read.memory)) continue;
+      // A document in the namespaces whose id is a memory here outside them: never overwritten.
+      if (current && checkpoint.namespaces && !inScope(checkpoint, current.tags)) {
+        onUnreadable(change.id, 'its id is a memory outside the synced namespaces');
+        continue;
+      }
       if (!current) {
+        if (forgotten.has(id)) continue;
         inserts.push({ memory: { ...read.memory, lastAccessed: read.memory.createdAt, accessCount: 0 }, vector: read.vector });
         continue;
       }
@@ -312,6 +347,23 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
     checkpoint.appliedSeq = lastSeq;
     done += results.length;
     run.onProgress?.({ kind: 'sync', phase: 'apply', done, total: null });
+  }
+}
+
+/** Ids the store forgot itself (not through sync) after the last push. */
+async function forgottenSincePush(run: BridgeRun): Promise<Set<string>> {
+  const out = new Set<string>();
+  // Never pushed to this remote: its replica holds nothing this store sent, so nothing to keep out.
+  if (run.checkpoint.pushedSeq === 0) return out;
+  for (let seq = run.checkpoint.pushedSeq; ; ) {
+    const entries = await run.ctx.storage.journalAfter(seq, BATCH);
+    for (const e of entries) {
+      if (e.id === '*' || e.actor.startsWith('sync:')) continue;
+      if (e.after === null) out.add(e.id);
+      else out.delete(e.id);
+    }
+    if (entries.length < BATCH) return out;
+    seq = entries[entries.length - 1]!.seq!;
   }
 }
 
