@@ -190,3 +190,30 @@ describe('text entering the store is normalised in linear time', () => {
     await store.close();
   });
 });
+
+describe('the readers of issues #26 and #27 on adversarial shapes up to 1 MiB', () => {
+  // Questions and statements are read by their opening (4,000 characters); a longer text costs no more.
+  const SHAPES: [string, (n: number) => string][] = [
+    ['"X said, " repeated', (n) => run('Caroline said, ', n)],
+    ['month names', (n) => run('May ', n)],
+    ['numbers and times', (n) => run('9:30 10am 2,000 ', n)],
+    ['opening quotes', (n) => run('"', n)],
+    ['brackets', (n) => `${run('(', n)}x`],
+    ['capitalised words', (n) => run('Anna Ben ', n)],
+  ];
+  it.each(SHAPES)('%s: the transcript, query and statement readers stay linear', async (_label, shape) => {
+    const { readTranscriptLine } = await import('../src/core/transcript.ts');
+    const { analyseQuery, memoryEntities } = await import('../src/core/query.ts');
+    const { comparePair, valuesDiffer } = await import('../src/core/contradiction.ts');
+    withinBudget('readers', MIB, (n) => {
+      const text = shape(n);
+      readTranscriptLine(text);
+      analyseQuery(text, 1_700_000_000);
+      const e = memoryEntities({ text: `${text} ` });
+      void e.mentions;
+      void e.saysWhen;
+      comparePair(text, `${text} x`);
+      valuesDiffer(text, `${text} y`);
+    });
+  });
+});

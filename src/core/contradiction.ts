@@ -68,6 +68,9 @@ const MAX_VALUE_RUN = 3;
  * or number says nothing about one of them changing.
  */
 export const MAX_STATEMENT_WORDS = 12;
+/** Texts longer than this are documents, not statements: no pattern reads them (a 1 MiB memory would cost seconds a neighbour). */
+export const MAX_STATEMENT_CHARS = 4_000;
+const tooLong = (...texts: string[]): boolean => texts.some((t) => t.length > MAX_STATEMENT_CHARS);
 
 const stems = (words: readonly string[]): ReadonlySet<string> => new Set(words.map(stem));
 /** Verbs that admit several objects at once ("likes Python" and "likes TypeScript"). */
@@ -230,6 +233,7 @@ function valueStretch(a: StatementView, b: StatementView, replaces: boolean): [n
  * beyond similarity: a duplicate when they are close, else unrelated). See the module comment.
  */
 export function comparePair(olderText: string, newerText: string): PairVerdict | null {
+  if (tooLong(olderText, newerText)) return null;
   // A transcript turn is compared by what was said ("Jon said, \"Thanks!\"" / "… \"Agreed!\"").
   const [older, newer] = [readTranscriptLine(olderText).body, readTranscriptLine(newerText).body];
   const a = contentTokens(older);
@@ -282,6 +286,7 @@ export function comparePair(olderText: string, newerText: string): PairVerdict |
  * things ("the rate limit for free users is 100" / "… for paid users is 1,000").
  */
 export function valuesDiffer(older: string, newer: string): { differ: boolean; frame: boolean } {
+  if (tooLong(older, newer)) return { differ: false, frame: false };
   const a = contentTokens(readTranscriptLine(older).body);
   const b = contentTokens(readTranscriptLine(newer).body);
   if (a.seq.length > MAX_STATEMENT_WORDS || b.seq.length > MAX_STATEMENT_WORDS) return { differ: false, frame: false };
@@ -314,6 +319,7 @@ export function valuesDiffer(older: string, newer: string): { differ: boolean; f
  * does not: merging it into the older would lose that value.
  */
 export function newerAddsValues(older: string, newer: string): boolean {
+  if (tooLong(older, newer)) return false;
   const a = contentTokens(readTranscriptLine(older).body);
   const b = contentTokens(readTranscriptLine(newer).body);
   const valuesOf = (v: StatementView): Set<string> => new Set(v.seq.filter((_, i) => v.kinds[i] !== null || v.named.has(i)));
@@ -323,5 +329,6 @@ export function newerAddsValues(older: string, newer: string): boolean {
 
 /** Whether the newer statement replaces the older one by its own words (a change marker only it carries). */
 export function saysItReplaces(older: string, newer: string): boolean {
+  if (tooLong(older, newer)) return false;
   return contentTokens(newer).change && !contentTokens(older).change;
 }

@@ -37,8 +37,12 @@ function nameOf(raw: string, text: string): string {
 }
 const QUOTED = /"([^"]{2,200})"|“([^”]{2,200})”|(?<![\p{L}])'([^']{2,200})'(?![\p{L}])/gu;
 
+/** Characters of a query read for names, quotes and times: a question, not a document pasted in (up to 1 MiB). */
+export const QUERY_ANALYSIS_CHARS = 4_000;
+
 /** Reads a query (see the module comment). `anchor`: the time relative expressions count from. */
-export function analyseQuery(query: string, anchor: number): QueryAnalysis {
+export function analyseQuery(fullQuery: string, anchor: number): QueryAnalysis {
+  const query = fullQuery.length > QUERY_ANALYSIS_CHARS ? fullQuery.slice(0, QUERY_ANALYSIS_CHARS) : fullQuery;
   const phrases = [...query.matchAll(QUOTED)].map((m) => fold(m[1] ?? m[2] ?? m[3] ?? '')).filter((p) => p.includes(' ') || p.length >= 3);
   const names = new Set<string>();
   for (const w of statementWords(query)) {
@@ -76,7 +80,8 @@ class Entities implements MemoryEntities {
   private foldedBody: string | undefined;
   constructor(private readonly text: string) {}
   private get said(): { speaker: string | null; body: string } {
-    return (this.line ??= readTranscriptLine(this.text));
+    // A long memory is read by its opening: who said it, the names and times near the start.
+    return (this.line ??= readTranscriptLine(this.text.length > QUERY_ANALYSIS_CHARS ? this.text.slice(0, QUERY_ANALYSIS_CHARS) : this.text));
   }
   get speakerName(): string | null {
     return this.said.speaker;
@@ -101,16 +106,26 @@ class Entities implements MemoryEntities {
   }
 }
 
-/** Memo of the readings by text, bounded: a recall reads the same memories again and again. */
+/**
+ * Memo of the readings by text: a recall reads the same memories again and again. Bounded by the
+ * characters it holds (texts go up to 1 MiB), not only by entries; cleared whole when full.
+ */
 const memo = new Map<string, Entities>();
-const MEMO_LIMIT = 20_000;
+const MEMO_ENTRIES = 20_000;
+const MEMO_CHARS = 4_000_000;
+let memoChars = 0;
 
 export function memoryEntities(memory: Pick<Memory, 'text'>): MemoryEntities {
   let e = memo.get(memory.text);
   if (!e) {
-    if (memo.size >= MEMO_LIMIT) memo.clear();
     e = new Entities(memory.text);
+    if (memory.text.length > MEMO_CHARS / 4) return e; // a very long text is read, not kept
+    if (memo.size >= MEMO_ENTRIES || memoChars + memory.text.length > MEMO_CHARS) {
+      memo.clear();
+      memoChars = 0;
+    }
     memo.set(memory.text, e);
+    memoChars += memory.text.length;
   }
   return e;
 }
