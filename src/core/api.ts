@@ -35,6 +35,7 @@ import type {
   RememberResult,
   StoreAggregates,
   StoreStats,
+  Trust,
 } from './types.ts';
 
 export type { ArchiveInfo, ArchiveLimits, ArchiveSource, ExportArchiveOptions, ImportArchiveOptions, ImportResult } from './archive/store-ops.ts';
@@ -71,6 +72,12 @@ export interface SyncOptions extends LongRunOptions {
    * writes them): others are neither sent nor taken in. Default: the whole store.
    */
   namespaces?: string[];
+  /**
+   * The most a replicated memory is trusted here (`trusted` | `reported` | `untrusted`, default
+   * `trusted`): one that arrives more trusted is stored at this level and unpinned, as
+   * `importArchive({ maxTrust })` stores a stranger's rows. A team database is a stranger's input.
+   */
+  maxTrust?: Trust;
 }
 
 /** How much of the journal compaction keeps: entries younger than `keepDays`, and always the newest `keepLast`. */

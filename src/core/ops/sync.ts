@@ -8,13 +8,13 @@ import { requireVectors, type StoreContext } from '../context.ts';
 import { MemoryError, invalid } from '../errors.ts';
 import type { SyncAuth, SyncCheckpoint } from '../sync/ports.ts';
 import { failed, newSession, round, serial, sessionOf, startLoop, stopSession, syncError, type SyncResult, type SyncStatus } from '../sync/session.ts';
-import { checkBoolean, checkKnownKeys, checkObject } from '../validate.ts';
+import { checkBoolean, checkKnownKeys, checkObject, checkTrust } from '../validate.ts';
 import { namespaceTag } from '../scope/namespace.ts';
 
 /** `syncStatus().pending` counts at most this many journal entries. */
 const PENDING_BOUND = 10_000;
 
-const SYNC_KEYS = new Set(['url', 'auth', 'live', 'retries', 'namespaces', 'signal', 'onProgress']);
+const SYNC_KEYS = new Set(['url', 'auth', 'live', 'retries', 'namespaces', 'maxTrust', 'signal', 'onProgress']);
 
 /** `namespaces`: absent (the whole store) or 1–64 namespace names, as tags `ns:<name>`, sorted. */
 function checkNamespaces(value: unknown): string[] | undefined {
@@ -72,6 +72,7 @@ export async function sync(ctx: StoreContext, options?: SyncOptions): Promise<Sy
   const auth = checkAuth(opts.auth);
   const live = opts.live === undefined ? false : checkBoolean(opts.live, 'live');
   const namespaces = checkNamespaces(opts.namespaces);
+  const maxTrust = opts.maxTrust === undefined ? undefined : checkTrust(opts.maxTrust, 'maxTrust');
   const retries = opts.retries ?? 2;
   if (!Number.isInteger(retries) || retries < 0 || retries > 10) throw invalid('retries must be a whole number from 0 to 10', { field: 'retries' });
   if (!ctx.replicas) throw new MemoryError('INVALID_ARGUMENT', 'This store was opened without a replication engine (sync: false)', { field: 'sync' });
@@ -90,7 +91,7 @@ export async function sync(ctx: StoreContext, options?: SyncOptions): Promise<Sy
   const checkpoint: SyncCheckpoint = same
     ? saved
     : { replicaId: saved?.replicaId ?? ctx.ids.next(), remote: url, pushedSeq: carried, appliedSeq: 0, compared: false, ...(namespaces ? { namespaces } : {}) };
-  const session = newSession(ctx, replica, checkpoint, live);
+  const session = newSession(ctx, replica, checkpoint, live, maxTrust);
   const signal = opts.signal;
   const abort = (): void => session.stop.abort();
   signal?.addEventListener('abort', abort);

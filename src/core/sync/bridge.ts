@@ -7,7 +7,8 @@
  */
 import { embed, journalFor, reportChanged, type StoreContext } from '../context.ts';
 import { throwIfAborted } from '../errors.ts';
-import type { Memory, ProgressEvent } from '../types.ts';
+import type { Memory, ProgressEvent, Trust } from '../types.ts';
+import { lowerTrust } from '../trust.ts';
 import { docId, fromDocument, memoryIdOf, toDocument, type MemoryDocument, type SyncedMemory } from './document.ts';
 import { mergeRevisions } from './merge.ts';
 import type { ReplicaChange, ReplicaDocument, SyncCheckpoint, SyncReplica } from './ports.ts';
@@ -40,6 +41,16 @@ export interface BridgeRun {
   counts: BridgeCounts;
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
+  /** The most a replicated memory is trusted here (absent: as the remote says). */
+  maxTrust?: Trust;
+}
+
+/** A replicated memory under the session's trust ceiling: lowered to it, and unpinned below `trusted`. */
+function capped(run: BridgeRun, memory: SyncedMemory): SyncedMemory {
+  const ceiling = run.maxTrust;
+  if (ceiling === undefined || ceiling === 'trusted') return memory;
+  const trust = lowerTrust(memory.trust, ceiling);
+  return trust === memory.trust && !memory.pinned ? memory : { ...memory, trust, pinned: false };
 }
 
 /** Whether a memory is synced: every memory, or one tagged with a synced namespace (`ns:<name>`). */
@@ -225,7 +236,7 @@ async function foldConflicts(run: BridgeRun, change: ReplicaChange, winner: Repl
   if (merge.review.length) {
     const copies = merge.review.map((m) => {
       const from = readable.find((r) => r.read.memory.text === m.text)!;
-      return { memory: reviewCopy(m, from.rev), vector: from.read.vector };
+      return { memory: reviewCopy(capped(run, m), from.rev), vector: from.read.vector };
     });
     const existing = await ctx.storage.exists(copies.map((c) => c.memory.id));
     const fresh = copies.filter((_, i) => !existing[i]);
@@ -323,6 +334,7 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
         onUnreadable(change.id, (error as Error).message);
         continue;
       }
+      read = { ...read, memory: capped(run, read.memory) };
       const current = await ctx.storage.get(id);
       if (current && sameMemory(stripAccess(current), read.memory)) continue;
       // A document in the namespaces whose id is a memory here outside them: never overwritten.

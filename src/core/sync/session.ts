@@ -7,7 +7,7 @@
  */
 import { forCall, withActor, type StoreContext, type StoreState } from '../context.ts';
 import { MemoryError, type ErrorCode } from '../errors.ts';
-import type { ProgressEvent } from '../types.ts';
+import type { ProgressEvent, Trust } from '../types.ts';
 import { applyReplica, emptyCounts, pushOutbox, type BridgeCounts, type BridgeRun } from './bridge.ts';
 import { ReplicationError, type SyncCheckpoint, type SyncReplica } from './ports.ts';
 
@@ -45,6 +45,8 @@ export interface Session {
   checkpoint: SyncCheckpoint;
   status: SyncStatus;
   live: boolean;
+  /** The session's trust ceiling for replicated memories (`sync({ maxTrust })`). */
+  maxTrust?: Trust;
   stop: AbortController;
   loop: Promise<void> | null;
   /** Rounds run one at a time. */
@@ -79,6 +81,7 @@ export async function round(ctx: StoreContext, session: Session, options: { sign
     replica,
     checkpoint,
     counts: emptyCounts(),
+    ...(session.maxTrust ? { maxTrust: session.maxTrust } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   };
@@ -120,12 +123,13 @@ export function serial<T>(session: Session, work: () => Promise<T>): Promise<T> 
   return next;
 }
 
-export function newSession(ctx: StoreContext, replica: SyncReplica, checkpoint: SyncCheckpoint, live: boolean): Session {
+export function newSession(ctx: StoreContext, replica: SyncReplica, checkpoint: SyncCheckpoint, live: boolean, maxTrust?: Trust): Session {
   const previous = sessions.get(ctx.state);
   const session: Session = {
     replica,
     checkpoint,
     live,
+    ...(maxTrust ? { maxTrust } : {}),
     stop: new AbortController(),
     loop: null,
     running: Promise.resolve(),
