@@ -21,6 +21,7 @@ import type {
 } from '../core/ports.ts';
 import type { PendingConflict } from '../core/review.ts';
 import { sameState } from '../core/undo-plan.ts';
+import { compactEntry } from '../core/journal-patch.ts';
 import { MEMORY_TYPES, type Memory } from '../core/types.ts';
 import { fromHalf, toHalf } from '../core/half-float.ts';
 
@@ -530,13 +531,14 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
   async function journal(ctx: JournalContext | undefined, entries: { id: string; before: Memory | null; after: Memory | null; op?: string }[]): Promise<void> {
     if (!ctx || entries.length === 0) return;
     await db.journal.bulkAdd(
-      entries.map((e) => ({
+      entries.map(compactEntry).map((e) => ({
         ts: ctx.ts,
         op: e.op ?? ctx.op,
         actor: ctx.actor,
         id: e.id,
         before: e.before,
         after: e.after,
+        ...(e.links ? { links: e.links } : {}),
         meta: ctx.meta ?? {},
         group: ctx.group,
       })),

@@ -25,6 +25,7 @@ import type {
 } from '../core/ports.ts';
 import type { PendingConflict } from '../core/review.ts';
 import { sameState } from '../core/undo-plan.ts';
+import { compactEntry } from '../core/journal-patch.ts';
 import { MEMORY_TYPES, type Memory } from '../core/types.ts';
 
 interface Row extends LexicalFields {
@@ -160,7 +161,7 @@ export function createMemoryStorage(): MemoryStorage {
 
   function append(ctx: JournalContext | undefined, entries: Entry[]): void {
     if (!ctx) return;
-    for (const e of entries) {
+    for (const e of entries.map(compactEntry)) {
       journal.push({
         seq: nextSeq++,
         ts: ctx.ts,
@@ -169,6 +170,7 @@ export function createMemoryStorage(): MemoryStorage {
         id: e.id,
         before: copy(e.before),
         after: copy(e.after),
+        ...(e.links ? { links: copy(e.links) } : {}),
         meta: copy(ctx.meta ?? {}),
         group: ctx.group,
       });

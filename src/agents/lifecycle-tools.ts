@@ -22,7 +22,7 @@ const JOURNAL_WINDOW = 10_000;
 
 /** The reference's `JournalEntry.summary()`: `op 1a2b3c4d «text»`. */
 function summary(e: JournalEntry): string {
-  const text = (e.after ?? e.before)?.text;
+  const text = (e.after ?? e.before)?.text ?? e.links?.text;
   return `${e.op} ${e.id === '*' ? '*' : e.id.slice(0, 8)}${text === undefined ? '' : ` «${text.length > 60 ? `${text.slice(0, 59)}…` : text}»`}`;
 }
 
@@ -35,6 +35,8 @@ function entryRecord(e: JournalEntry): Record<string, unknown> {
     id: e.id,
     before: e.before ? memoryRecord(e.before) : null,
     after: e.after ? memoryRecord(e.after) : null,
+    // A change of links only: the links added and removed, not the memory whole.
+    ...(e.links ? { links: { added: e.links.added.map((a) => a.link), removed: e.links.removed.map((r) => r.link) } } : {}),
     meta: e.meta,
     group: e.group ?? null,
     summary: summary(e),

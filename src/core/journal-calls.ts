@@ -64,7 +64,7 @@ export function summarizeCall(entries: readonly JournalEntry[], seqs: readonly n
   const whole = entries.length === seqs.length;
   const op = callOp(entries);
   const touched = entries.find((e) => e.id !== '*');
-  const state = touched ? (touched.after ?? touched.before) : null;
+  const state = touched ? (touched.after ?? touched.before ?? (touched.links ? { text: touched.links.text } : null)) : null;
   const of = newest.meta['of'];
   const ofGroup = newest.meta['ofGroup'];
   return {

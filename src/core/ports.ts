@@ -2,6 +2,7 @@
  * Ports: the narrow interfaces the core depends on. Adapters (Dexie, hnswlib-wasm, the
  * embedders) implement them; the core never imports a vendor.
  */
+import type { LinksPatch } from './journal-patch.ts';
 import type { PendingConflict } from './review.ts';
 import type { RelevanceCalibration } from './relevance.ts';
 import type { IndexKind, Memory, ProgressEvent } from './types.ts';
@@ -141,8 +142,16 @@ export interface JournalEntry {
   actor: string;
   /** The memory id ('*' for store-wide operations). */
   id: string;
+  /** The memory before the change (null: it did not exist, or the entry is a `links` patch). */
   before: Memory | null;
+  /** The memory after the change (null: it was removed, or the entry is a `links` patch). */
   after: Memory | null;
+  /**
+   * A change of links only, written as the links that changed instead of the memory whole
+   * (journal-patch.ts): `before` and `after` are null then. Read an entry's effect with
+   * `entryEffect`, never by `after === null` alone.
+   */
+  links?: LinksPatch;
   meta: Record<string, unknown>;
   /** Entries written by one call share a group. */
   group: string;

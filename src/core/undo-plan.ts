@@ -5,6 +5,7 @@
  * must still be exactly what the call left (access tracking aside), and each goes back to what it
  * was before the call.
  */
+import { revertPatch } from './journal-patch.ts';
 import type { JournalEntry } from './ports.ts';
 import type { Memory } from './types.ts';
 
@@ -45,20 +46,31 @@ export function memoryIds(entries: readonly JournalEntry[]): string[] {
 
 /**
  * Plans the revert of the call whose entries are `group` (any order), given the current state of
- * each memory it touched (`current`, absent ids are gone).
+ * each memory it touched (`current`, absent ids are gone). A memory whose last entry in the call
+ * is a links patch (journal-patch.ts) has no snapshot of what the call left: it counts as
+ * unchanged when it is still there and no entry after the call touched it (`changedAfter`, the
+ * ids the journal shows written since).
  */
-export function planUndo(group: readonly JournalEntry[], current: ReadonlyMap<string, Memory>): UndoPlan | UndoBlocked {
+export function planUndo(
+  group: readonly JournalEntry[],
+  current: ReadonlyMap<string, Memory>,
+  changedAfter: ReadonlySet<string> = new Set(),
+): UndoPlan | UndoBlocked {
   const ordered = [...group].filter((e) => e.id !== '*').sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
-  // The state the call left: the `after` of the newest entry per id; before it: the `before` of the oldest.
-  const lastAfter = new Map<string, Memory | null>();
+  const byId = new Map<string, JournalEntry[]>();
+  for (const e of ordered) byId.set(e.id, [...(byId.get(e.id) ?? []), e]);
   const firstBefore = new Map<string, Memory | null>();
-  for (const e of ordered) {
-    lastAfter.set(e.id, e.after);
-    if (!firstBefore.has(e.id)) firstBefore.set(e.id, e.before);
-  }
-  for (const [id, after] of lastAfter) {
+  for (const [id, entries] of byId) {
     const now = current.get(id) ?? null;
-    if (!sameState(now, after)) return { ok: false, id, now, expected: after };
+    const last = entries[entries.length - 1]!;
+    // The state the call left: the `after` of the newest entry per id (or, after a patch, the memory now).
+    if (last.links) {
+      if (!now || changedAfter.has(id)) return { ok: false, id, now, expected: null };
+    } else if (!sameState(now, last.after)) return { ok: false, id, now, expected: last.after };
+    // Before it: back through the call's entries, newest first, from the state it left.
+    let state: Memory | null = last.links ? now : last.after;
+    for (const e of [...entries].reverse()) state = e.links ? (state && revertPatch(state, e.links)) : e.before;
+    firstBefore.set(id, state);
   }
   const plan: UndoPlan = { ok: true, remove: [], insert: [], rewrite: [], put: [] };
   for (const [id, before] of firstBefore) {
@@ -69,6 +81,13 @@ export function planUndo(group: readonly JournalEntry[], current: ReadonlyMap<st
     else if (before && now) plan.put.push({ ...before, lastAccessed: now.lastAccessed, accessCount: now.accessCount });
   }
   return plan;
+}
+
+/** Ids whose newest entry in the call is a links patch: what `planUndo` needs `changedAfter` for. */
+export function patchedLast(group: readonly JournalEntry[]): string[] {
+  const last = new Map<string, JournalEntry>();
+  for (const e of [...group].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))) if (e.id !== '*') last.set(e.id, e);
+  return [...last.values()].filter((e) => e.links).map((e) => e.id);
 }
 
 /** How many memories an undo removes, puts back and changes back. */

@@ -12,7 +12,8 @@ import { embed, journalFor, reportChanged, requireOpen, requireVectors, type Sto
 import { MemoryError, invalid } from '../errors.ts';
 import type { JournalEntry, JournalHorizon, MemoryStorage } from '../ports.ts';
 import { callOp, NOT_UNDOABLE, journalCalls as readCalls, type JournalCall } from '../journal-calls.ts';
-import { effectOf, memoryIds, planUndo, type UndoEffect } from '../undo-plan.ts';
+import { revertPatch } from '../journal-patch.ts';
+import { effectOf, memoryIds, patchedLast, planUndo, type UndoEffect } from '../undo-plan.ts';
 
 export type { CompactResult, JournalRetention, UndoOptions, UndoResult } from '../api.ts';
 import type { Memory } from '../types.ts';
@@ -64,7 +65,10 @@ export async function stateAt(ctx: StoreContext, ts: number): Promise<Memory[]> 
   const later = await storage.journalRead({ afterTs: at });
   for (const e of later.sort((a, b) => b.seq! - a.seq!)) {
     if (e.id === '*') continue;
-    if (e.before) state.set(e.id, e.before);
+    if (e.links) {
+      const m = state.get(e.id);
+      if (m) state.set(e.id, revertPatch(m, e.links));
+    } else if (e.before) state.set(e.id, e.before);
     else state.delete(e.id);
   }
   // Transaction time only: a memory stored before `at` is in the state whatever its `createdAt`
@@ -166,7 +170,13 @@ export async function undo(ctx: StoreContext, seq?: number, options?: UndoOption
     throw invalid(`A ${op} cannot be undone`, { field: 'seq', op });
   }
   const ids = memoryIds(group);
-  const plan = planUndo(group, await storage.getMany(ids));
+  // A memory whose change the call journaled as a links patch is unchanged since when no later entry touched it.
+  const newestSeq = Math.max(...group.map((e) => e.seq ?? 0));
+  const changedAfter = new Set<string>();
+  for (const id of patchedLast(group)) {
+    if ((await storage.journalRead({ id })).some((e) => (e.seq ?? 0) > newestSeq)) changedAfter.add(id);
+  }
+  const plan = planUndo(group, await storage.getMany(ids), changedAfter);
   if (!plan.ok) {
     const text = plan.now?.text ?? plan.expected?.text ?? null;
     const what = plan.now ? 'changed' : 'was removed';
