@@ -231,6 +231,12 @@ describe('sync through pouchdb-server', () => {
       // The device whose edit lost holds the review; restoring it (supersede) replicates like any other write.
       const owner = (await a.listPendingConflicts()).length ? a : b;
       expect((await owner.get(m.id))!.text).toBe(winA.text);
+      // Waiting in review, the losing edit is not a memory: not stored, counted, listed or recalled.
+      expect(review!.held).toBe(true);
+      expect(await owner.get(review!.new!.id)).toBeNull();
+      expect(await owner.count()).toBe(1);
+      expect((await owner.listRecent({ limit: 10 })).map((x) => x.id)).toEqual([m.id]);
+      expect((await owner.recall(loserText, { k: 5 })).map((h) => h.memory.id)).toEqual([m.id]);
       const other = owner === a ? b : a;
       await owner.resolveConflict(review!.id, 'supersede');
       await owner.sync({ url, auth: ALICE });

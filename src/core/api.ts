@@ -150,8 +150,12 @@ export interface NeighborsQuery {
   depth?: number;
 }
 
-/** A pending conflict with both of its memories (null when one is gone). */
-export type PendingConflictView = PendingConflict & { new: Memory | null; old: Memory | null };
+/**
+ * A pending conflict with both of its sides. `held`: the new side is not a memory yet (a sync
+ * conflict's losing edit, kept in the queue): `supersede` or `keep_both` stores it, `drop_new`
+ * lets it go.
+ */
+export type PendingConflictView = Omit<PendingConflict, 'proposed'> & { held?: true; new: Memory | null; old: Memory | null };
 
 export type ConflictResolution = 'supersede' | 'keep_both' | 'drop_new';
 

@@ -8,7 +8,8 @@
 import { invalid } from './errors.ts';
 import { checkRel } from './graph.ts';
 import { checkId, checkTimestamp } from './validate.ts';
-import type { Conflict } from './types.ts';
+import { checkRecord, vectorProblem } from './record.ts';
+import type { Conflict, Memory } from './types.ts';
 import type { ConflictKind } from './conflicts.ts';
 
 /** The user's answers (seed 003): supersede the old memory, keep both, or drop the new one. */
@@ -35,10 +36,25 @@ export interface PendingConflict {
   status: ReviewStatus;
   resolution?: ReviewResolution;
   resolvedAt?: number;
+  /**
+   * The new side when it is not a memory yet: a sync conflict's losing edit, held in the queue
+   * until the person decides (#31). It is not recalled, counted or listed; `supersede` and
+   * `keep_both` store it (with its vector when it was made by the store's model), `drop_new`
+   * lets it go. Absent once resolved.
+   */
+  proposed?: ProposedMemory;
+}
+
+/** A memory waiting in the review queue, with the vector it came with and the model that made it. */
+export interface ProposedMemory {
+  memory: Memory;
+  vector?: Float32Array;
+  model?: string;
 }
 
 /** A store mutation a resolution implies, in the order to apply them (one transaction). */
 export type ReviewMutation =
+  | { type: 'insert'; proposed: ProposedMemory }
   | { type: 'supersede'; oldId: string; newId: string }
   | { type: 'link'; from: string; to: string; rel: string }
   | { type: 'forget'; id: string };
@@ -99,11 +115,33 @@ export function checkPendingConflict(value: unknown, field = 'conflict'): Pendin
     throw invalid(`${field}.status must be one of: ${REVIEW_STATUSES.join(', ')} — got ${JSON.stringify(r.status)}`, { field: `${field}.status` });
   }
   const out: PendingConflict = { id, newId, oldId, kind: r.kind, reason: r.reason, similarity: sim, createdAt, status: r.status };
+  if (r.proposed !== undefined) {
+    if (r.status !== 'pending') throw invalid(`${field} is resolved but still holds a proposed memory`, { field: `${field}.proposed` });
+    out.proposed = checkProposed(r.proposed, newId, `${field}.proposed`);
+  }
   if (r.status === 'resolved') {
     out.resolution = checkResolution(r.resolution, `${field}.resolution`);
     out.resolvedAt = checkTimestamp(r.resolvedAt, `${field}.resolvedAt`);
   } else if (r.resolution !== undefined || r.resolvedAt !== undefined) {
     throw invalid(`${field} is pending but carries a resolution`, { field: `${field}.resolution` });
+  }
+  return out;
+}
+
+/** A held memory: a whole record (record.ts) whose id is the record's `newId`, and a usable vector if any. */
+function checkProposed(value: unknown, newId: string, field: string): ProposedMemory {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid(`${field} must be an object`, { field });
+  const p = value as Record<string, unknown>;
+  const memory = checkRecord(p.memory as Memory);
+  if (memory.id !== newId) throw invalid(`${field}.memory.id must be the record's newId`, { field: `${field}.memory.id` });
+  const out: ProposedMemory = { memory };
+  if (p.vector !== undefined) {
+    if (!(p.vector instanceof Float32Array) || p.vector.length === 0 || vectorProblem(p.vector) !== null) {
+      throw invalid(`${field}.vector must be a usable Float32Array`, { field: `${field}.vector` });
+    }
+    if (typeof p.model !== 'string' || p.model === '') throw invalid(`${field}.model must name the model that made the vector`, { field: `${field}.model` });
+    out.vector = p.vector;
+    out.model = p.model;
   }
   return out;
 }
@@ -138,9 +176,12 @@ export function applyResolution(
   }
   let mutations: ReviewMutation[];
   if (res === 'supersede') mutations = [{ type: 'supersede', oldId: checked.oldId, newId: checked.newId }];
-  else if (res === 'drop_new') mutations = [{ type: 'forget', id: checked.newId }];
+  else if (res === 'drop_new') mutations = checked.proposed ? [] : [{ type: 'forget', id: checked.newId }];
   else mutations = checked.kind !== 'duplicate' ? [{ type: 'link', from: checked.newId, to: checked.oldId, rel: checkRel(KEEP_BOTH_REL) }] : [];
-  return { record: { ...checked, status: 'resolved', resolution: res, resolvedAt: now }, mutations };
+  // A held memory becomes one first when the person keeps it; dropped, it was never stored.
+  if (checked.proposed && res !== 'drop_new') mutations.unshift({ type: 'insert', proposed: checked.proposed });
+  const { proposed: _held, ...rest } = checked;
+  return { record: { ...rest, status: 'resolved', resolution: res, resolvedAt: now }, mutations };
 }
 
 /**

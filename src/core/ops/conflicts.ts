@@ -3,7 +3,7 @@
  * the policies applied at write time, and the review queue that asks the user instead of
  * resolving anything by itself.
  */
-import type { ConflictScanOptions } from '../api.ts';
+import type { ConflictScanOptions, PendingConflictView } from '../api.ts';
 import {
   CONFLICT_CANDIDATES,
   classifyIncoming,
@@ -14,10 +14,10 @@ import {
   type ContradictionFn,
 } from '../conflicts.ts';
 import { withClassifierConflicts } from '../classifier-policy.ts';
-import { journalFor, reportChanged, requireOpen, requireVectors, vectorOf, type StoreContext } from '../context.ts';
+import { embed, journalFor, reportChanged, requireOpen, requireVectors, vectorOf, type StoreContext } from '../context.ts';
 import { MemoryError } from '../errors.ts';
 import { planSupersede } from '../graph.ts';
-import { applyResolution, checkResolution, pendingFromConflict, pendingKey, supersededRecords, type PendingConflict } from '../review.ts';
+import { applyResolution, checkResolution, pendingFromConflict, pendingKey, supersededRecords, type PendingConflict, type ProposedMemory } from '../review.ts';
 import type { Conflict, Memory } from '../types.ts';
 import { checkId, checkInteger, checkKnownKeys, checkObject } from '../validate.ts';
 import { link, mustGet, supersedeMemory } from './graph.ts';
@@ -151,16 +151,39 @@ export async function applyWritePolicy(
   return { memory: current, action };
 }
 
-export async function listPendingConflicts(ctx: StoreContext, options: { limit?: number } = {}): Promise<(PendingConflict & { new: Memory | null; old: Memory | null })[]> {
+export async function listPendingConflicts(ctx: StoreContext, options: { limit?: number } = {}): Promise<PendingConflictView[]> {
   requireOpen(ctx);
   const o = checkObject<{ limit?: number }>(options, 'options');
   checkKnownKeys(o, new Set(['limit']), 'options');
   const limit = o.limit === undefined ? 100 : checkInteger(o.limit, 'limit', 0, 10_000);
-  const records = (await ctx.storage.listConflicts('pending')).slice(0, limit);
-  const memories = await ctx.storage.getMany([...new Set(records.flatMap((r) => [r.newId, r.oldId]))]);
+  return (await reviewable(ctx)).slice(0, limit);
+}
+
+/**
+ * The pending records a person can decide, with both sides: the new one a memory or held in the
+ * record (`proposed`: a sync conflict's losing edit), the old one a memory. What `syncStatus`
+ * counts as waiting is this list too.
+ */
+export async function reviewable(ctx: StoreContext): Promise<PendingConflictView[]> {
+  const records = await ctx.storage.listConflicts('pending');
+  const memories = await ctx.storage.getMany([...new Set(records.flatMap((r) => (r.proposed ? [r.oldId] : [r.newId, r.oldId])))]);
   return records
-    .map((r) => ({ ...r, new: memories.get(r.newId) ?? null, old: memories.get(r.oldId) ?? null }))
+    .map((r) => {
+      const { proposed, ...rest } = r;
+      return { ...rest, ...(proposed ? { held: true as const } : {}), new: proposed ? proposed.memory : (memories.get(r.newId) ?? null), old: memories.get(r.oldId) ?? null };
+    })
     .filter((r) => r.new !== null && r.old !== null);
+}
+
+/** Stores a held memory the person chose to keep: with its own vector when the store's model made it. */
+async function storeProposed(ctx: StoreContext, proposed: ProposedMemory): Promise<void> {
+  if (await ctx.storage.get(proposed.memory.id)) return;
+  const own = proposed.vector && proposed.model === ctx.embedder.id && proposed.vector.length === ctx.embedder.dim;
+  const [vector] = own ? [proposed.vector!] : await embed(ctx, [proposed.memory.text]);
+  const now = ctx.clock.now();
+  const memory = { ...proposed.memory, lastAccessed: now, accessCount: 0 };
+  ctx.commit(await ctx.storage.insert([memory], [vector!], journalFor(ctx, 'remember', { from: 'review' })));
+  reportChanged(ctx, [memory.id]);
 }
 
 /** Applies the user's decision on a pending conflict, and settles records it makes moot. */
@@ -172,8 +195,10 @@ export async function resolveConflict(ctx: StoreContext, id: string, resolution:
   if (!record) throw new MemoryError('NOT_FOUND', `No pending conflict with id ${JSON.stringify(id)}`, { id });
   const now = ctx.clock.now();
   const { record: resolved, mutations } = applyResolution(record, resolution, now);
+  if (mutations.some((m) => m.type === 'insert')) requireVectors(ctx);
   for (const m of mutations) {
-    if (m.type === 'supersede') await supersedeMemory(ctx, m.oldId, m.newId);
+    if (m.type === 'insert') await storeProposed(ctx, m.proposed);
+    else if (m.type === 'supersede') await supersedeMemory(ctx, m.oldId, m.newId);
     else if (m.type === 'link') await link(ctx, m.from, m.to, m.rel);
   }
   const forget = mutations.filter((m) => m.type === 'forget').map((m) => (m as { id: string }).id);

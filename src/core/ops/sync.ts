@@ -10,6 +10,7 @@ import type { SyncAuth, SyncCheckpoint } from '../sync/ports.ts';
 import { failed, newSession, round, serial, sessionOf, startLoop, stopSession, syncError, type SyncResult, type SyncStatus } from '../sync/session.ts';
 import { checkBoolean, checkKnownKeys, checkObject, checkTrust } from '../validate.ts';
 import { namespaceTag } from '../scope/namespace.ts';
+import { reviewable } from './conflicts.ts';
 
 /** `syncStatus().pending` counts at most this many journal entries. */
 const PENDING_BOUND = 10_000;
@@ -133,7 +134,8 @@ export async function sync(ctx: StoreContext, options?: SyncOptions): Promise<Sy
 /** How sync goes: state, remote, last round, pending journal entries, totals, conflicts waiting, last error. */
 export async function syncStatus(ctx: StoreContext): Promise<SyncStatus> {
   const session = sessionOf(ctx);
-  const conflicts = (await ctx.storage.listConflicts('pending')).filter((c) => c.reason === 'sync_conflict').length;
+  // The review queue's own list (both sides present), so the status and the queue agree.
+  const conflicts = (await reviewable(ctx)).filter((c) => c.reason === 'sync_conflict').length;
   if (!session) {
     return {
       state: 'off', remote: null, live: false, lastSyncAt: null, pending: 0,

@@ -11,6 +11,7 @@ import type { Memory, ProgressEvent, Trust } from '../types.ts';
 import { lowerTrust } from '../trust.ts';
 import { docId, fromDocument, memoryIdOf, toDocument, type MemoryDocument, type SyncedMemory } from './document.ts';
 import { mergeRevisions } from './merge.ts';
+import { entryEffect } from '../journal-patch.ts';
 import type { ReplicaChange, ReplicaDocument, SyncCheckpoint, SyncReplica } from './ports.ts';
 import { checkPendingConflict } from '../review.ts';
 import { cosine } from '../vector-math.ts';
@@ -188,7 +189,7 @@ async function pushForgets(run: BridgeRun, after: number): Promise<void> {
     throwIfAborted(run.signal);
     const entries = await ctx.storage.journalAfter(seq, BATCH);
     if (!entries.length) return;
-    const ids = [...new Set(entries.filter((e) => e.id !== '*' && e.after === null && !e.actor.startsWith('sync:')).map((e) => e.id))];
+    const ids = [...new Set(entries.filter((e) => entryEffect(e) === 'removed' && !e.actor.startsWith('sync:')).map((e) => e.id))];
     const gone = ids.length ? (await ctx.storage.exists(ids)).flatMap((held, i) => (held ? [] : [ids[i]!])) : [];
     if (gone.length) run.counts.pushed += await pushIds(run, gone, new Map());
     seq = entries[entries.length - 1]!.seq!;
@@ -196,26 +197,38 @@ async function pushForgets(run: BridgeRun, after: number): Promise<void> {
   }
 }
 
-/** A review copy of a losing revision: its own id, no links or pin, written beside the winner. */
-function reviewCopy(loser: SyncedMemory, rev: string): SyncedMemory {
-  return { ...loser, id: `${loser.id}~${rev}`, links: [], supersededBy: '', supersededAt: 0, pinned: false };
+/** A review copy of a losing revision: its own id, no links or pin, held in the review queue beside the winner. */
+function reviewCopy(loser: SyncedMemory, rev: string, now: number): Memory {
+  return { ...loser, id: `${loser.id}~${rev}`, links: [], supersededBy: '', supersededAt: 0, pinned: false, lastAccessed: now, accessCount: 0 };
 }
+
+/**
+ * Losing leaves of one document read and folded per round. Two or three devices leave one or two;
+ * a document with more was crafted: the leaves past this many are removed unread and counted as
+ * unreadable (a thousand leaves once cost 54 s, 530 MB and a thousand review copies).
+ */
+export const MAX_FOLDED_LEAVES = 16;
 
 /**
  * A document with losing revisions beside its winner. The device that wrote a losing revision
  * folds it in (so the person who made the edit that lost finds it in their review queue, and it
  * is queued once, not on every device): its tags and links join the winner (a new revision,
- * replicated), its text, when it differs, becomes a local review copy with a pending review
- * record against the winner, and the revision is removed so every replica converges on one
- * document. Revisions of no live device (merges) are folded by whoever sees them. Another
- * device's losing revision is left for that device. Returns the winner to apply.
+ * replicated), its text, when it differs, waits in the review queue as a held memory against the
+ * winner — not a memory until the person keeps it — and the revision is removed so every replica
+ * converges on one document. Revisions of no live device (merges) are folded by whoever sees
+ * them. Another device's losing revision is left for that device. Returns the winner to apply.
  */
-async function foldConflicts(run: BridgeRun, change: ReplicaChange, winner: ReplicaDocument): Promise<ReplicaDocument> {
+async function foldConflicts(run: BridgeRun, change: ReplicaChange, winner: ReplicaDocument, onUnreadable: (id: string, reason: string) => void): Promise<ReplicaDocument> {
   const { ctx, replica, checkpoint } = run;
   const losers: { rev: string; doc: ReplicaDocument }[] = [];
-  for (const rev of change.conflicts) {
+  const beyond = change.conflicts.slice(MAX_FOLDED_LEAVES);
+  for (const rev of change.conflicts.slice(0, MAX_FOLDED_LEAVES)) {
     const doc = await replica.getRevision(change.id, rev);
     if (doc && !doc._deleted && (doc.by === checkpoint.replicaId || doc.by === 'merge' || doc.by === undefined)) losers.push({ rev, doc });
+  }
+  if (beyond.length) {
+    await replica.removeRevisions(change.id, beyond);
+    for (const _ of beyond) onUnreadable(change.id, `more than ${MAX_FOLDED_LEAVES} conflicting revisions`);
   }
   if (!losers.length) return winner;
   const readable = losers.flatMap((l) => {
@@ -233,38 +246,38 @@ async function foldConflicts(run: BridgeRun, change: ReplicaChange, winner: Repl
     if (lost.length === 0) result = (await replica.getDocs([winner._id])).get(winner._id) ?? winner;
   }
   await replica.removeRevisions(change.id, losers.map((l) => l.rev));
-  if (merge.review.length) {
-    const copies = merge.review.map((m) => {
-      const from = readable.find((r) => r.read.memory.text === m.text)!;
-      return { memory: reviewCopy(capped(run, m), from.rev), vector: from.read.vector };
-    });
-    const existing = await ctx.storage.exists(copies.map((c) => c.memory.id));
-    const fresh = copies.filter((_, i) => !existing[i]);
-    if (fresh.length) {
-      const vectors = await vectorsFor(run, fresh.map((c) => ({ text: c.memory.text, vector: c.vector })));
-      const now = ctx.clock.now();
-      const memories = fresh.map((c) => ({ ...c.memory, lastAccessed: now, accessCount: 0 }));
-      const journal = journalFor(ctx, 'sync-conflict', { remote: replica.remote, of: winner.memory.id });
-      ctx.commit(await ctx.storage.insert(memories, vectors, journal));
-      const winnerVector = (await readLocal(ctx, [winner.memory.id])).get(winner.memory.id)?.vector;
-      const conflicts = memories.map((m, i) =>
-        checkPendingConflict({
-          id: ctx.ids.next(),
-          newId: m.id,
-          oldId: winner.memory.id,
-          kind: 'update',
-          reason: 'sync_conflict',
-          similarity: winnerVector ? Math.max(-1, Math.min(1, Number(cosine(winnerVector, vectors[i]!).toFixed(4)))) : 0,
-          createdAt: now,
-          status: 'pending',
-        }),
-      );
-      ctx.commit(await ctx.storage.applyGraphChanges({ conflicts }, journal));
-      reportChanged(ctx, memories.map((m) => m.id));
-    }
-  }
+  if (merge.review.length) await holdForReview(run, winner.memory.id, merge.review.map((m) => {
+    const from = readable.find((r) => r.read.memory.text === m.text)!;
+    return { loser: capped(run, m), rev: from.rev, vector: from.read.vector };
+  }));
   run.counts.conflicts += 1;
   return result;
+}
+
+/** Queues losing texts for review against the winner, each once (a copy already waiting is not queued again). */
+async function holdForReview(run: BridgeRun, winnerId: string, losing: { loser: SyncedMemory; rev: string; vector: Float32Array | null }[]): Promise<void> {
+  const { ctx } = run;
+  const now = ctx.clock.now();
+  const waiting = new Set((await ctx.storage.listConflicts('pending')).map((c) => c.newId));
+  const fresh = losing.map((l) => ({ ...l, copy: reviewCopy(l.loser, l.rev, now) })).filter((l) => !waiting.has(l.copy.id));
+  if (!fresh.length) return;
+  const vectors = await vectorsFor(run, fresh.map((l) => ({ text: l.copy.text, vector: l.vector })));
+  const winnerVector = (await readLocal(ctx, [winnerId])).get(winnerId)?.vector;
+  const conflicts = fresh.map((l, i) =>
+    checkPendingConflict({
+      id: ctx.ids.next(),
+      newId: l.copy.id,
+      oldId: winnerId,
+      kind: 'update',
+      reason: 'sync_conflict',
+      similarity: winnerVector ? Math.max(-1, Math.min(1, Number(cosine(winnerVector, vectors[i]!).toFixed(4)))) : 0,
+      createdAt: now,
+      status: 'pending',
+      proposed: { memory: l.copy, vector: vectors[i]!, model: ctx.embedder.id },
+    }),
+  );
+  await ctx.storage.applyGraphChanges({ conflicts }, journalFor(ctx, 'sync-conflict', { remote: run.replica.remote, of: winnerId }));
+  reportChanged(ctx, [winnerId]);
 }
 
 /** Vectors for replicated texts: the document's own when it was made by this store's model, else embedded here. */
@@ -325,7 +338,7 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
       }
       let doc = change.doc;
       if (!Array.isArray(doc.memory?.tags) || !inScope(checkpoint, doc.memory.tags)) continue;
-      if (change.conflicts.length) doc = await foldConflicts(run, change, doc);
+      if (change.conflicts.length) doc = await foldConflicts(run, change, doc, onUnreadable);
       else if (doc.by === checkpoint.replicaId) continue;
       let read;
       try {
@@ -371,8 +384,9 @@ async function forgottenSincePush(run: BridgeRun): Promise<Set<string>> {
     const entries = await run.ctx.storage.journalAfter(seq, BATCH);
     for (const e of entries) {
       if (e.id === '*' || e.actor.startsWith('sync:')) continue;
-      if (e.after === null) out.add(e.id);
-      else out.delete(e.id);
+      const effect = entryEffect(e);
+      if (effect === 'removed') out.add(e.id);
+      else if (effect === 'created') out.delete(e.id);
     }
     if (entries.length < BATCH) return out;
     seq = entries[entries.length - 1]!.seq!;
