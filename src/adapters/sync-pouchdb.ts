@@ -38,6 +38,7 @@ interface Pouch {
   bulkDocs(docs: object[]): Promise<BulkResult[]>;
   changes(options: Record<string, unknown>): Emitter<{ results: { id: string; seq: number | string; deleted?: boolean; doc?: ReplicaDocument & { _conflicts?: string[] } }[]; last_seq: number | string }>;
   sync(remote: Pouch, options: Record<string, unknown>): Emitter<{ push?: ReplicationResult; pull?: ReplicationResult }>;
+  info(): Promise<{ db_name?: string; update_seq?: number | string }>;
   close(): Promise<void>;
 }
 type PouchConstructor = new (name: string, options?: Record<string, unknown>) => Pouch;
@@ -134,6 +135,24 @@ export function pouchReplicas(options: { adapter?: ReplicaAdapter } = {}): SyncR
   };
 }
 
+/**
+ * PouchDB's replicator asks the source for its info after each batch, to update a progress record,
+ * and never handles a failure (pouchdb-replication: `src.info().then(…)` with no catch): when the
+ * server dies mid-round that rejection goes unhandled, which ends a Node process (#31,
+ * repro-kill-unhandled). While a round runs, the remote's `info` answers a failure with a stand-in
+ * (it only feeds that progress record); the round itself still fails on its next request, with the
+ * real error, as SYNC_UNREACHABLE. Returns what puts the remote's own `info` back.
+ */
+function answerInfoWhileReplicating(remote: Pouch): () => void {
+  const own = Object.prototype.hasOwnProperty.call(remote, 'info') ? remote.info : undefined;
+  const info = remote.info.bind(remote);
+  remote.info = () => info().catch(() => ({ update_seq: 0 }));
+  return () => {
+    if (own) remote.info = own;
+    else delete (remote as Partial<Pouch>).info;
+  };
+}
+
 function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
   let remoteSeq: number | string | undefined;
   const docsOf = async (ids: string[]) => {
@@ -193,6 +212,7 @@ function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
     async replicate({ signal, onDocs }) {
       if (signal?.aborted) throw new ReplicationError('other', 'cancelled');
       const counts = { pushed: 0, pulled: 0 };
+      const restore = answerInfoWhileReplicating(remote);
       const run = local.sync(remote, { batch_size: 200, batches_limit: 4 });
       const cancel = (): void => run.cancel();
       signal?.addEventListener('abort', cancel);
@@ -213,6 +233,7 @@ function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
       } catch (error) {
         throw classify(error, url);
       } finally {
+        restore();
         signal?.removeEventListener('abort', cancel);
       }
     },
