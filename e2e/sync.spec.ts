@@ -211,3 +211,70 @@ test('the same memory edited on two devices: both converge, and the device whose
     await other.close();
   }
 });
+
+test('end-to-end encrypted: the panel takes a passphrase and says the database is encrypted, the server holds ciphertext only, another device needs the same passphrase', async ({ page, browser }) => {
+  const url = await couch.userDatabase('sealed-notes', [ALICE]);
+  await page.goto(appUrl);
+  await openStore(page, 'sealed');
+  await remember(page, 'The door code for the studio is 2468.');
+
+  await page.getByRole('link', { name: 'Activity' }).click();
+  const panel = page.locator('.sync-panel');
+  await panel.getByLabel('Database address').fill(url);
+  await panel.getByLabel('User name', { exact: true }).fill(ALICE.username);
+  await panel.getByLabel('Password').fill(ALICE.password);
+  await expect(panel).toContainText('A lost passphrase cannot be recovered');
+  await panel.getByLabel(/^Passphrase/).fill('studio passphrase 1');
+  await panel.getByLabel('Keep syncing while the app is open (live)').uncheck();
+  await panel.locator('.sync-e2e').scrollIntoViewIfNeeded();
+  await shot(page, 'sync-panel-passphrase', false);
+  await panel.getByRole('button', { name: 'Sync', exact: true }).click();
+  await expect(panel).toContainText('Last synced', { timeout: 60_000 });
+  await expect(panel.getByRole('alert')).toHaveCount(0);
+
+  // What the server holds: no text, tags or vectors.
+  const raw = await fetch(`${url}/_all_docs?include_docs=true`, { headers: { authorization: `Basic ${Buffer.from(`${ALICE.username}:${ALICE.password}`).toString('base64')}` } }).then((r) => r.text());
+  expect(raw).not.toContain('door code');
+  expect(raw).not.toContain('2468');
+  expect(raw).toContain('"enc"');
+
+  // Another device: a wrong passphrase is refused with nothing written; the right one reads the memory.
+  const other = await browser.newContext();
+  try {
+    const b = await other.newPage();
+    await b.goto(`${appUrl}/e2e/harness.html`);
+    await expect(b.locator('#status')).toHaveText('ready', { timeout: 120_000 });
+    const got = await b.evaluate(
+      async ({ url, auth }) => {
+        const m = await window.houkai.connect({ name: 'sealed-b' });
+        const wrong = await m.sync({ url, auth, encryption: { passphrase: 'not the passphrase' } }).then(() => 'resolved', (e: { code?: string }) => e.code);
+        const countAfterWrong = await m.count();
+        await m.sync({ url, auth, encryption: { passphrase: 'studio passphrase 1' } });
+        const texts = (await m.listRecent({ limit: 10 })).map((x) => x.text);
+        await m.close();
+        return { wrong, countAfterWrong, texts };
+      },
+      { url, auth: ALICE },
+    );
+    expect(got).toEqual({ wrong: 'SYNC_KEY', countAfterWrong: 0, texts: ['The door code for the studio is 2468.'] });
+  } finally {
+    await other.close();
+  }
+
+  // Live now: the panel shows the session is end-to-end encrypted.
+  await panel.getByLabel(/^Passphrase/).fill('studio passphrase 1');
+  await panel.getByLabel('Keep syncing while the app is open (live)').check();
+  await panel.getByRole('button', { name: 'Sync', exact: true }).click();
+  await expect(panel.locator('[data-encrypted]')).toHaveAttribute('data-encrypted', 'yes', { timeout: 60_000 });
+  await expect(panel.locator('[data-encrypted]')).toContainText('End-to-end encrypted');
+  await panel.scrollIntoViewIfNeeded();
+  await shot(page, 'sync-panel-encrypted', false);
+  await panel.getByRole('button', { name: 'Turn sync off' }).click();
+
+  // A wrong passphrase in the panel: said plainly beside the form.
+  await panel.getByLabel('Password').fill(ALICE.password);
+  await panel.getByLabel(/^Passphrase/).fill('the wrong passphrase');
+  await panel.getByLabel('Keep syncing while the app is open (live)').uncheck();
+  await panel.getByRole('button', { name: 'Sync', exact: true }).click();
+  await expect(panel).toContainText('That passphrase does not open this database', { timeout: 60_000 });
+});

@@ -128,6 +128,9 @@ describe('sync through pouchdb-server', () => {
       expect(await a.get(x!.id)).toBeNull();
       expect(await b.get(x!.id)).toBeNull();
       expect(await state(a)).toEqual(await state(b));
+      // The server's tombstone keeps nothing of what was forgotten (CouchDB keeps tombstones for good).
+      const tomb = await request(`${url}/m:${x!.id}?revs=true&open_revs=all`, 'GET', undefined, ADMIN);
+      expect(JSON.stringify(tomb.body)).not.toContain('alpha one note');
     } finally {
       await a.close();
       await b.close();

@@ -5,7 +5,8 @@
  * round is PouchDB's own two-way replication with the remote. Loaded on the first `sync()`:
  * a store that never syncs never loads it.
  */
-import type { MemoryDocument } from '../core/sync/document.ts';
+import { DOC_PREFIX, type MemoryDocument, type TombstoneDocument } from '../core/sync/document.ts';
+import { KEY_DOC_ID } from '../core/sync/keys.ts';
 import { ReplicationError, type ReplicaChange, type ReplicaDocument, type SyncAuth, type SyncCheckpoint, type SyncReplica, type SyncReplicaFactory } from '../core/sync/ports.ts';
 
 /** The slice of PouchDB this adapter uses (its own types are not a dependency). */
@@ -32,7 +33,7 @@ interface Emitter<T> extends Promise<T> {
   cancel(): void;
 }
 interface Pouch {
-  allDocs(options: { keys: string[]; include_docs: true; conflicts?: boolean }): Promise<{ rows: { id?: string; key: string; error?: string; value?: { rev: string; deleted?: boolean }; doc?: ReplicaDocument | null }[] }>;
+  allDocs(options: { keys: string[]; include_docs: true; conflicts?: boolean } | { startkey: string; endkey: string; limit: number }): Promise<{ rows: { id?: string; key: string; error?: string; value?: { rev: string; deleted?: boolean }; doc?: ReplicaDocument | null }[] }>;
   get(id: string, options?: { rev?: string }): Promise<Record<string, unknown>>;
   put(doc: Record<string, unknown>): Promise<{ rev: string }>;
   bulkDocs(docs: object[]): Promise<BulkResult[]>;
@@ -127,13 +128,16 @@ function remoteOptions(Pouch: { fetch: typeof fetch }, auth: SyncAuth | undefine
 export function pouchReplicas(options: { adapter?: ReplicaAdapter } = {}): SyncReplicaFactory {
   const browser = typeof (globalThis as { window?: unknown }).window !== 'undefined' || typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined';
   const adapter = options.adapter ?? (browser ? 'indexeddb' : 'memory');
-  return async ({ store, url, auth }) => {
+  return async ({ store, url, auth, variant }) => {
     const PouchDB = await loadPouch(adapter);
-    const local = new PouchDB(replicaName(store, url), { adapter });
+    const local = new PouchDB(variantName(store, url, variant), { adapter });
     const remote = new PouchDB(url, remoteOptions(PouchDB, auth));
     return replica(local, remote, url);
   };
 }
+
+/** The local replica's name for a variant (an encrypted session's key id), or the plain one. */
+const variantName = (store: string, url: string, variant: string | undefined): string => replicaName(store, variant === undefined ? url : `${url}\u0000${variant}`);
 
 /**
  * PouchDB's replicator asks the source for its info after each batch, to update a progress record,
@@ -176,7 +180,7 @@ function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
         throw error;
       }
     },
-    async putDocs(docs: MemoryDocument[]) {
+    async putDocs(docs: (MemoryDocument | TombstoneDocument)[]) {
       const results = await local.bulkDocs(docs);
       return results.filter((r) => r.error).map((r, i) => r.id ?? docs[i]!._id);
     },
@@ -259,6 +263,29 @@ function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
         feed.on('error', ((err: unknown) => finish(err)) as (arg: never) => void);
         feed.catch?.(() => undefined);
       });
+    },
+    async inspectRemote() {
+      try {
+        let keyDoc: Record<string, unknown> | null = null;
+        try {
+          keyDoc = await remote.get(KEY_DOC_ID);
+        } catch (error) {
+          if ((error as PouchError).status !== 404) throw error;
+        }
+        const { rows } = await remote.allDocs({ startkey: DOC_PREFIX, endkey: `${DOC_PREFIX}\uffff`, limit: 1 });
+        return { keyDoc, memories: rows.length > 0 };
+      } catch (error) {
+        throw classify(error, url);
+      }
+    },
+    async writeRemoteKey(doc) {
+      try {
+        const { rev } = await remote.put(doc as unknown as Record<string, unknown>);
+        return { ...doc, _rev: rev };
+      } catch (error) {
+        if ((error as PouchError).status === 409) return null;
+        throw classify(error, url);
+      }
     },
     async close() {
       await Promise.all([local.close().catch(() => undefined), remote.close().catch(() => undefined)]);

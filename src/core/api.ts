@@ -78,6 +78,19 @@ export interface SyncOptions extends LongRunOptions {
    * `importArchive({ maxTrust })` stores a stranger's rows. A team database is a stranger's input.
    */
   maxTrust?: Trust;
+  /**
+   * End-to-end encryption: `{ passphrase }` (8–1,024 characters; the key is derived with
+   * PBKDF2-SHA-256, 600,000 iterations, and a salt kept in the database's key document) or
+   * `{ key }` (an AES-GCM `CryptoKey`). Each document's content — text, tags, links, vector, times,
+   * trust — is sealed on the device with AES-GCM; the server sees ids, revisions and ciphertext
+   * only. The first device to sync a new, empty database with it makes the database encrypted;
+   * every other device then needs the same secret (SYNC_KEY otherwise, nothing written).
+   * `newPassphrase` changes it: every document is sealed again under the new key, with progress,
+   * resumable by syncing again with both. A lost passphrase cannot be recovered. `remember: true`
+   * keeps the opened key (a non-extractable `CryptoKey`, never the passphrase) in this store for
+   * this address, and a later `sync` without `encryption` uses it; `remember: false` forgets it.
+   */
+  encryption?: { passphrase: string; newPassphrase?: string; remember?: boolean } | { key: CryptoKey; remember?: boolean };
 }
 
 /** How much of the journal compaction keeps: entries younger than `keepDays`, and always the newest `keepLast`. */

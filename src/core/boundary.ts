@@ -16,7 +16,7 @@
  * - `signal` that is not an AbortSignal, `onProgress` that is not a function (in any options
  *   object passed as an argument). A progress callback is advisory: one that throws is ignored.
  *
- * Functions, Blobs, streams, buffers, typed arrays, AbortSignals, Dates, Maps and Sets are passed
+ * Functions, Blobs, streams, buffers, typed arrays, AbortSignals, CryptoKeys, Dates, Maps and Sets are passed
  * by reference (their validators check them); every other object is copied.
  */
 import { thrownMessage } from './describe.ts';
@@ -37,6 +37,7 @@ function isHostObject(value: object): boolean {
     (typeof Blob !== 'undefined' && value instanceof Blob) ||
     (typeof ReadableStream !== 'undefined' && value instanceof ReadableStream) ||
     (typeof AbortSignal !== 'undefined' && value instanceof AbortSignal) ||
+    (typeof CryptoKey !== 'undefined' && value instanceof CryptoKey) ||
     (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer)
   );
 }

@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   'BUSY',
   'SYNC_AUTH',
   'SYNC_UNREACHABLE',
+  'SYNC_KEY',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

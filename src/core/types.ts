@@ -244,8 +244,11 @@ export type ProgressEvent =
    */
   | { kind: 'import'; phase: 'read' | 'write'; rowsRead: number; rowsWritten: number; bytes: number; totalBytes: number | null; writesTotal?: number | null }
   | { kind: 'export'; rowsWritten: number; bytes: number }
-  /** A sync round: the outbox written to the replica, documents replicated, replicated changes applied to the store. */
-  | { kind: 'sync'; phase: 'push' | 'replicate' | 'apply'; done: number; total: number | null }
+  /**
+   * A sync round: the outbox written to the replica, documents replicated, replicated changes
+   * applied to the store; `rekey`: documents sealed again under a new passphrase.
+   */
+  | { kind: 'sync'; phase: 'push' | 'replicate' | 'apply' | 'rekey'; done: number; total: number | null }
   /** Model loading: per file (`loaded`/`total` bytes) and `percent` (0–100) of all the model's files together. */
   | { kind: 'model'; status: 'initiate' | 'download' | 'progress' | 'done' | 'ready'; file?: string; loaded?: number; total?: number; percent?: number };
 

@@ -110,6 +110,16 @@ export function problemOf(error: unknown, fallbackTitle = 'Something went wrong'
           };
         }
         return { title: 'Server unreachable', message: 'The sync server cannot be reached from here: check the address, your connection, and that this app’s host allows it (see “What is sent”). Live sync keeps retrying.', ...base };
+      case 'SYNC_KEY': {
+        const reason = error.details['reason'];
+        const messages: Record<string, string> = {
+          encrypted: 'This database is end-to-end encrypted. Enter its passphrase to sync.',
+          'wrong-key': 'That passphrase does not open this database. A lost passphrase cannot be recovered: the server holds only ciphertext.',
+          changed: 'The passphrase of this database was changed on another device. Enter the new one.',
+          'plain-memories': 'This database already holds unencrypted memories. Encrypted sync needs a new, empty database.',
+        };
+        return { title: 'Passphrase needed', message: messages[String(reason)] ?? error.message, ...base };
+      }
       case 'STORAGE_FAILURE':
         return { title: 'Storage failed', message: 'The browser’s storage failed. Nothing was changed; try again.', ...base };
       default:

@@ -35,6 +35,10 @@ export class SyncState {
   url = $state('');
   username = $state('');
   secret = $state('');
+  /** End-to-end encryption: the passphrase (kept for this page's life only), a new one to change it, and whether the store keeps the key. */
+  passphrase = $state('');
+  newPassphrase = $state('');
+  rememberKey = $state(false);
   /** 'password': basic auth with the user name; 'token': a JWT. */
   method = $state<'password' | 'token'>('password');
   live = $state(true);
@@ -48,7 +52,7 @@ export class SyncState {
   constructor() {
     memory.onOpen(() => {
       this.store = memory.storeName;
-      Object.assign(this, load(this.store), { secret: '', status: null, problem: null, last: null, progress: null });
+      Object.assign(this, load(this.store), { secret: '', passphrase: '', newPassphrase: '', rememberKey: false, status: null, problem: null, last: null, progress: null });
       void this.refresh();
     });
     if (typeof window !== 'undefined') {
@@ -82,6 +86,7 @@ export class SyncState {
     this.progress =
       event.phase === 'push' ? `Preparing ${n}${event.total ? ` of ${event.total.toLocaleString()}` : ''} changes to send…`
       : event.phase === 'replicate' ? (event.done ? `Replicating: ${n} documents moved…` : 'Talking to the server…')
+      : event.phase === 'rekey' ? `Sealing ${n} memories under the new passphrase…`
       : `Applying ${n} changes from the server…`;
   }
 
@@ -94,8 +99,14 @@ export class SyncState {
     this.save();
     const secret = this.secret;
     const auth = secret === '' ? undefined : this.method === 'token' ? { token: secret } : { username: this.username.trim(), password: secret };
+    const passphrase = this.passphrase;
+    const encryption =
+      passphrase === ''
+        ? undefined
+        : { passphrase, ...(this.newPassphrase ? { newPassphrase: this.newPassphrase } : {}), ...(this.rememberKey ? { remember: true } : {}) };
     try {
-      this.last = await client.sync({ url: this.url.trim(), ...(auth ? { auth } : {}), live: this.live, onProgress: (e) => this.say(e) });
+      this.last = await client.sync({ url: this.url.trim(), ...(auth ? { auth } : {}), ...(encryption ? { encryption } : {}), live: this.live, onProgress: (e) => this.say(e) });
+      if (encryption?.newPassphrase) Object.assign(this, { passphrase: encryption.newPassphrase, newPassphrase: '' });
       const r = this.last;
       toasts.push(`Synced: ${r.pushed.toLocaleString()} sent, ${(r.applied + r.deleted).toLocaleString()} received${r.conflicts ? `, ${r.conflicts} conflict${r.conflicts === 1 ? '' : 's'} to review` : ''}.`);
     } catch (error) {

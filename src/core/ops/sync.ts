@@ -11,11 +11,34 @@ import { failed, newSession, round, serial, sessionOf, startLoop, stopSession, s
 import { checkBoolean, checkKnownKeys, checkObject, checkTrust } from '../validate.ts';
 import { namespaceTag } from '../scope/namespace.ts';
 import { reviewable } from './conflicts.ts';
+import { checkSecret, type SyncSecret } from '../sync/crypto.ts';
+import { keyedReplica } from '../sync/keyed-replica.ts';
 
 /** `syncStatus().pending` counts at most this many journal entries. */
 const PENDING_BOUND = 10_000;
 
-const SYNC_KEYS = new Set(['url', 'auth', 'live', 'retries', 'namespaces', 'maxTrust', 'signal', 'onProgress']);
+const SYNC_KEYS = new Set(['url', 'auth', 'live', 'retries', 'namespaces', 'maxTrust', 'encryption', 'signal', 'onProgress']);
+
+/** `encryption`: `{ passphrase }` or `{ key }`, with `newPassphrase` to change the passphrase and `remember`. */
+function checkEncryption(value: unknown): { secret: SyncSecret; next?: SyncSecret; remember?: boolean } | undefined {
+  if (value === undefined) return undefined;
+  const o = checkObject<Record<string, unknown>>(value, 'encryption');
+  checkKnownKeys(o, new Set(['passphrase', 'key', 'newPassphrase', 'remember']), 'encryption');
+  if ('passphrase' in o && 'key' in o) throw invalid('encryption takes a passphrase or a key, not both', { field: 'encryption' });
+  const secret = checkSecret('key' in o ? { key: o.key } : { passphrase: o.passphrase }, 'encryption');
+  const remember = o.remember === undefined ? undefined : checkBoolean(o.remember, 'encryption.remember');
+  const next = o.newPassphrase === undefined ? undefined : checkSecret({ passphrase: o.newPassphrase }, 'encryption.newPassphrase');
+  return { secret, ...(next ? { next } : {}), ...(remember === undefined ? {} : { remember }) };
+}
+
+/** Where a store keeps the key it was asked to remember for a remote. */
+const keptKeySetting = (url: string): string => `sync-key:${url}`;
+
+/** The key this store remembers for `url` (a non-extractable CryptoKey when it came from a passphrase), or undefined. */
+async function keptKey(ctx: StoreContext, url: string): Promise<SyncSecret | undefined> {
+  const kept = (await ctx.storage.getSetting(keptKeySetting(url))) as { key?: unknown } | null | undefined;
+  return typeof CryptoKey !== 'undefined' && kept?.key instanceof CryptoKey ? { key: kept.key } : undefined;
+}
 
 /** `namespaces`: absent (the whole store) or 1–64 namespace names, as tags `ns:<name>`, sorted. */
 function checkNamespaces(value: unknown): string[] | undefined {
@@ -74,25 +97,42 @@ export async function sync(ctx: StoreContext, options?: SyncOptions): Promise<Sy
   const live = opts.live === undefined ? false : checkBoolean(opts.live, 'live');
   const namespaces = checkNamespaces(opts.namespaces);
   const maxTrust = opts.maxTrust === undefined ? undefined : checkTrust(opts.maxTrust, 'maxTrust');
+  const encryption = checkEncryption(opts.encryption);
   const retries = opts.retries ?? 2;
   if (!Number.isInteger(retries) || retries < 0 || retries > 10) throw invalid('retries must be a whole number from 0 to 10', { field: 'retries' });
   if (!ctx.replicas) throw new MemoryError('INVALID_ARGUMENT', 'This store was opened without a replication engine (sync: false)', { field: 'sync' });
 
   await stopSession(ctx.state);
-  const replica = await ctx.replicas({ store: ctx.name, url, ...(auth ? { auth } : {}) }).catch((error: unknown) => {
-    throw syncError(error);
+  const replicas = ctx.replicas;
+  // Without `encryption`, a key this store was asked to remember for this remote.
+  const secret = encryption ? encryption.secret : await keptKey(ctx, url);
+  const replica = keyedReplica({
+    url,
+    open: (variant) =>
+      replicas({ store: ctx.name, url, ...(auth ? { auth } : {}), ...(variant === undefined ? {} : { variant }) }).catch((error: unknown) => {
+        throw syncError(error);
+      }),
+    ...(secret ? { secret } : {}),
+    ...(encryption?.next ? { next: encryption.next } : {}),
+    onPlan: async (plan) => {
+      session.status.encrypted = plan.mode === 'encrypted';
+      // Remembered as the key itself (never the passphrase): derived keys cannot be read back out.
+      if (encryption?.remember === true && plan.mode === 'encrypted') await ctx.storage.putSetting(keptKeySetting(url), { id: plan.ring.current.id, key: plan.ring.current.key });
+      if (encryption?.remember === false) await ctx.storage.putSetting(keptKeySetting(url), null);
+    },
   });
-  const saved = await replica.readCheckpoint();
-  // Another remote or other namespaces, or none yet: everything is compared once both ways (nothing
-  // is duplicated: unchanged memories are neither written nor applied).
-  const same = saved !== null && saved.remote === url && JSON.stringify(saved.namespaces ?? null) === JSON.stringify(namespaces ?? null);
-  // Other namespaces on the same remote start a comparison over, but keep where the journal was
-  // pushed to: a forget made since is still sent (bridge.ts pushForgets).
-  const carried = saved !== null && saved.remote === url ? saved.pushedSeq : 0;
-  const checkpoint: SyncCheckpoint = same
-    ? saved
-    : { replicaId: saved?.replicaId ?? ctx.ids.next(), remote: url, pushedSeq: carried, appliedSeq: 0, compared: false, ...(namespaces ? { namespaces } : {}) };
-  const session = newSession(ctx, replica, checkpoint, live, maxTrust);
+  const openCheckpoint = async (): Promise<SyncCheckpoint> => {
+    const saved = await replica.readCheckpoint();
+    // Another remote or other namespaces, or none yet: everything is compared once both ways (nothing
+    // is duplicated: unchanged memories are neither written nor applied).
+    const same = saved !== null && saved.remote === url && JSON.stringify(saved.namespaces ?? null) === JSON.stringify(namespaces ?? null);
+    if (same) return saved;
+    // Other namespaces on the same remote start a comparison over, but keep where the journal was
+    // pushed to: a forget made since is still sent (bridge.ts pushForgets).
+    const carried = saved !== null && saved.remote === url ? saved.pushedSeq : 0;
+    return { replicaId: saved?.replicaId ?? ctx.ids.next(), remote: url, pushedSeq: carried, appliedSeq: 0, compared: false, ...(namespaces ? { namespaces } : {}) };
+  };
+  const session = newSession(ctx, replica, openCheckpoint, live, maxTrust);
   const signal = opts.signal;
   const abort = (): void => session.stop.abort();
   signal?.addEventListener('abort', abort);
@@ -138,13 +178,13 @@ export async function syncStatus(ctx: StoreContext): Promise<SyncStatus> {
   const conflicts = (await reviewable(ctx)).filter((c) => c.reason === 'sync_conflict').length;
   if (!session) {
     return {
-      state: 'off', remote: null, live: false, lastSyncAt: null, pending: 0,
+      state: 'off', remote: null, encrypted: null, live: false, lastSyncAt: null, pending: 0,
       totals: { pushed: 0, applied: 0, deleted: 0, conflicts: 0, reembedded: 0, rounds: 0, sent: 0, received: 0, unreadable: 0 },
       conflictsWaiting: conflicts, error: null, nextRetryAt: null,
     };
   }
   // Entries past the checkpoint but the replicated ones (read up to a bound: a figure, not a scan).
-  const after = await ctx.storage.journalAfter(session.checkpoint.pushedSeq, PENDING_BOUND);
+  const after = await ctx.storage.journalAfter(session.checkpoint?.pushedSeq ?? 0, PENDING_BOUND);
   const pending = after.filter((e) => e.id !== '*' && !e.actor.startsWith('sync:')).length;
   return structuredClone({ ...session.status, pending, conflictsWaiting: conflicts });
 }

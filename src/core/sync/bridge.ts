@@ -9,7 +9,7 @@ import { embed, journalFor, reportChanged, type StoreContext } from '../context.
 import { throwIfAborted } from '../errors.ts';
 import type { Memory, ProgressEvent, Trust } from '../types.ts';
 import { lowerTrust } from '../trust.ts';
-import { docId, fromDocument, memoryIdOf, toDocument, type MemoryDocument, type SyncedMemory } from './document.ts';
+import { docId, fromDocument, memoryIdOf, toDocument, tombstone, type MemoryDocument, type SyncedMemory, type TombstoneDocument } from './document.ts';
 import { mergeRevisions } from './merge.ts';
 import { entryEffect } from '../journal-patch.ts';
 import type { ReplicaChange, ReplicaDocument, SyncCheckpoint, SyncReplica } from './ports.ts';
@@ -105,14 +105,14 @@ async function pushIds(run: BridgeRun, ids: string[], rows?: LocalRows): Promise
   }
   for (let attempt = 0; attempt < 3 && ids.length; attempt++) {
     const current = await replica.getDocs(ids.map(docId));
-    const writes: MemoryDocument[] = [];
+    const writes: (MemoryDocument | TombstoneDocument)[] = [];
     for (const id of ids) {
       const have = current.get(docId(id));
       const row = local.get(id);
       if (!row) {
         // Gone here: deleted there too, when the replica holds it inside the synced namespaces.
         if (have && !have._deleted && Array.isArray(have.memory?.tags) && inScope(checkpoint, have.memory.tags)) {
-          writes.push({ ...have, _deleted: true, by: checkpoint.replicaId });
+          writes.push(tombstone(have._id, have._rev, checkpoint.replicaId));
         }
         continue;
       }
@@ -121,7 +121,7 @@ async function pushIds(run: BridgeRun, ids: string[], rows?: LocalRows): Promise
       const doc = toDocument(row.memory, row.vector ?? null, ctx.embedder.id, checkpoint.replicaId);
       // Unchanged content is not written again, whatever model made the replica's vector: a
       // device on another model re-embedded it for itself, and the vector travels with edits only.
-      if (have && !have._deleted && sameMemory(have.memory, doc.memory)) continue;
+      if (have && !have._deleted && have.memory && sameMemory(have.memory, doc.memory)) continue;
       writes.push(have ? { ...doc, _rev: have._rev } : doc);
     }
     if (!writes.length) return 0;
@@ -337,7 +337,12 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
         continue;
       }
       let doc = change.doc;
-      if (!Array.isArray(doc.memory?.tags) || !inScope(checkpoint, doc.memory.tags)) continue;
+      if (!Array.isArray(doc.memory?.tags)) {
+        // Not a memory this version can read (no memory, one sealed under another key): counted.
+        if (doc.by !== checkpoint.replicaId) onUnreadable(change.id, readProblem(doc, ctx.embedder.id, ctx.embedder.dim));
+        continue;
+      }
+      if (!inScope(checkpoint, doc.memory.tags)) continue;
       if (change.conflicts.length) doc = await foldConflicts(run, change, doc, onUnreadable);
       else if (doc.by === checkpoint.replicaId) continue;
       let read;
@@ -372,6 +377,16 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
     checkpoint.appliedSeq = lastSeq;
     done += results.length;
     run.onProgress?.({ kind: 'sync', phase: 'apply', done, total: null });
+  }
+}
+
+/** Why a replicated document cannot be read here. */
+function readProblem(doc: unknown, model: string, dim: number): string {
+  try {
+    fromDocument(doc, model, dim);
+    return 'not a memory document';
+  } catch (error) {
+    return (error as Error).message;
   }
 }
 

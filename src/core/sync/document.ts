@@ -15,6 +15,7 @@ import { MemoryError } from '../errors.ts';
 import type { Memory } from '../types.ts';
 import { checkRecord, vectorProblem } from '../record.ts';
 import { checkInteger } from '../validate.ts';
+import { fromBase64, toBase64 } from './base64.ts';
 
 export const DOC_PREFIX = 'm:';
 export const DOC_KIND = 'houkai-memory';
@@ -40,48 +41,27 @@ export interface MemoryDocument {
   by?: string;
 }
 
+/**
+ * A forgotten memory's document: CouchDB's deletion, carrying nothing of the memory (a tombstone
+ * stays on the server for good: it must not keep the text a person asked to forget), only who wrote it.
+ */
+export interface TombstoneDocument {
+  _id: string;
+  _rev?: string;
+  _deleted: true;
+  kind: typeof DOC_KIND;
+  v: typeof DOC_VERSION;
+  by?: string;
+}
+
+export function tombstone(id: string, rev: string | undefined, by: string): TombstoneDocument {
+  return { _id: id, ...(rev === undefined ? {} : { _rev: rev }), _deleted: true, kind: DOC_KIND, v: DOC_VERSION, by };
+}
+
 export const docId = (memoryId: string): string => `${DOC_PREFIX}${memoryId}`;
 
 export function memoryIdOf(id: string): string | null {
   return id.startsWith(DOC_PREFIX) && id.length > DOC_PREFIX.length ? id.slice(DOC_PREFIX.length) : null;
-}
-
-const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
-function toBase64(bytes: Uint8Array): string {
-  let out = '';
-  let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    out += BASE64[n >> 18]! + BASE64[(n >> 12) & 63]! + BASE64[(n >> 6) & 63]! + BASE64[n & 63]!;
-  }
-  const rest = bytes.length - i;
-  if (rest === 1) {
-    const n = bytes[i]! << 16;
-    out += `${BASE64[n >> 18]!}${BASE64[(n >> 12) & 63]!}==`;
-  } else if (rest === 2) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8);
-    out += `${BASE64[n >> 18]!}${BASE64[(n >> 12) & 63]!}${BASE64[(n >> 6) & 63]!}=`;
-  }
-  return out;
-}
-
-function fromBase64(text: string): Uint8Array | null {
-  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
-  const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
-  const out = new Uint8Array((text.length / 4) * 3 - pad);
-  let o = 0;
-  for (let i = 0; i < text.length; i += 4) {
-    const n =
-      (BASE64.indexOf(text[i]!) << 18) |
-      (BASE64.indexOf(text[i + 1]!) << 12) |
-      ((text[i + 2] === '=' ? 0 : BASE64.indexOf(text[i + 2]!)) << 6) |
-      (text[i + 3] === '=' ? 0 : BASE64.indexOf(text[i + 3]!));
-    if (o < out.length) out[o++] = (n >> 16) & 255;
-    if (o < out.length) out[o++] = (n >> 8) & 255;
-    if (o < out.length) out[o++] = n & 255;
-  }
-  return out;
 }
 
 /** Float32 values as little-endian bytes in base64 (the same bytes on every platform). */
@@ -138,6 +118,7 @@ export function fromDocument(doc: unknown, localModel: string, localDim: number)
   if (d.kind !== DOC_KIND) throw bad(d._id, 'not a memory document');
   if (typeof d.v !== 'number' || d.v > DOC_VERSION) throw bad(d._id, `layout version ${String(d.v)} is newer than ${DOC_VERSION}`);
   const m = d.memory as Partial<SyncedMemory> | undefined;
+  if ((!m || typeof m !== 'object') && d.enc !== undefined) throw bad(d._id, 'it is end-to-end encrypted under a key this device does not hold');
   if (!m || typeof m !== 'object') throw bad(d._id, 'no memory');
   if (m.id !== id) throw bad(d._id, 'the memory id differs from the document id');
   let memory: SyncedMemory;

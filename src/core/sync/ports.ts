@@ -5,7 +5,9 @@
  * or PouchDB Server. The core never imports PouchDB; a test can hand it any engine that keeps
  * these promises.
  */
-import type { MemoryDocument } from './document.ts';
+import type { MemoryDocument, TombstoneDocument } from './document.ts';
+import type { KeyDocument, RemoteKeys } from './keys.ts';
+import type { ProgressEvent } from '../types.ts';
 
 /** How the remote knows who is asking: CouchDB's basic auth, or a JWT (bearer token). */
 export type SyncAuth = { username: string; password: string } | { token: string };
@@ -66,7 +68,7 @@ export interface SyncReplica {
    * Writes documents in one batch; each replaces the revision it names (`_rev`) or creates the
    * document. Returns the ids whose write lost a race (someone wrote meanwhile): the caller retries.
    */
-  putDocs(docs: MemoryDocument[]): Promise<string[]>;
+  putDocs(docs: (MemoryDocument | TombstoneDocument)[]): Promise<string[]>;
   /** Removes losing leaf revisions of a document (after their content was merged or queued for review). */
   removeRevisions(id: string, revs: string[]): Promise<void>;
   /** The replica's changes after `since`, oldest first, at most `limit`, each with its winner and conflicts. */
@@ -77,13 +79,21 @@ export interface SyncReplica {
    * One replication round both ways with the remote (push, then pull), to completion.
    * @throws ReplicationError with what failed.
    */
-  replicate(options: { signal?: AbortSignal; onDocs?: (counts: ReplicationCounts) => void }): Promise<ReplicationCounts>;
+  replicate(options: { signal?: AbortSignal; onDocs?: (counts: ReplicationCounts) => void; onProgress?: (event: ProgressEvent) => void }): Promise<ReplicationCounts>;
   /**
    * Waits on the remote's changes feed (CouchDB's longpoll) for a change after the last round's;
    * resolves when one comes, after `timeoutMs` without one, or when `signal` aborts.
    * @throws ReplicationError when the remote cannot be asked.
    */
   waitForRemote(options: { signal: AbortSignal; timeoutMs: number }): Promise<void>;
+  /**
+   * Asks the remote itself (not the replica) for its key document and whether it holds any memory
+   * document: what decides end-to-end encryption before anything is sent (keys.ts).
+   * @throws ReplicationError when the remote cannot be asked.
+   */
+  inspectRemote(): Promise<RemoteKeys>;
+  /** Writes the key document on the remote (creating it, or replacing the revision it names); null when another write came first. */
+  writeRemoteKey(doc: KeyDocument): Promise<KeyDocument | null>;
   /** Releases the local database handle (the data stays). */
   close(): Promise<void>;
 }
@@ -102,5 +112,9 @@ export class ReplicationError extends Error {
   }
 }
 
-/** Opens the replica of store `store` for the remote at `url`. */
-export type SyncReplicaFactory = (options: { store: string; url: string; auth?: SyncAuth }) => Promise<SyncReplica>;
+/**
+ * Opens the replica of store `store` for the remote at `url`. `variant` names another replica for
+ * the same remote: an encrypted session keeps its replica per key, so a replica filled in the clear
+ * (or under another key) is never replicated into an encrypted database.
+ */
+export type SyncReplicaFactory = (options: { store: string; url: string; auth?: SyncAuth; variant?: string }) => Promise<SyncReplica>;

@@ -17,6 +17,8 @@ export interface SyncStatus {
   state: 'off' | 'syncing' | 'idle' | 'offline' | 'failed';
   /** The remote without credentials, or null. */
   remote: string | null;
+  /** Whether the session's database is end-to-end encrypted (null until its first round has asked). */
+  encrypted: boolean | null;
   live: boolean;
   /** The last round that reached the remote (push and pull are one round). */
   lastSyncAt: number | null;
@@ -42,7 +44,9 @@ export interface SyncResult extends BridgeCounts {
 
 export interface Session {
   replica: SyncReplica;
-  checkpoint: SyncCheckpoint;
+  /** Read from the replica at the session's first round (the replica opens then: keyed-replica.ts). */
+  checkpoint: SyncCheckpoint | null;
+  openCheckpoint: () => Promise<SyncCheckpoint>;
   status: SyncStatus;
   live: boolean;
   /** The session's trust ceiling for replicated memories (`sync({ maxTrust })`). */
@@ -75,7 +79,8 @@ const actorFor = (remote: string): string => `sync:${remote}`.slice(0, 128);
 /** One round; the session's status follows it. */
 export async function round(ctx: StoreContext, session: Session, options: { signal?: AbortSignal; onProgress?: (event: ProgressEvent) => void } = {}): Promise<SyncResult> {
   const started = Date.now();
-  const { replica, checkpoint, status } = session;
+  const { replica, status } = session;
+  const checkpoint = (session.checkpoint ??= await session.openCheckpoint());
   const run: BridgeRun = {
     ctx: withActor(ctx, actorFor(replica.remote)),
     replica,
@@ -95,6 +100,7 @@ export async function round(ctx: StoreContext, session: Session, options: { sign
   options.onProgress?.({ kind: 'sync', phase: 'replicate', done: 0, total: null });
   const moved = await replica.replicate({
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     onDocs: (c) => options.onProgress?.({ kind: 'sync', phase: 'replicate', done: c.pushed + c.pulled, total: null }),
   });
   await applyReplica(run, unreadable);
@@ -123,11 +129,12 @@ export function serial<T>(session: Session, work: () => Promise<T>): Promise<T> 
   return next;
 }
 
-export function newSession(ctx: StoreContext, replica: SyncReplica, checkpoint: SyncCheckpoint, live: boolean, maxTrust?: Trust): Session {
+export function newSession(ctx: StoreContext, replica: SyncReplica, openCheckpoint: () => Promise<SyncCheckpoint>, live: boolean, maxTrust?: Trust): Session {
   const previous = sessions.get(ctx.state);
   const session: Session = {
     replica,
-    checkpoint,
+    checkpoint: null,
+    openCheckpoint,
     live,
     ...(maxTrust ? { maxTrust } : {}),
     stop: new AbortController(),
@@ -136,6 +143,7 @@ export function newSession(ctx: StoreContext, replica: SyncReplica, checkpoint: 
     status: {
       state: 'off',
       remote: replica.remote,
+      encrypted: null,
       live,
       lastSyncAt: previous?.replica.remote === replica.remote ? previous.status.lastSyncAt : null,
       pending: 0,
@@ -223,7 +231,7 @@ async function waitForWork(ctx: StoreContext, session: Session, stop: AbortSigna
   const local = (async () => {
     while (!waiting.signal.aborted && !ctx.state.closed) {
       const [newest = 0] = await ctx.storage.journalKeys({ limit: 1 }).catch(() => [0]);
-      if (newest > session.checkpoint.pushedSeq) return;
+      if (!session.checkpoint || newest > session.checkpoint.pushedSeq) return;
       await sleep(OUTBOX_POLL_MS, waiting.signal);
     }
   })();
