@@ -3,12 +3,14 @@
 // errors cross the chrome.runtime ports. This spec launches its own persistent context (an
 // extension needs one) and serves its web page through context.route, so it ignores baseURL.
 import { execSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, expect, test, type BrowserContext, type Page } from 'playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
+import { request, startCouchServer, type CouchServer } from '../test/helpers/couch-server.ts';
+import { startFlakyProxy, type FlakyProxy } from '../test/helpers/flaky-proxy.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EXTENSION_DIR = join(ROOT, 'dist', 'extension');
@@ -38,7 +40,11 @@ interface Houkai {
 }
 
 let context: BrowserContext;
+let couch: CouchServer;
+/** The server as a CouchDB without CORS answers: only the host permission lets the extension in. */
+let noCors: FlakyProxy;
 let userDataDir = '';
+let loadedDir = '';
 let extensionId = '';
 const foreign: string[] = [];
 const pageErrors: string[] = [];
@@ -46,21 +52,33 @@ const pageErrors: string[] = [];
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
+  couch = await startCouchServer();
+  noCors = await startFlakyProxy(couch.url, () => false, { noCors: true });
   if (!existsSync(join(EXTENSION_DIR, 'manifest.json'))) {
     execSync('npm run --silent build:ext', { cwd: ROOT, stdio: 'inherit' });
   }
   userDataDir = mkdtempSync(join(tmpdir(), 'houkai-extension-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
+  // The extension as built asks for a sync server's host at run time (nothing at install).
+  // Headless Chromium cannot click Chrome's permission prompt, so the copy loaded here already
+  // holds the one grant the person gives there, for the loopback test server; the popup still
+  // asks (and Chrome answers yes without a prompt). The refusal is tested in sync-form.test.ts.
+  const built = JSON.parse(readFileSync(join(EXTENSION_DIR, 'manifest.json'), 'utf8')) as { host_permissions?: string[]; optional_host_permissions?: string[] };
+  expect(built.host_permissions).toBeUndefined();
+  expect(built.optional_host_permissions).toContain('http://127.0.0.1/*');
+  loadedDir = join(userDataDir, 'extension');
+  cpSync(EXTENSION_DIR, loadedDir, { recursive: true });
+  writeFileSync(join(loadedDir, 'manifest.json'), JSON.stringify({ ...built, host_permissions: ['http://127.0.0.1/*'] }));
+  context = await chromium.launchPersistentContext(join(userDataDir, 'profile'), {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: [...CHROMIUM_ARGS, `--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`],
+    args: [...CHROMIUM_ARGS, `--disable-extensions-except=${loadedDir}`, `--load-extension=${loadedDir}`],
   });
   const background = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 30_000 }));
   extensionId = new URL(background.url()).host;
   expect(background.url()).toBe(`chrome-extension://${extensionId}/background.js`);
   context.on('request', (request) => {
     const url = request.url();
-    if (!url.startsWith(`chrome-extension://${extensionId}/`) && !url.startsWith('https://houkai.test/') && !url.startsWith('data:') && !url.startsWith('blob:')) {
+    if (!url.startsWith(`chrome-extension://${extensionId}/`) && !url.startsWith('https://houkai.test/') && !url.startsWith(`${noCors.url}/`) && !url.startsWith('data:') && !url.startsWith('blob:')) {
       foreign.push(url);
     }
   });
@@ -70,6 +88,8 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   await context?.close();
+  await noCors?.close();
+  await couch?.dispose();
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
 });
 
@@ -173,6 +193,41 @@ test('agent tools and MemoryErrors cross the extension port; Blobs too', async (
   expect(result.embedder).toEqual({ id: 'universal-sentence-encoder-lite', dim: 512 });
   expect(result.index).toMatchObject({ kind: 'hnsw', size: 4 }); // hnswlib runs under the extension CSP (no 'unsafe-eval')
   await popup.close();
+});
+
+test('the popup syncs with the person\'s server, asking Chrome for that host at run time; the server gets ciphertext', async () => {
+  const ALICE = { username: 'alice', password: 'alice-pw' };
+  const url = (await couch.userDatabase('extension-notes', [ALICE])).replace(couch.url, noCors.url);
+  const popup = await openPopup();
+
+  await popup.locator('#sync-section summary').click();
+  await popup.getByLabel('Database address').fill('http://couch.example.com/memories');
+  await popup.getByRole('button', { name: 'Sync now' }).click();
+  await expect(popup.locator('#sync-status')).toHaveText(/^INVALID_ARGUMENT: The extension syncs over https only/);
+
+  await popup.getByLabel('Database address').fill(url);
+  await popup.getByLabel('User name').fill(ALICE.username);
+  await popup.getByLabel('Password', { exact: true }).fill(ALICE.password);
+  await popup.getByLabel('Encryption passphrase (optional)').fill('correct horse battery staple');
+  await popup.getByRole('button', { name: 'Sync now' }).click();
+  await expect(popup.locator('#sync-status')).toHaveText('Synced, end-to-end encrypted: 4 sent, 0 received', { timeout: 60_000 });
+  await popup.setViewportSize({ width: 380, height: 640 });
+  await popup.screenshot({ path: join(ROOT, 'e2e', 'screenshots', 'extension-sync.png') });
+
+  const docs = (await request(`${url}/_all_docs?include_docs=true`, 'GET', undefined, ALICE)).body as { rows: { id: string; doc: Record<string, unknown> }[] };
+  const memories = docs.rows.filter((r) => r.id.startsWith('m:'));
+  expect(memories).toHaveLength(4);
+  const raw = JSON.stringify(memories);
+  for (const secret of ['Gyokuro', 'ESLint', 'Tuesday', 'web-page']) expect(raw).not.toContain(secret);
+
+  // Reopened, the popup remembers the address and the user name, never the password.
+  await popup.close();
+  const again = await openPopup();
+  await again.locator('#sync-section summary').click();
+  await expect(again.getByLabel('Database address')).toHaveValue(url);
+  await expect(again.getByLabel('User name')).toHaveValue(ALICE.username);
+  await expect(again.getByLabel('Password', { exact: true })).toHaveValue('');
+  await again.close();
 });
 
 test('nothing left the extension and the test page; no page error', () => {

@@ -41,6 +41,11 @@ export interface ChromeApi {
   offscreen: {
     createDocument(parameters: { url: string; reasons: string[]; justification: string }): Promise<void>;
   };
+  /** Host access asked for at run time (`optional_host_permissions`); `request` needs a user gesture. */
+  permissions: {
+    request(permissions: { origins: string[] }): Promise<boolean>;
+    contains(permissions: { origins: string[] }): Promise<boolean>;
+  };
   tabs: {
     query(query: { active?: boolean; currentWindow?: boolean }): Promise<Tab[]>;
     sendMessage(tabId: number, message: unknown): Promise<unknown>;

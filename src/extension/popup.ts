@@ -8,6 +8,7 @@ import type { RemoteTools } from '../client/tools.ts';
 import type { RecallHit, Trust } from '../core/types.ts';
 import { chrome } from './chrome.ts';
 import { openMemory, openTools } from './connect.ts';
+import { keptFields, syncOnce } from './sync-form.ts';
 import { failure, type CaptureMessage, type CaptureReply, type RelatedHit, type RelatedMessage, type RelatedReply } from './protocol.ts';
 
 function element<T extends HTMLElement>(id: string): T {
@@ -24,6 +25,10 @@ const recallQuery = element<HTMLInputElement>('recall-query');
 const results = element<HTMLOListElement>('results');
 const captureButton = element<HTMLButtonElement>('capture');
 const relatedButton = element<HTMLButtonElement>('related');
+const syncForm = element<HTMLFormElement>('sync-form');
+const syncStatus = element<HTMLOutputElement>('sync-status');
+const syncButton = element<HTMLButtonElement>('sync-now');
+const syncField = (id: string): HTMLInputElement => element<HTMLInputElement>(id);
 
 function say(text: string, isError = false): void {
   status.textContent = text;
@@ -160,6 +165,31 @@ async function main(): Promise<void> {
       say(`${reply.hits.length} related to this page`);
       render(reply.hits.map(fromRelated), 'Nothing related yet');
     }, sayError);
+  });
+
+  const kept = keptFields();
+  syncField('sync-url').value = kept.url;
+  syncField('sync-user').value = kept.username;
+  syncForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    syncButton.disabled = true;
+    syncStatus.classList.remove('error');
+    syncStatus.textContent = 'Syncing…';
+    const fields = { url: syncField('sync-url').value, username: syncField('sync-user').value, password: syncField('sync-password').value, passphrase: syncField('sync-passphrase').value };
+    void syncOnce(memory, fields)
+      .then(
+        (said) => {
+          syncStatus.textContent = said;
+        },
+        (error: unknown) => {
+          const f = failure(error);
+          syncStatus.textContent = `${f.code}: ${f.message}`;
+          syncStatus.classList.add('error');
+        },
+      )
+      .finally(() => {
+        syncButton.disabled = false;
+      });
   });
 
   addEventListener('pagehide', () => {

@@ -13,8 +13,16 @@ export interface FlakyProxy {
   close(): Promise<void>;
 }
 
+export interface ProxyOptions {
+  /**
+   * Answer as a CouchDB without CORS does: no `access-control-*` headers, preflights refused.
+   * A browser page cannot reach it; an extension holding the host permission can.
+   */
+  noCors?: boolean;
+}
+
 /** Forwards to `target` (http://host:port); a request for which `drop` says true is cut off. */
-export async function startFlakyProxy(target: string, drop: (req: IncomingMessage) => boolean): Promise<FlakyProxy> {
+export async function startFlakyProxy(target: string, drop: (req: IncomingMessage) => boolean, options: ProxyOptions = {}): Promise<FlakyProxy> {
   const to = new URL(target);
   const proxy: FlakyProxy = { url: '', dropped: 0, close: async () => undefined };
   const server: Server = createServer((req, res) => {
@@ -23,10 +31,15 @@ export async function startFlakyProxy(target: string, drop: (req: IncomingMessag
       req.socket.destroy();
       return;
     }
+    if (options.noCors && req.method === 'OPTIONS') {
+      res.writeHead(405).end();
+      return;
+    }
     const upstream = request(
       { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        const headers = options.noCors ? Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !name.startsWith('access-control-'))) : answer.headers;
+        res.writeHead(answer.statusCode ?? 502, headers);
         answer.pipe(res);
       },
     );
