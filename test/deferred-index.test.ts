@@ -60,6 +60,26 @@ describe('DeferredIndex', () => {
     index.dispose();
   });
 
+  it("a hold may raise the pending cap (a sync's first pull) until it is released", async () => {
+    const data = makeClusteredVectors(120, DIM, 4, 6);
+    const index = new DeferredIndex(await hnsw(), { ...slow, maxPending: 50 });
+    const release = index.hold(100 * 4 * DIM); // room for 100 vectors
+    index.addDeferred(data.slice(0, 90).map((_, i) => i), data.slice(0, 90));
+    expect(index.pendingCount).toBe(90);
+    expect(index.inner.size()).toBe(0);
+    index.addDeferred(data.slice(90).map((_, i) => 90 + i), data.slice(90));
+    expect(index.pendingCount).toBe(100); // over the raised cap, the oldest go into the graph
+    expect(index.inner.size()).toBe(20);
+    release();
+    const again = index.hold(); // a plain hold: the cap is the index's own again
+    index.addDeferred([0], [data[0]!]);
+    expect(index.pendingCount).toBe(50);
+    again();
+    await index.whenDrained();
+    expect(index.inner.size()).toBe(120);
+    index.dispose();
+  });
+
   it('drains only when not held, persists no snapshot while anything is pending, and caps what is pending', async () => {
     const data = makeClusteredVectors(120, DIM, 4, 6);
     const index = new DeferredIndex(await hnsw(), { ...slow, maxPending: 50 });

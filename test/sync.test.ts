@@ -331,6 +331,30 @@ describe('sync through pouchdb-server', () => {
     }
   }, 60_000);
 
+  it('a first pull is not paced by the graph: new memories are searchable at once (exact scan of the pending set) and join the HNSW graph after the round', async () => {
+    const url = await aliceDb();
+    const a = await openTestStore();
+    const b = await openTestStore({ index: 'hnsw' });
+    try {
+      const texts = Array.from({ length: 300 }, (_, i) => `note ${i} about the ${['printer', 'garden', 'invoice', 'boiler'][i % 4]} number ${i * 7}`);
+      await a.rememberMany(texts);
+      await a.sync({ url, auth: ALICE });
+      const pendingDuringApply: Promise<number>[] = [];
+      const onProgress = (e: { kind: string; phase?: string }): void => {
+        if (e.kind === 'sync' && e.phase === 'apply') pendingDuringApply.push(b.stats().then((s) => s.index.pending));
+      };
+      expect(await b.sync({ url, auth: ALICE, onProgress })).toMatchObject({ applied: 300 });
+      expect(Math.max(...(await Promise.all(pendingDuringApply)))).toBeGreaterThanOrEqual(256); // a page applied, none of it in the graph yet
+      expect((await b.recall('the boiler number 217', { k: 1, mode: 'semantic' }))[0]!.memory.text).toBe(texts[31]);
+      for (let i = 0; i < 200 && (await b.stats()).index.pending > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect((await b.stats()).index).toMatchObject({ kind: 'hnsw', pending: 0, size: 300 });
+      expect((await b.recall('the boiler number 217', { k: 1, mode: 'semantic' }))[0]!.memory.text).toBe(texts[31]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 60_000);
+
   it('documents a remote holds are checked like an import row: what this version cannot read is skipped and counted, nothing half-written', async () => {
     const url = await aliceDb();
     const a = await openTestStore();

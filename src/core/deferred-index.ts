@@ -72,6 +72,8 @@ export class DeferredIndex implements VectorIndex {
   private readonly sliceMs: number;
   private readonly pauseMs: number;
   private readonly maxPending: number;
+  /** Larger caps asked for by current holds (a sync's first pull), each in vectors. */
+  private readonly heldCaps: number[] = [];
   /** Called each time the pending set empties after deferred work (the owner persists a snapshot then). */
   onDrained: (() => void) | undefined;
 
@@ -145,7 +147,8 @@ export class DeferredIndex implements VectorIndex {
       this.pending.set(labels[i]!, entries[i]!);
     }
     // Bounded memory: what exceeds the cap goes into the graph now, oldest first.
-    if (this.pending.size > this.maxPending) this.insert(this.pending.size - this.maxPending);
+    const cap = Math.max(this.maxPending, ...this.heldCaps);
+    if (this.pending.size > cap) this.insert(this.pending.size - cap);
     this.kick();
   }
 
@@ -210,15 +213,20 @@ export class DeferredIndex implements VectorIndex {
 
   /**
    * Holds the background drain (an import holds it while it writes, so the graph work does not
-   * compete with the import); call the returned function to release the hold.
+   * compete with the import); call the returned function to release the hold. `pendingBytes`
+   * raises the pending cap while held (a sync's first pull of many documents stays off the
+   * graph until it is done, within that many bytes of vectors); the cap is back on release.
    */
-  hold(): () => void {
+  hold(pendingBytes?: number): () => void {
     this.holds += 1;
+    const cap = pendingBytes === undefined ? null : Math.max(1, Math.floor(pendingBytes / (4 * this.dim)));
+    if (cap !== null) this.heldCaps.push(cap);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.holds -= 1;
+      if (cap !== null) this.heldCaps.splice(this.heldCaps.indexOf(cap), 1);
       this.kick();
     };
   }

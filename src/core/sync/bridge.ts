@@ -7,6 +7,7 @@
  */
 import { embed, journalFor, reportChanged, type StoreContext } from '../context.ts';
 import { throwIfAborted } from '../errors.ts';
+import { DeferredIndex } from '../deferred-index.ts';
 import type { Memory, ProgressEvent, Trust } from '../types.ts';
 import { lowerTrust } from '../trust.ts';
 import { docId, fromDocument, memoryIdOf, toDocument, tombstone, type MemoryDocument, type SyncedMemory, type TombstoneDocument } from './document.ts';
@@ -18,6 +19,8 @@ import { cosine } from '../vector-math.ts';
 
 /** Documents read and written per batch (one storage transaction per batch of inserts). */
 const BATCH = 256;
+/** Vector bytes a pull may leave pending for the background graph build (see applyReplica). */
+const PENDING_BYTES = 128 * 2 ** 20;
 
 /** What one pass of the bridge did. */
 export interface BridgeCounts {
@@ -300,11 +303,25 @@ async function vectorsFor(run: BridgeRun, items: { text: string; vector: Float32
  * cannot read is skipped and counted in the status, never half-applied.
  */
 export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, reason: string) => void): Promise<void> {
-  const { ctx, replica, checkpoint } = run;
-  let done = 0;
+  const { ctx } = run;
   // Forgotten here and not sent yet: the replica's copy must not bring them back (a checkpoint
   // started over for other namespaces reads the replica from its start).
   const forgotten = await forgottenSincePush(run);
+  // New memories join the index's pending set (searchable at once by exact scan) and the graph
+  // is built after the round, in the background: a first sync of many documents is not paced by
+  // HNSW insertion, and the store answers meanwhile (as after an import). Up to 128 MiB of
+  // vectors wait (50,000 at 512 dimensions); beyond that the oldest join the graph at once.
+  const release = ctx.index instanceof DeferredIndex ? ctx.index.hold(PENDING_BYTES) : () => undefined;
+  try {
+    await applyPages(run, forgotten, onUnreadable);
+  } finally {
+    release();
+  }
+}
+
+async function applyPages(run: BridgeRun, forgotten: Set<string>, onUnreadable: (id: string, reason: string) => void): Promise<void> {
+  const { ctx, replica, checkpoint } = run;
+  let done = 0;
   for (;;) {
     throwIfAborted(run.signal);
     const { results, lastSeq } = await replica.changes(checkpoint.appliedSeq, BATCH);
@@ -313,6 +330,12 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
       break;
     }
     const inserts: { memory: Memory; vector: Float32Array | null }[] = [];
+    // The page's memories read at once (one storage request, not one per document); a memory this
+    // page changes is read again below, where an earlier change of the same page may have touched it.
+    const pageIds = [...new Set(results.map((c) => memoryIdOf(c.id)).filter((id): id is string => id !== null))];
+    const held = await ctx.storage.getMany(pageIds);
+    const touched = new Set<string>();
+    const local = async (id: string): Promise<Memory | null> => (touched.has(id) ? ((await ctx.storage.get(id)) ?? null) : (held.get(id) ?? null));
     for (const change of results) {
       const id = memoryIdOf(change.id);
       if (id === null) continue;
@@ -325,9 +348,10 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
         // With namespaces, a deletion reaches only a memory inside them (a personal memory is not
         // forgotten because a whole-store device forgot its copy, nor by a crafted tombstone).
         if (checkpoint.namespaces) {
-          const here = await ctx.storage.get(id);
+          const here = await local(id);
           if (here && !inScope(checkpoint, here.tags)) continue;
         }
+        touched.add(id);
         const removed = await ctx.storage.remove(id, journalFor(ctx, 'sync', { remote: replica.remote }));
         if (removed) {
           ctx.commit(removed);
@@ -353,7 +377,7 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
         continue;
       }
       read = { ...read, memory: capped(run, read.memory) };
-      const current = await ctx.storage.get(id);
+      const current = await local(id);
       if (current && sameMemory(stripAccess(current), read.memory)) continue;
       // A document in the namespaces whose id is a memory here outside them: never overwritten.
       if (current && checkpoint.namespaces && !inScope(checkpoint, current.tags)) {
@@ -365,12 +389,13 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
         inserts.push({ memory: { ...read.memory, lastAccessed: read.memory.createdAt, accessCount: 0 }, vector: read.vector });
         continue;
       }
+      touched.add(id);
       await replaceWith(run, current, read.memory, read.vector);
     }
     if (inserts.length) {
       const vectors = await vectorsFor(run, inserts.map((i) => ({ text: i.memory.text, vector: i.vector })));
       const journal = journalFor(ctx, 'sync', { remote: replica.remote });
-      ctx.commit(await ctx.storage.insert(inserts.map((i) => i.memory), vectors, journal));
+      ctx.commit(await ctx.storage.insert(inserts.map((i) => i.memory), vectors, journal), { deferred: true });
       reportChanged(ctx, inserts.map((i) => i.memory.id));
       run.counts.applied += inserts.length;
     }
