@@ -421,3 +421,23 @@ describe('healthStats: the reference health numbers', () => {
     expect(r.topRecalled).toEqual([]);
   });
 });
+
+describe('potential conflicts stay bounded', () => {
+  it('many memories with the same concepts (every pair a potential conflict) stop at the cap, quickly; fewer are all reported', () => {
+    const same = Array.from({ length: 3_000 }, (_, i) => makeMemory(`t${String(i).padStart(5, '0')}`, `The backup server runs nightly, note ${i}`, { lastAccessed: NOW - DAY }));
+    const started = performance.now();
+    const analysis = analyzeAll(same, { now: NOW });
+    expect(performance.now() - started).toBeLessThan(20_000); // 4.5 million qualifying pairs: the scan stops at the cap
+    expect(analysis.potentialConflictsCapped).toBe(true);
+    expect(analysis.potentialConflicts).toHaveLength(10_000);
+    expect(analysis.statuses.size).toBe(3_000);
+
+    const few = analyzeAll(same.slice(0, 40), { now: NOW });
+    expect(few.potentialConflictsCapped).toBe(false);
+    expect(few.potentialConflicts).toHaveLength((40 * 39) / 2);
+    const capped = analyzeAll(same.slice(0, 40), { now: NOW, maxPotentialConflicts: 100 });
+    expect(capped).toMatchObject({ potentialConflictsCapped: true });
+    expect(capped.potentialConflicts).toHaveLength(100);
+    expect(() => analyzeAll(same, { now: NOW, maxPotentialConflicts: -1 })).toThrow(MemoryError);
+  });
+});

@@ -198,7 +198,10 @@ export interface ReflectResult {
 export interface HealthResult {
   statuses: Record<string, HealthReport>;
   counts: Record<HealthStatus, number>;
+  /** Highest Jaccard first; the scan stops at 10,000 (a store of many near-identical memories holds more pairs than any report could). */
   potentialConflicts: PotentialConflict[];
+  /** More pairs qualified than `potentialConflicts` lists. */
+  potentialConflictsCapped: boolean;
   report: HealthStatsReport;
   /** What needs attention (review, possible conflicts, fading, expired, broken links) and what is worth knowing, as id lists (newest first). */
   lists: Record<HealthListKey, string[]>;

@@ -238,8 +238,18 @@ export function detectPotentialConflict(a: Memory, b: Memory, options: ConflictO
   return verifyPair(a, new Set(memoryConcepts(a, maxPhrases)), b, new Set(memoryConcepts(b, maxPhrases)), threshold);
 }
 
-/** Every potential conflict among `memories` (already filtered), by prefix filtering per type. */
-function findPotentialConflicts(memories: readonly Memory[], threshold: number, maxPhrases: number): PotentialConflict[] {
+/**
+ * Most potential conflicts one analysis reports. Many memories with the same few concepts (short
+ * chat turns, generated notes) make every pair of them a potential conflict: 50,000 such memories
+ * are 1.25 billion pairs, which no report can hold. The scan stops at this many.
+ */
+export const MAX_POTENTIAL_CONFLICTS = 10_000;
+
+/**
+ * Potential conflicts among `memories` (already filtered), by prefix filtering per type: every
+ * one when there are at most `max`; otherwise the scan stops at `max` (`capped`).
+ */
+function findPotentialConflicts(memories: readonly Memory[], threshold: number, maxPhrases: number, max: number): { found: PotentialConflict[]; capped: boolean } {
   const byType = new Map<string, { memory: Memory; concepts: Set<string> }[]>();
   for (const memory of memories) {
     const concepts = new Set(memoryConcepts(memory, maxPhrases));
@@ -249,7 +259,8 @@ function findPotentialConflicts(memories: readonly Memory[], threshold: number, 
     group.push({ memory, concepts });
   }
   const out: PotentialConflict[] = [];
-  for (const group of byType.values()) {
+  let capped = false;
+  scan: for (const group of byType.values()) {
     const freq = new Map<string, number>();
     for (const { concepts } of group) for (const c of concepts) freq.set(c, (freq.get(c) ?? 0) + 1);
     const rarestFirst = (x: string, y: string): number => freq.get(x)! - freq.get(y)! || compareIds(x, y);
@@ -271,7 +282,12 @@ function findPotentialConflicts(memories: readonly Memory[], threshold: number, 
       for (const j of candidates) {
         const y = records[j]!;
         const found = verifyPair(x.memory, x.concepts, y.memory, y.concepts, threshold);
-        if (found) out.push(found);
+        if (!found) continue;
+        if (out.length === max) {
+          capped = true;
+          break scan;
+        }
+        out.push(found);
       }
       for (let p = 0; p < prefix && p < size; p++) {
         const c = x.ordered[p]!;
@@ -281,7 +297,7 @@ function findPotentialConflicts(memories: readonly Memory[], threshold: number, 
       }
     }
   }
-  return out.sort((x, y) => y.jaccard - x.jaccard || compareIds(x.a, y.a) || compareIds(x.b, y.b));
+  return { found: out.sort((x, y) => y.jaccard - x.jaccard || compareIds(x.a, y.a) || compareIds(x.b, y.b)), capped };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -407,6 +423,8 @@ export interface AnalyzeOptions extends ConflictOptions {
   potentialConflictsAtRisk?: boolean;
   /** Decay settings for the report. */
   decay?: DecayOptions;
+  /** Most potential conflicts reported (default `MAX_POTENTIAL_CONFLICTS`, 10,000). */
+  maxPotentialConflicts?: number;
 }
 
 export interface HealthAnalysis {
@@ -414,15 +432,17 @@ export interface HealthAnalysis {
   statuses: Map<string, HealthReport>;
   /** Memories per status; sums to the number of memories. */
   counts: Record<HealthStatus, number>;
-  /** Soft flags, highest Jaccard first (ties by a, then b). */
+  /** Soft flags, highest Jaccard first (ties by a, then b); at most `maxPotentialConflicts`. */
   potentialConflicts: PotentialConflict[];
+  /** More pairs qualify than were reported (the scan stopped at `maxPotentialConflicts`). */
+  potentialConflictsCapped: boolean;
   /** Per memory id, the ids it potentially conflicts with (sorted); only ids with at least one. */
   potentialConflictIds: Map<string, string[]>;
   report: HealthStatsReport;
 }
 
 const ANALYZE_KEYS: ReadonlySet<string> = new Set([
-  'now', 'staleDays', 'incoming', 'pendingConflictIds', 'potentialConflictsAtRisk', 'decay', 'conflictThreshold', 'maxPhrases',
+  'now', 'staleDays', 'incoming', 'pendingConflictIds', 'potentialConflictsAtRisk', 'decay', 'conflictThreshold', 'maxPhrases', 'maxPotentialConflicts',
 ]);
 
 /**
@@ -451,7 +471,9 @@ export function analyzeAll(memories: readonly Memory[], options: AnalyzeOptions)
   }
 
   const eligible = list.filter((m) => !m.supersededBy && !isExpired(m, now));
-  const potentialConflicts = findPotentialConflicts(eligible, threshold, maxPhrases);
+  const max = raw.maxPotentialConflicts === undefined ? MAX_POTENTIAL_CONFLICTS : raw.maxPotentialConflicts;
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < 0) throw invalid('maxPotentialConflicts must be a whole number ≥ 0', { field: 'maxPotentialConflicts' });
+  const { found: potentialConflicts, capped } = findPotentialConflicts(eligible, threshold, maxPhrases, max);
   const partners = new Map<string, string[]>();
   for (const c of potentialConflicts) {
     for (const [x, y] of [[c.a, c.b], [c.b, c.a]] as const) {
@@ -477,6 +499,7 @@ export function analyzeAll(memories: readonly Memory[], options: AnalyzeOptions)
     statuses,
     counts,
     potentialConflicts,
+    potentialConflictsCapped: capped,
     potentialConflictIds: partners,
     report: statsReport(list, now, staleDays, (raw.decay ?? {}) as DecayOptions),
   };

@@ -16,6 +16,7 @@ import {
 import { withClassifierConflicts } from '../classifier-policy.ts';
 import { embed, journalFor, reportChanged, requireOpen, requireVectors, vectorOf, type StoreContext } from '../context.ts';
 import { MemoryError } from '../errors.ts';
+import { DeferredIndex } from '../deferred-index.ts';
 import { planSupersede } from '../graph.ts';
 import { applyResolution, checkResolution, pendingFromConflict, pendingKey, supersededRecords, type PendingConflict, type ProposedMemory } from '../review.ts';
 import type { Conflict, Memory } from '../types.ts';
@@ -52,6 +53,9 @@ export async function findConflicts(ctx: StoreContext, options: ConflictScanOpti
     const vector = await vectorOf(ctx, memory.id);
     return vector ? scan(memory, vector) : [];
   }
+  // A search per memory: over vectors still pending (a large import or first sync just landed)
+  // each would scan all of them, n × pending; the graph, once built, answers each in log time.
+  if (ctx.index instanceof DeferredIndex) await ctx.index.whenDrained();
   const out: Conflict[] = [];
   const seen = new Set<string>();
   await ctx.storage.scanVectors(async (labels, vectors) => {

@@ -138,6 +138,7 @@ export async function health(ctx: StoreContext, options?: { staleDays?: number }
     statuses: Object.fromEntries(analysis.statuses),
     counts: analysis.counts,
     potentialConflicts: analysis.potentialConflicts,
+    potentialConflictsCapped: analysis.potentialConflictsCapped,
     report: analysis.report,
     lists: attention.lists,
     attention: attention.attention,
