@@ -8,6 +8,8 @@
  *        npm run bench -- --million [--runs hnsw:100000,hnsw-i8:100000,hnsw-i8:1000000]   (bench/million.ts)
  *        npm run bench -- --compare [--sizes 100000]                                    (bench/index-compare.ts)
  *        npm run bench -- --sync [--rows 10000] [--live 30]                             (bench/sync.ts)
+ *        npm run bench -- --sync-browser [--rows 50000]                                 (bench/sync-browser.ts)
+ *        npm run bench -- --sync-first [--rows 50000]                                   (bench/sync-first.ts)
  */
 import 'fake-indexeddb/auto';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -23,7 +25,7 @@ import { sentences } from './sentences.ts';
 
 const args = process.argv.slice(2);
 // The long runs live in scripts of their own; `--million` and `--compare` hand over to them.
-for (const [option, script] of [['--million', 'bench/million.ts'], ['--compare', 'bench/index-compare.ts'], ['--sync', 'bench/sync.ts']] as const) {
+for (const [option, script] of [['--million', 'bench/million.ts'], ['--compare', 'bench/index-compare.ts'], ['--sync', 'bench/sync.ts'], ['--sync-browser', 'bench/sync-browser.ts'], ['--sync-first', 'bench/sync-first.ts']] as const) {
   if (args.includes(option)) {
     const child = spawnSync(process.execPath, ['--import', 'tsx', script, ...args.filter((a) => a !== option)], { stdio: 'inherit' });
     process.exit(child.status ?? 1);

@@ -1,19 +1,25 @@
 /**
- * Sync benchmark (issue #18): two stores (two IndexedDB databases in Node) and pouchdb-server on
- * loopback, started here. Every byte between the replicas and the server goes through a counting
- * TCP relay, so "bytes per memory on the wire" is what crossed the socket (HTTP headers included).
+ * Sync benchmark (issues #18, #31): two stores (two IndexedDB databases in Node) and
+ * pouchdb-server on loopback, started here. Every byte between the replicas and the server goes
+ * through a counting TCP relay, so "bytes per memory on the wire" is what crossed the socket
+ * (HTTP headers included).
  *
  *   npm run bench -- --sync [--rows 10000] [--live 30]
  *
- * Measures: the first sync of `rows` memories with 384-d vectors (device A sends, device B
- * receives; both rounds timed, target ≤ 30 s together), then live mode: a memory written on A
- * until B holds it, `live` times (target p50 ≤ 1 s). Prints a JSON line and a table.
+ * Runs the same measurement twice in one process, plain and end-to-end encrypted (a passphrase),
+ * each against a database of its own: the first sync of `rows` memories with 384-d vectors
+ * (device A sends, device B receives; both rounds timed, with the process's CPU time), then live
+ * mode: a memory written on A until B holds it, `live` times. Then the crypto alone: sealing and
+ * opening `rows` documents' content (what a round adds per memory) and the PBKDF2 derivation.
+ * Prints a JSON line and a table.
  */
 import 'fake-indexeddb/auto';
 import { createServer, connect, type Socket } from 'node:net';
 import { createMemory, type LocalMemory } from '../src/local.ts';
 import type { Embedder } from '../src/core/ports.ts';
 import { startCouchServer } from '../test/helpers/couch-server.ts';
+import { newEntry, seal, unseal } from '../src/core/sync/crypto.ts';
+import { toDocument } from '../src/core/sync/document.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number): number => {
@@ -83,40 +89,60 @@ const denseEmbedder: Embedder = {
 const open = (name: string): Promise<LocalMemory> => createMemory({ name: `${name}-${process.pid}-${Date.now()}`, embedder: denseEmbedder, index: 'hnsw-i8' });
 
 const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const cpuMs = (since: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
 
-const server = await startCouchServer();
-const wire = await relay(server.port);
-try {
-  const direct = await server.userDatabase('bench', [auth]);
+const words = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango'.split(' ');
+const texts = Array.from({ length: ROWS }, (_, i) => `memory ${i}: ${[0, 1, 2, 3, 4, 5, 6, 7].map((k) => words[(i * 7 + k * 13 + k * k) % words.length]).join(' ')} — note ${i % 97}`);
+const PASSPHRASE = 'bench passphrase, long enough';
+
+interface RunFigures {
+  pushMs: number;
+  pullMs: number;
+  totalMs: number;
+  pushCpuMs: number;
+  pullCpuMs: number;
+  bytesPerMemoryPush: number;
+  bytesPerMemoryPull: number;
+  live: { writes: number; p50Ms: number; p90Ms: number; maxMs: number };
+}
+
+async function measure(server: Awaited<ReturnType<typeof startCouchServer>>, wire: Awaited<ReturnType<typeof relay>>, mode: 'plain' | 'encrypted'): Promise<RunFigures> {
+  const direct = await server.userDatabase(`bench-${mode}`, [auth]);
   const url = direct.replace(`:${server.port}/`, `:${wire.port}/`);
-  const a = await open('sync-a');
-  const b = await open('sync-b');
-  const words = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango'.split(' ');
-  const texts = Array.from({ length: ROWS }, (_, i) => `memory ${i}: ${[0, 1, 2, 3, 4, 5, 6, 7].map((k) => words[(i * 7 + k * 13 + k * k) % words.length]).join(' ')} — note ${i % 97}`);
+  const options = { url, auth, ...(mode === 'encrypted' ? { encryption: { passphrase: PASSPHRASE } } : {}) };
+  const a = await open(`sync-a-${mode}`);
+  const b = await open(`sync-b-${mode}`);
   for (let i = 0; i < texts.length; i += 1000) await a.rememberMany(texts.slice(i, i + 1000), { batchSize: 500 });
 
   wire.reset();
   let t = performance.now();
-  const sent = await a.sync({ url, auth });
+  let cpu = process.cpuUsage();
+  const sent = await a.sync(options);
   const pushMs = performance.now() - t;
+  const pushCpuMs = cpuMs(cpu);
   const pushBytes = wire.bytes();
   wire.reset();
   t = performance.now();
-  const received = await b.sync({ url, auth });
+  cpu = process.cpuUsage();
+  const received = await b.sync(options);
   const pullMs = performance.now() - t;
+  const pullCpuMs = cpuMs(cpu);
   const pullBytes = wire.bytes();
-  if (sent.pushed !== ROWS || received.applied !== ROWS || (await b.count()) !== ROWS) throw new Error(`first sync incomplete: pushed ${sent.pushed}, applied ${received.applied}, B holds ${await b.count()}`);
+  if (sent.pushed !== ROWS || received.applied !== ROWS || (await b.count()) !== ROWS) throw new Error(`${mode}: first sync incomplete: pushed ${sent.pushed}, applied ${received.applied}, B holds ${await b.count()}`);
 
   // Live: both sides live; a write on A until B holds it.
-  await a.sync({ url, auth, live: true });
-  await b.sync({ url, auth, live: true });
+  await a.sync({ ...options, live: true });
+  await b.sync({ ...options, live: true });
   const latencies: number[] = [];
   for (let i = 0; i < LIVE; i++) {
     const start = performance.now();
-    const { memory } = await a.remember(`live write ${i}: ${words[i % words.length]} ${words[(i * 3) % words.length]}`);
+    const { memory } = await a.remember(`live write ${i} (${mode}): ${words[i % words.length]} ${words[(i * 3) % words.length]}`);
     const deadline = start + 15_000;
     while (!(await b.get(memory.id)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    if (!(await b.get(memory.id))) throw new Error(`live write ${i} did not arrive within 15 s`);
+    if (!(await b.get(memory.id))) throw new Error(`${mode}: live write ${i} did not arrive within 15 s`);
     latencies.push(performance.now() - start);
     await new Promise((r) => setTimeout(r, 100 + ((i * 37) % 200)));
   }
@@ -124,26 +150,55 @@ try {
   await b.stopSync();
   await a.close();
   await b.close();
-
-  const result = {
-    date: new Date().toISOString(),
-    rows: ROWS,
-    dim: DIM,
-    firstSync: {
-      pushMs: Math.round(pushMs),
-      pullMs: Math.round(pullMs),
-      totalMs: Math.round(pushMs + pullMs),
-      bytesPerMemoryPush: Math.round((pushBytes.up + pushBytes.down) / ROWS),
-      bytesPerMemoryPull: Math.round((pullBytes.up + pullBytes.down) / ROWS),
-    },
+  return {
+    pushMs: Math.round(pushMs),
+    pullMs: Math.round(pullMs),
+    totalMs: Math.round(pushMs + pullMs),
+    pushCpuMs: Math.round(pushCpuMs),
+    pullCpuMs: Math.round(pullCpuMs),
+    bytesPerMemoryPush: Math.round((pushBytes.up + pushBytes.down) / ROWS),
+    bytesPerMemoryPull: Math.round((pullBytes.up + pullBytes.down) / ROWS),
     live: { writes: LIVE, p50Ms: Math.round(pct(latencies, 50)), p90Ms: Math.round(pct(latencies, 90)), maxMs: Math.round(Math.max(...latencies)) },
   };
+}
+
+/** The crypto alone: one key derivation, and sealing then opening `ROWS` documents' content as a round does. */
+async function cryptoCost(): Promise<{ deriveMs: number; sealMsPerMemory: number; openMsPerMemory: number; sealCpuMsPerMemory: number }> {
+  let t = performance.now();
+  const { key } = await newEntry({ passphrase: PASSPHRASE });
+  const deriveMs = performance.now() - t;
+  const [vector] = await denseEmbedder.embed([texts[0]!]);
+  const contents = texts.map((text, i) => {
+    const doc = toDocument({ id: `m-${i}`, text, type: 'semantic', tags: ['bench'], importance: 0.5, createdAt: 1_790_000_000 + i, lastAccessed: 0, accessCount: 0, source: null, links: [], supersededBy: '', supersededAt: 0, polarity: 0, expiresAt: 0, pinned: false, trust: 'trusted', contentHash: '', validFrom: 0, validUntil: 0, surfacesWhen: [] }, vector!, denseEmbedder.id);
+    const { _id, _rev, ...content } = doc as unknown as Record<string, unknown>;
+    return { id: String(_id), content };
+  });
+  const cpu = process.cpuUsage();
+  t = performance.now();
+  const sealed = await Promise.all(contents.map((c) => seal(key, c.id, c.content)));
+  const sealMs = performance.now() - t;
+  const sealCpu = cpuMs(cpu);
+  t = performance.now();
+  await Promise.all(sealed.map((s, i) => unseal(key.key, contents[i]!.id, s)));
+  const openMs = performance.now() - t;
+  return { deriveMs: Math.round(deriveMs), sealMsPerMemory: sealMs / ROWS, openMsPerMemory: openMs / ROWS, sealCpuMsPerMemory: sealCpu / ROWS };
+}
+
+const server = await startCouchServer();
+const wire = await relay(server.port);
+try {
+  const plain = await measure(server, wire, 'plain');
+  const encrypted = await measure(server, wire, 'encrypted');
+  const crypto = await cryptoCost();
+  const result = { date: new Date().toISOString(), rows: ROWS, dim: DIM, plain, encrypted, crypto };
   console.log(JSON.stringify(result));
-  console.log(`\n| rows | push (A → server) | pull (server → B) | first sync total | wire bytes/memory push / pull | live p50 / p90 / max (${LIVE} writes) |`);
-  console.log('|---:|---:|---:|---:|---:|---:|');
-  console.log(
-    `| ${ROWS.toLocaleString()} | ${(pushMs / 1000).toFixed(1)} s | ${(pullMs / 1000).toFixed(1)} s | ${((pushMs + pullMs) / 1000).toFixed(1)} s | ${result.firstSync.bytesPerMemoryPush.toLocaleString()} / ${result.firstSync.bytesPerMemoryPull.toLocaleString()} | ${result.live.p50Ms} / ${result.live.p90Ms} / ${result.live.maxMs} ms |`,
-  );
+  const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+  console.log(`\n| ${ROWS.toLocaleString()} memories | A → server | server → B | first sync total | CPU time A / B | wire bytes a memory: send / receive | live p50 / p90 / max (${LIVE} writes) |`);
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  for (const [name, f] of [['plain', plain], ['encrypted', encrypted]] as const) {
+    console.log(`| ${name} | ${s(f.pushMs)} | ${s(f.pullMs)} | ${s(f.totalMs)} | ${s(f.pushCpuMs)} / ${s(f.pullCpuMs)} | ${f.bytesPerMemoryPush.toLocaleString()} / ${f.bytesPerMemoryPull.toLocaleString()} | ${f.live.p50Ms} / ${f.live.p90Ms} / ${f.live.maxMs} ms |`);
+  }
+  console.log(`\nCrypto alone: PBKDF2-SHA-256 (600,000 iterations) ${crypto.deriveMs} ms once; AES-GCM seal ${crypto.sealMsPerMemory.toFixed(3)} ms a memory (CPU ${crypto.sealCpuMsPerMemory.toFixed(3)} ms), open ${crypto.openMsPerMemory.toFixed(3)} ms a memory.`);
 } finally {
   wire.close();
   await server.dispose();
