@@ -20,7 +20,7 @@ import { openDexieRegistry } from './adapters/registry-dexie.ts';
 import { createDexieCatalog } from './adapters/store-catalog.ts';
 import { checkStoreName, type StoreCatalog, type StoreInfo } from './core/catalog.ts';
 import { MemoryError, invalid } from './core/errors.ts';
-import { mathRandom, randomIds, systemClock } from './adapters/system.ts';
+import { randomIds, systemClock } from './adapters/system.ts';
 import { useFflateGzip } from './adapters/gzip-fflate.ts';
 import type { Clock, DurabilityRegistry, Embedder, IdSource, MemoryStorage, RandomSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
 import type { IndexOpenOutcome } from './core/index-sync.ts';
@@ -112,7 +112,10 @@ export interface CreateMemoryOptions extends LongRunOptions {
   IDBKeyRange?: typeof IDBKeyRange;
   clock?: Clock;
   ids?: IdSource;
-  /** Randomness for sampling (the confidence calibration); default `Math.random`. */
+  /**
+   * Randomness for sampling (the confidence calibration). Default: numbers seeded by the store's
+   * size, so two stores holding the same memories sample (and so judge and order recalls) alike.
+   */
   random?: RandomSource;
 }
 
@@ -247,7 +250,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         replicas: options.sync === false ? null : (options.sync ?? pouchReplicas()),
         clock: options.clock ?? systemClock,
         ids: options.ids ?? randomIds,
-        random: options.random ?? mathRandom,
+        random: options.random ?? null,
       },
       {
         ...(options.onEmbedderChange ? { onEmbedderChange: options.onEmbedderChange } : {}),

@@ -66,7 +66,7 @@ export interface StoreContext {
   readonly embedder: Embedder;
   readonly clock: Clock;
   readonly ids: IdSource;
-  readonly random: RandomSource;
+  readonly random: RandomSource | null;
   /** Journal attribution of this context's writes: 'lib', 'ui', 'agent:<name>'… */
   readonly actor: string;
   readonly settings: StoreSettings;

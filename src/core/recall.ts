@@ -12,6 +12,7 @@ import { embedOne, type StoreContext } from './context.ts';
 import { invalid } from './errors.ts';
 import { mmrSelect } from './mmr.ts';
 import type { MemoryStorage, RandomSource } from './ports.ts';
+import { seededRandom } from './seeded-random.ts';
 import { rescoreHits } from './rescore.ts';
 import { FUSIONS, RECALL_MODES, checkChoice, checkNumberInRange, checkWeights, scoreCandidates, type LexicalScorer, type PoolItem } from './scoring.ts';
 import { checkExpandOptions, expandHits, storageGraphReader, type ExpandOptions } from './graph.ts';
@@ -384,7 +385,7 @@ export async function calibrate(ctx: StoreContext): Promise<void> {
   state.calibratedAt = size;
   // The label counter as it is now: `meta` was read at open and a fresh store starts at 0.
   state.meta = (await ctx.storage.readMeta()) ?? state.meta;
-  ctx.relevance.setSample(await sampleVectors(ctx.storage, state.meta.nextLabel, ctx.random));
+  ctx.relevance.setSample(await sampleVectors(ctx.storage, state.meta.nextLabel, ctx.random ?? seededRandom(state.meta.nextLabel)));
 }
 
 /** Up to `n` stored vectors at random labels (the store's background sample). */

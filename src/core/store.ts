@@ -33,7 +33,8 @@ export interface StoreDeps {
   embedder: Embedder;
   clock: Clock;
   ids: IdSource;
-  random: RandomSource;
+  /** Sampling randomness; null: seeded by the store's label counter (the same store, the same sample). */
+  random: RandomSource | null;
   schemaVersion: number;
   /** The registry of stores, kept outside the store's database (durability checks); none: canary only. */
   registry?: DurabilityRegistry | null;
