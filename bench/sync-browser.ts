@@ -19,8 +19,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/chromium.ts';
-import { request, startCouchServer } from '../test/helpers/couch-server.ts';
-import { toBase64 } from '../src/core/sync/base64.ts';
+import { startCouchServer } from '../test/helpers/couch-server.ts';
+import { seedMemoryDocs } from './sync-seed.ts';
 
 const args = process.argv.slice(2);
 const ROWS = Number(args[args.indexOf('--rows') + 1] ?? 0) || 50_000;
@@ -28,19 +28,6 @@ const DIM = 512;
 const MODEL = 'universal-sentence-encoder-lite';
 const auth = { username: 'bench', password: 'bench-pw' };
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-function unit(seed: number): Float32Array {
-  const v = new Float32Array(DIM);
-  let h = seed * 2654435761;
-  let norm = 0;
-  for (let j = 0; j < DIM; j++) {
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) ^ Math.imul(h ^ (h >>> 12), 0x297a2d39);
-    v[j] = ((h >>> 0) / 4294967296) * 2 - 1;
-    norm += v[j]! * v[j]!;
-  }
-  for (let j = 0; j < DIM; j++) v[j]! /= Math.sqrt(norm);
-  return v;
-}
 
 /** Resident memory (MiB) of every Chromium process, by kind (`renderer`, `browser`, `gpu-process`, …). */
 function chromiumRss(): { kind: string; mb: number }[] {
@@ -66,20 +53,7 @@ let app: ChildProcess | null = null;
 try {
   const url = await couch.userDatabase('big', [auth]);
   const seeded = performance.now();
-  for (let i = 0; i < ROWS; i += 2000) {
-    const docs = Array.from({ length: Math.min(2000, ROWS - i) }, (_, k) => {
-      const n = i + k;
-      return {
-        _id: `m:big-${n}`,
-        kind: 'houkai-memory',
-        v: 1,
-        memory: { id: `big-${n}`, text: `small memory ${n} about topic ${n % 97}`, type: 'semantic', tags: [], importance: 0.5, createdAt: 1_760_000_000 + n, source: null, links: [] },
-        vector: { model: MODEL, dim: DIM, f32: toBase64(new Uint8Array(unit(n + 1).buffer)) },
-      };
-    });
-    const r = await request(`${url}/_bulk_docs`, 'POST', { docs }, auth);
-    if (r.status !== 201) throw new Error(`seeding failed: ${r.status}`);
-  }
+  await seedMemoryDocs(url, auth, ROWS, { model: MODEL, dim: DIM }, 'big');
   const seedMs = performance.now() - seeded;
 
   app = spawn(process.execPath, ['scripts/serve.mjs', '--dir', 'dist/e2e', '--port', '0', '--host', '127.0.0.1'], { cwd: root, env: { ...process.env, HOUKAI_SYNC_ORIGINS: couch.url }, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -12,48 +12,22 @@
  */
 import 'fake-indexeddb/auto';
 import { createMemory } from '../src/local.ts';
-import { toBase64 } from '../src/core/sync/base64.ts';
 import type { Embedder } from '../src/core/ports.ts';
-import { request, startCouchServer } from '../test/helpers/couch-server.ts';
+import { startCouchServer } from '../test/helpers/couch-server.ts';
+import { denseUnit, seedMemoryDocs } from './sync-seed.ts';
 
 const args = process.argv.slice(2);
 const ROWS = Number(args[args.indexOf('--rows') + 1] ?? 0) || 50_000;
 const DIM = 512;
 const auth = { username: 'bench', password: 'bench-pw' };
 
-function unit(seed: number): Float32Array {
-  const v = new Float32Array(DIM);
-  let h = seed * 2654435761;
-  let norm = 0;
-  for (let j = 0; j < DIM; j++) {
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) ^ Math.imul(h ^ (h >>> 12), 0x297a2d39);
-    v[j] = ((h >>> 0) / 4294967296) * 2 - 1;
-    norm += v[j]! * v[j]!;
-  }
-  for (let j = 0; j < DIM; j++) v[j]! /= Math.sqrt(norm);
-  return v;
-}
-
 /** The documents carry their vectors: the embedder only names the model (a query embeds by its text's length). */
-const embedder: Embedder = { id: 'bench-first-sync-512', dim: DIM, embed: async (texts) => texts.map((t) => unit(t.length + 1)) };
+const embedder: Embedder = { id: 'bench-first-sync-512', dim: DIM, embed: async (texts) => texts.map((t) => denseUnit(t.length + 1, DIM)) };
 
 const server = await startCouchServer();
 try {
   const url = await server.userDatabase('first', [auth]);
-  for (let i = 0; i < ROWS; i += 2000) {
-    const docs = Array.from({ length: Math.min(2000, ROWS - i) }, (_, k) => {
-      const n = i + k;
-      return {
-        _id: `m:first-${n}`,
-        kind: 'houkai-memory',
-        v: 1,
-        memory: { id: `first-${n}`, text: `small memory ${n} about topic ${n % 97}`, type: 'semantic', tags: [], importance: 0.5, createdAt: 1_760_000_000 + n, source: null, links: [] },
-        vector: { model: embedder.id, dim: DIM, f32: toBase64(new Uint8Array(unit(n + 1).buffer)) },
-      };
-    });
-    const r = await request(`${url}/_bulk_docs`, 'POST', { docs }, auth);
-    if (r.status !== 201) throw new Error(`seeding failed: ${r.status}`);
-  }
+  await seedMemoryDocs(url, auth, ROWS, { model: embedder.id, dim: DIM }, 'first');
   const store = await createMemory({ name: `first-${process.pid}-${Date.now()}`, embedder });
   let peak = 0;
   const sampler = setInterval(() => void (peak = Math.max(peak, process.memoryUsage().rss)), 200);
