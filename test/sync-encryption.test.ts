@@ -5,27 +5,18 @@
  * database of plain memories is SYNC_KEY with nothing written; a passphrase change reseals every
  * document with progress and resumes after an interruption; a forget leaves no text behind.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LocalMemory } from '../src/local.ts';
 import { openTestStore, uniqueName } from './helpers/store.ts';
-import { ADMIN, request, startCouchServer, type CouchServer } from './helpers/couch-server.ts';
+import { ADMIN, request } from './helpers/couch-server.ts';
+import { ALICE, useCouchServer } from './helpers/couch-suite.ts';
 
-const ALICE = { username: 'alice', password: 'alice-pw' };
 const PASS = 'correct horse battery staple';
 const NEW_PASS = 'a whole new passphrase';
 
-let server: CouchServer;
-let dbCounter = 0;
+const couch = useCouchServer('enc');
 
-beforeAll(async () => {
-  server = await startCouchServer();
-}, 60_000);
-
-afterAll(async () => {
-  await server?.dispose();
-});
-
-const newDb = (): Promise<string> => server.userDatabase(`enc-${++dbCounter}`, [ALICE]);
+const newDb = (): Promise<string> => couch.database();
 
 /** Every document the server holds, as the server stores it (deleted ones and conflicts too). */
 async function rawDocs(url: string): Promise<Record<string, unknown>[]> {

@@ -16,32 +16,23 @@
  * what every device and the server hold when a check fails.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LocalMemory } from '../src/local.ts';
 import type { Memory } from '../src/core/types.ts';
 import { memoryStorages } from '../src/adapters/storage-memory.ts';
 import { archiveBytes, headerFor, row } from './helpers/archive.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { openTestStore } from './helpers/store.ts';
-import { request, startCouchServer, type CouchServer } from './helpers/couch-server.ts';
+import { request } from './helpers/couch-server.ts';
+import { ALICE, useCouchServer } from './helpers/couch-suite.ts';
 
-const ALICE = { username: 'alice', password: 'alice-pw' };
 const DEVICES = 3;
 const SOAK = Number(process.env['HOUKAI_SYNC_SOAK'] ?? 0);
 const RUNS = SOAK > 0 ? SOAK : 10;
 /** `HOUKAI_SYNC_REPLAY=<seed>:<path>` runs one reported counterexample again (kill timings vary). */
 const replay = process.env['HOUKAI_SYNC_REPLAY'] ? { seed: Number(process.env['HOUKAI_SYNC_REPLAY'].split(':')[0]), path: process.env['HOUKAI_SYNC_REPLAY'].split(':').slice(1).join(':') } : null;
 
-let server: CouchServer;
-let dbCounter = 0;
-
-beforeAll(async () => {
-  server = await startCouchServer();
-}, 60_000);
-
-afterAll(async () => {
-  await server?.dispose();
-});
+const couch = useCouchServer('prop');
 
 type Op =
   | { kind: 'remember'; d: number; word: number; tag: number }
@@ -209,9 +200,9 @@ async function runOps(ops: Op[], stores: LocalMemory[], url: string, model: Mode
       case 'kill': {
         const round = s.sync({ url, auth: ALICE, retries: 0 }).then(() => true, () => false);
         await new Promise((resolve) => setTimeout(resolve, op.after));
-        await server.stop(true);
+        await couch.server.stop(true);
         const ok = await round;
-        await server.restart();
+        await couch.server.restart();
         if (ok) model.synced(op.d);
         break;
       }
@@ -253,7 +244,7 @@ async function check(stores: LocalMemory[], model: Model): Promise<void> {
 
 /** One scenario end to end: a fresh database, three devices, the operations, quiescence, the checks. */
 async function scenario(ops: Op[], archive: Uint8Array): Promise<void> {
-  const url = await server.userDatabase(`prop-${++dbCounter}`, [ALICE]);
+  const url = await couch.database();
   const stores = await Promise.all(Array.from({ length: DEVICES }, () => openTestStore({ embedder: createHashEmbedder(), storage: memoryStorages() })));
   try {
     const model = new Model();

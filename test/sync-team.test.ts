@@ -3,25 +3,16 @@
  * trust and pins, as `importArchive({ maxTrust })` does; a document crafted with many conflicting
  * revisions costs a bounded fold, and its losing texts wait in review without being memories.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openTestStore } from './helpers/store.ts';
-import { request, startCouchServer, type CouchServer } from './helpers/couch-server.ts';
+import { request } from './helpers/couch-server.ts';
+import { ALICE, useCouchServer } from './helpers/couch-suite.ts';
 import { MAX_FOLDED_LEAVES } from '../src/core/sync/bridge.ts';
 
-const ALICE = { username: 'alice', password: 'alice-pw' };
 
-let server: CouchServer;
-let dbCounter = 0;
+const couch = useCouchServer('team');
 
-beforeAll(async () => {
-  server = await startCouchServer();
-}, 60_000);
-
-afterAll(async () => {
-  await server?.dispose();
-});
-
-const teamDb = (): Promise<string> => server.userDatabase(`team-${++dbCounter}`, [ALICE]);
+const teamDb = (): Promise<string> => couch.database();
 
 const doc = (id: string, memory: Record<string, unknown>): Record<string, unknown> => ({
   _id: `m:${id}`,

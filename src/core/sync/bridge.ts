@@ -330,12 +330,6 @@ async function applyPages(run: BridgeRun, forgotten: Set<string>, onUnreadable: 
       break;
     }
     const inserts: { memory: Memory; vector: Float32Array | null }[] = [];
-    // The page's memories read at once (one storage request, not one per document); a memory this
-    // page changes is read again below, where an earlier change of the same page may have touched it.
-    const pageIds = [...new Set(results.map((c) => memoryIdOf(c.id)).filter((id): id is string => id !== null))];
-    const held = await ctx.storage.getMany(pageIds);
-    const touched = new Set<string>();
-    const local = async (id: string): Promise<Memory | null> => (touched.has(id) ? ((await ctx.storage.get(id)) ?? null) : (held.get(id) ?? null));
     for (const change of results) {
       const id = memoryIdOf(change.id);
       if (id === null) continue;
@@ -348,10 +342,9 @@ async function applyPages(run: BridgeRun, forgotten: Set<string>, onUnreadable: 
         // With namespaces, a deletion reaches only a memory inside them (a personal memory is not
         // forgotten because a whole-store device forgot its copy, nor by a crafted tombstone).
         if (checkpoint.namespaces) {
-          const here = await local(id);
+          const here = await ctx.storage.get(id);
           if (here && !inScope(checkpoint, here.tags)) continue;
         }
-        touched.add(id);
         const removed = await ctx.storage.remove(id, journalFor(ctx, 'sync', { remote: replica.remote }));
         if (removed) {
           ctx.commit(removed);
@@ -377,7 +370,7 @@ async function applyPages(run: BridgeRun, forgotten: Set<string>, onUnreadable: 
         continue;
       }
       read = { ...read, memory: capped(run, read.memory) };
-      const current = await local(id);
+      const current = await ctx.storage.get(id);
       if (current && sameMemory(stripAccess(current), read.memory)) continue;
       // A document in the namespaces whose id is a memory here outside them: never overwritten.
       if (current && checkpoint.namespaces && !inScope(checkpoint, current.tags)) {
@@ -389,7 +382,6 @@ async function applyPages(run: BridgeRun, forgotten: Set<string>, onUnreadable: 
         inserts.push({ memory: { ...read.memory, lastAccessed: read.memory.createdAt, accessCount: 0 }, vector: read.vector });
         continue;
       }
-      touched.add(id);
       await replaceWith(run, current, read.memory, read.vector);
     }
     if (inserts.length) {
