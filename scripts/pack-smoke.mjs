@@ -1,22 +1,27 @@
 #!/usr/bin/env node
-// Proves `npm pack` of this project installs and imports cleanly in another folder, the way an
-// external test harness uses it: Node 20, fake-indexeddb, the bundled use-lite model, HNSW.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// Proves `npm pack` of this project installs and works in another folder, as a user's project
+// would use it (Node 20, no flags, no loader hooks):
+//   - `houkai-web/local` in process (fake-indexeddb, the bundled use-lite model, HNSW);
+//   - `houkai-web/worker` serving a store from a worker_threads thread, reached with
+//     `connectEndpoint(nodeEndpoint(worker))` from `houkai-web`;
+//   - the published types compile in a strict consumer (`skipLibCheck: false`), with Node's and
+//     bundlers' module resolution;
+//   - `npx houkai-web models` and `npx houkai-web worker` put their files in the user's folders.
+// The browser builds of the package (Vite, webpack, esbuild, Rollup, no bundler, an extension)
+// are e2e/consumers.spec.ts.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'houkai-pack-'));
-const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-try {
-  const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], root).trim().split('\n').pop();
-  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'pack-smoke', private: true, type: 'module' }));
-  writeFileSync(join(work, '.npmrc'), 'onnxruntime-node-install=skip\n');
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', join(work, tarball), 'fake-indexeddb'], work);
-  writeFileSync(
-    join(work, 'smoke.mjs'),
-    `import 'fake-indexeddb/auto';
+const run = (cmd, args, cwd, env = {}) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', env: { ...process.env, ...env } });
+const check = (ok, what) => {
+  if (!ok) throw new Error(`pack-smoke: ${what}`);
+};
+
+const SMOKE = `import 'fake-indexeddb/auto';
 import { createMemory, MemoryError } from 'houkai-web/local';
 const memory = await createMemory({ name: 'smoke', embedder: 'use-lite' });
 await memory.rememberMany([
@@ -30,10 +35,83 @@ try { await memory.recall('x', { k: 0 }); throw new Error('k=0 accepted'); } cat
 const stats = await memory.stats();
 await memory.close();
 console.log(JSON.stringify({ ok: true, first: hit.memory.text, score: hit.score, index: stats.index.kind, embedder: stats.embedder }));
-`,
-  );
+`;
+
+const THREAD = `import 'fake-indexeddb/auto';
+import { parentPort } from 'node:worker_threads';
+import { serveMemory, nodeEndpoint } from 'houkai-web/worker';
+serveMemory(nodeEndpoint(parentPort));
+`;
+
+const THREADED = `import { Worker } from 'node:worker_threads';
+import { connectEndpoint, nodeEndpoint, MemoryError } from 'houkai-web';
+const worker = new Worker(new URL('./thread.mjs', import.meta.url));
+const memory = await connectEndpoint(nodeEndpoint(worker), { name: 'threaded', embedder: 'use-lite' });
+await memory.remember('The staging cluster is deploy-stg-2.');
+const [hit] = await memory.recall('where do we stage deploys?');
+let code = null;
+try { await memory.remember(''); } catch (e) { code = e instanceof MemoryError ? e.code : 'not a MemoryError: ' + e; }
+await memory.close();
+await worker.terminate();
+if (hit?.memory.text !== 'The staging cluster is deploy-stg-2.') throw new Error('wrong hit through the thread: ' + hit?.memory.text);
+if (code !== 'INVALID_ARGUMENT') throw new Error('the error did not cross the thread typed: ' + code);
+console.log(JSON.stringify({ ok: true, thread: hit.memory.text, error: code }));
+`;
+
+const TYPES = `import { connectMemory, connectEndpoint, nodeEndpoint, MemoryError, type MemoryClient, type RecallHit } from 'houkai-web';
+import { createMemory, type LocalMemory } from 'houkai-web/local';
+import { serveMemory } from 'houkai-web/worker';
+import { openMemory, openTools, serveMemoryHost, startMemoryHost } from 'houkai-web/extension';
+import { dispatchTool } from 'houkai-web/agents';
+
+export async function check(): Promise<string> {
+  const remote: MemoryClient = await connectMemory({ name: 'x', models: '/models/', workerUrl: '/houkai/memory.worker.js' });
+  const hits: RecallHit[] = await remote.recall('q', { k: 3 });
+  const local: LocalMemory = await createMemory({ name: 'y', embedder: 'minilm', minilm: { dtype: 'q8' } });
+  const inPopup = await openMemory({ embedder: 'minilm' });
+  void [connectEndpoint, nodeEndpoint, serveMemory, openTools, serveMemoryHost, startMemoryHost, dispatchTool, inPopup];
+  return hits[0] instanceof MemoryError ? 'never' : String(local.embedder.dim);
+}
+`;
+
+try {
+  const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], root).trim().split('\n').pop();
+  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'pack-smoke', private: true, type: 'module' }));
+  // A plain install: no flags, no .npmrc (transformers.js, whose onnxruntime-node downloads at
+  // install time, is an optional peer the package does not pull in).
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', join(work, tarball), 'fake-indexeddb'], work);
+  check(!existsSync(join(work, 'node_modules', 'onnxruntime-node')), 'onnxruntime-node was installed');
+
+  writeFileSync(join(work, 'smoke.mjs'), SMOKE);
   process.stdout.write(run('node', ['smoke.mjs'], work));
-  console.log(`pack-smoke: ${tarball} installs and imports in a clean folder`);
+  writeFileSync(join(work, 'thread.mjs'), THREAD);
+  writeFileSync(join(work, 'threaded.mjs'), THREADED);
+  process.stdout.write(run('node', ['threaded.mjs'], work));
+
+  writeFileSync(join(work, 'types-check.ts'), TYPES);
+  const tsc = join(root, 'node_modules', '.bin', 'tsc');
+  for (const [module, moduleResolution] of [['NodeNext', 'NodeNext'], ['ESNext', 'Bundler']]) {
+    const config = { compilerOptions: { strict: true, skipLibCheck: false, noEmit: true, target: 'ES2022', module, moduleResolution, lib: ['ES2022', 'DOM'], types: [] }, files: ['types-check.ts'] };
+    writeFileSync(join(work, 'tsconfig.json'), JSON.stringify(config));
+    run(tsc, ['-p', 'tsconfig.json'], work);
+  }
+  console.log('pack-smoke: the published types compile with strict and skipLibCheck: false (NodeNext, Bundler)');
+
+  const cli = (args, env = {}) => spawnSync('npx', ['--no-install', 'houkai-web', ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, ...env } });
+  const models = cli(['models', 'public/models', '--only', 'minilm,use-lite'], { HOUKAI_MODELS_FROM: join(root, 'public', 'models'), HOUKAI_MODELS_NO_HUB: '1' });
+  check(models.status === 0, `npx houkai-web models failed: ${models.stderr}`);
+  check(existsSync(join(work, 'public/models/Xenova/all-MiniLM-L6-v2/onnx/model_quantized.onnx')), 'MiniLM not provisioned');
+  check(existsSync(join(work, 'public/models/use-lite/model.json')), 'use-lite not provisioned');
+  const again = cli(['models', 'public/models', '--only', 'minilm'], { HOUKAI_MODELS_FROM: join(work, 'nowhere'), HOUKAI_MODELS_NO_HUB: '1' });
+  check(again.status === 0 && /verified/.test(again.stdout), `a second run should verify the pinned files: ${again.stdout}${again.stderr}`);
+  const bad = cli(['models', 'public/models', '--only', 'gpt']);
+  check(bad.status === 2 && /unknown model/.test(bad.stderr), 'a bad --only is not refused with exit code 2');
+  const copied = cli(['worker', 'public/houkai']);
+  check(copied.status === 0, `npx houkai-web worker failed: ${copied.stderr}`);
+  const files = readdirSync(join(work, 'public/houkai'));
+  for (const name of ['memory.worker.js', 'ort-wasm-simd-threaded.asyncify.wasm', 'tfjs-backend-wasm.wasm']) check(files.includes(name), `worker folder lacks ${name}`);
+  console.log(`pack-smoke: npx houkai-web models and worker (${files.length} files) work in the user's folder`);
+  console.log(`pack-smoke: ${tarball} installs and runs in a clean folder`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -29,6 +29,7 @@ export type { StoreInfo } from './core/catalog.ts';
 export { connectEndpoint } from './client/connect.ts';
 export { encodeJson, decodeJson, type Json } from './transport/json-codec.ts';
 export { portEndpoint, type PortEndpoint, type RuntimePort, type RuntimePortEvent } from './transport/port-endpoint.ts';
+export { nodeEndpoint, type NodeMessagePort } from './transport/node-endpoint.ts';
 export { connectTools, type RemoteTools, type ToolFormat, type ToolsHostApi } from './client/tools.ts';
 export { openConnection, bridgeEndpoint, allowCalls, type Connection } from './rpc/port-host.ts';
 export { canonicalModelName, isSameModel } from './core/archive/format.ts';
@@ -42,6 +43,13 @@ export interface ConnectOptions extends Partial<OpenRequest> {
   endpoint?: Worker | SharedWorker | MessagePort | Endpoint;
   /** Starts the worker; by default a module SharedWorker (see `owner` where SharedWorker is missing). */
   worker?: () => Worker | SharedWorker;
+  /**
+   * Where the host serves the package's prebuilt worker (`houkai-web/worker.js` and the files
+   * beside it, e.g. copied by `npx houkai-web worker public/houkai`), when the page's bundler
+   * does not bundle it (esbuild, Rollup) or the worker lives elsewhere. Default: the worker
+   * beside this module, which Vite and webpack 5 bundle and a page without a bundler loads as is.
+   */
+  workerUrl?: string | URL;
   /**
    * Who runs the worker when neither `endpoint` nor `worker` is given. 'shared' (the default
    * where SharedWorker exists): one SharedWorker for the origin. 'elected' (the default
@@ -69,13 +77,25 @@ function toEndpoint(target: Worker | SharedWorker | MessagePort | Endpoint): End
   return target as Endpoint;
 }
 
-/** The worker this package ships, bundled by Vite (and other bundlers that follow `new URL(…, import.meta.url)`). */
-function sharedWorker(): SharedWorker {
+/**
+ * The worker this package ships, in literal `new Worker(new URL(…, import.meta.url))` form so that
+ * Vite and webpack 5 bundle it (the package build points it at the prebuilt worker,
+ * scripts/finish-lib.mjs); `workerUrl` starts the one a host serves instead.
+ */
+function sharedWorker(workerUrl?: string | URL): SharedWorker {
+  if (workerUrl !== undefined) return new SharedWorker(workerUrl, { type: 'module', name: 'houkai-web' });
   return new SharedWorker(new URL('../worker/memory.worker.ts', import.meta.url), { type: 'module', name: 'houkai-web' });
 }
 
-function dedicatedWorker(): Worker {
+function dedicatedWorker(workerUrl?: string | URL): Worker {
+  if (workerUrl !== undefined) return new Worker(workerUrl, { type: 'module', name: 'houkai-web' });
   return new Worker(new URL('../worker/memory.worker.ts', import.meta.url), { type: 'module', name: 'houkai-web' });
+}
+
+/** A relative `models` folder names a place relative to this page, not to the worker's file. */
+function pageRelative(url: string | undefined): string | undefined {
+  if (url === undefined || typeof location === 'undefined') return url;
+  return new URL(url, location.href).href;
 }
 
 function defaultOwner(): NonNullable<ConnectOptions['owner']> {
@@ -91,7 +111,7 @@ let election: OwnerElection | null = null;
  * @throws MemoryError (with its code, across the boundary) when the store cannot be opened.
  */
 export async function connectMemory(options: ConnectOptions = {}): Promise<MemoryClient> {
-  const { endpoint, worker, owner, persist = true, onProgress, ...request } = options;
+  const { endpoint, worker, workerUrl, owner, persist = true, onProgress, ...request } = options;
   const mode = endpoint || worker ? 'given' : (owner ?? defaultOwner());
   if (mode === 'elected' && !canElectOwner()) {
     throw new MemoryError('INVALID_ARGUMENT', "owner: 'elected' needs Web Locks, BroadcastChannel and Worker", { field: 'owner' });
@@ -101,7 +121,7 @@ export async function connectMemory(options: ConnectOptions = {}): Promise<Memor
   if (endpoint) {
     target = endpoint;
   } else if (mode !== 'elected') {
-    const started = worker ? worker() : mode === 'shared' ? sharedWorker() : dedicatedWorker();
+    const started = worker ? worker() : mode === 'shared' ? sharedWorker(workerUrl) : dedicatedWorker(workerUrl);
     target = started;
     onClose = () => (isSharedWorker(started) ? started.port.close() : (started as Worker).terminate());
   }
@@ -109,11 +129,12 @@ export async function connectMemory(options: ConnectOptions = {}): Promise<Memor
   const open = {
     ...request,
     name: request.name ?? 'default',
+    ...(request.models !== undefined ? { models: pageRelative(request.models) } : {}),
     ...(onProgress ? { onProgress } : {}),
     ...(onClose ? { onClose } : {}),
   };
   if (target === null) {
-    election ??= electOwner({ startWorker: dedicatedWorker });
+    election ??= electOwner({ startWorker: () => dedicatedWorker(workerUrl) });
     return connectFollowingOwner(election, open);
   }
   return connectEndpoint(toEndpoint(target), open);

@@ -29,7 +29,7 @@ import { openStore, type StoreOpenOptions, type StoreView } from './core/store.t
 import type { LongRunOptions } from './core/types.ts';
 import type { TransformersEmbedderOptions } from './adapters/embedder-transformers.ts';
 import type { TransformersModelKey } from './adapters/model-catalog.ts';
-import type { UseLiteOptions } from './adapters/embedder-use-lite.ts';
+import type { UseLiteOptions } from './adapters/use-lite-options.ts';
 
 export * from './core/types.ts';
 export type * from './core/api.ts';
@@ -179,7 +179,12 @@ export async function resolveEmbedder(choice: EmbedderChoice, options: CreateMem
     // One line, once: the bundled model works, and how to get the better one.
     if (!toldAboutMiniLM && typeof process !== 'undefined' && process.versions?.node) {
       toldAboutMiniLM = true;
-      console.warn('[houkai] MiniLM files not found in ./public/models or ./models: using the bundled use-lite model. For MiniLM, put them there (`npm run models` in the houkai-web repository) or pass transformers.localModelPath.');
+      const missingLibrary = /loading @huggingface\/transformers/.test(error.message);
+      console.warn(
+        missingLibrary
+          ? '[houkai] MiniLM needs @huggingface/transformers, which is not installed: using the bundled use-lite model. For MiniLM: `npm install @huggingface/transformers` and `npx houkai-web models ./models`.'
+          : '[houkai] MiniLM files not found in ./public/models or ./models: using the bundled use-lite model. For MiniLM, put them there (`npx houkai-web models ./models`) or pass transformers.localModelPath.',
+      );
     }
     return loadUseLite(options);
   }

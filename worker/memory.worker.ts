@@ -4,19 +4,15 @@
  * tabs of the origin (one writer, one HNSW index in memory); as a dedicated Worker it serves
  * the page (or extension document) that started it, and any connection that document hands it.
  *
- * Models and runtimes come from the app's own origin only (./origin-assets.ts).
+ * Models and runtimes come from the worker's own origin only (./origin-assets.ts). This file is
+ * the entry of this repository's Vite builds and of the package's prebuilt worker
+ * (scripts/build-worker.mjs → `houkai-web/worker.js`); it starts serving when loaded in a worker.
  */
-import * as Comlink from 'comlink';
-import { createMemory, storeCatalog, type CreateMemoryOptions } from '../src/local.ts';
-import { StoreRegistry, createHost, type OpenedStore } from '../src/rpc/host.ts';
-import { acceptConnections } from '../src/rpc/port-host.ts';
+import { createMemory, type CreateMemoryOptions } from '../src/local.ts';
+import type { OpenedStore } from '../src/rpc/host.ts';
 import { openOptions, type OpenRequest } from '../src/rpc/protocol.ts';
-import { installErrorTransfer } from '../src/transport/error-transfer.ts';
 import { originModelOptions } from './origin-assets.ts';
-
-installErrorTransfer();
-
-const isShared = typeof (globalThis as { onconnect?: unknown }).onconnect !== 'undefined' || 'SharedWorkerGlobalScope' in globalThis;
+import { createRegistry, serveEndpoint, serveSharedWorker } from './serve.ts';
 
 /** Opens a store with asset URLs on this origin; request options override them. */
 export function openWithOriginAssets(request: OpenRequest, onProgress?: CreateMemoryOptions['onProgress']): Promise<OpenedStore> {
@@ -29,15 +25,12 @@ export function openWithOriginAssets(request: OpenRequest, onProgress?: CreateMe
   }) as Promise<OpenedStore>;
 }
 
-const registry = new StoreRegistry({ open: openWithOriginAssets, shared: isShared, catalog: storeCatalog() });
+const scope = globalThis as unknown as { onconnect?: unknown; WorkerGlobalScope?: unknown };
+const isShared = 'SharedWorkerGlobalScope' in globalThis || typeof scope.onconnect !== 'undefined';
+const isWorker = typeof scope.WorkerGlobalScope !== 'undefined';
 
 if (isShared) {
-  (globalThis as unknown as { onconnect: (event: MessageEvent) => void }).onconnect = (event) => {
-    for (const port of event.ports) Comlink.expose(createHost(registry), port);
-  };
-} else {
-  Comlink.expose(createHost(registry), globalThis as unknown as Comlink.Endpoint);
-  // The document that started this worker may hand it one port per client of its own, each with
-  // a scope the client cannot widen (an extension's offscreen document does, per extension port).
-  acceptConnections(globalThis as unknown as Worker, registry);
+  serveSharedWorker(createRegistry(openWithOriginAssets, true), globalThis as unknown as Parameters<typeof serveSharedWorker>[1]);
+} else if (isWorker) {
+  serveEndpoint(createRegistry(openWithOriginAssets), globalThis as unknown as Parameters<typeof serveEndpoint>[1]);
 }

@@ -1,32 +1,46 @@
 /**
- * Where the workers (the memory worker, the bench worker) load models and runtimes from: the
- * app's own origin, beside the worker's folder. `public/models/use-lite/` (Universal Sentence
- * Encoder lite), `public/wasm/tfjs/` (TF.js WASM), `public/models/Xenova/…` (MiniLM and
- * bge-small, put there by `npm run models`) and onnxruntime-web's runtime (./ort-assets.ts).
+ * Where the memory worker (and the bench worker) loads models and runtimes from: its own origin.
+ *
+ * - Models: the folder `npm run models` / `npx houkai-web models <dir>` fills (`Xenova/…` for
+ *   MiniLM and bge-small, `use-lite/` for the Universal Sentence Encoder lite), served at
+ *   `/models/` unless the open request names another folder of this origin (`models`).
+ * - Runtimes: onnxruntime-web's and TF.js's WASM (./runtime-assets.ts: Vite's hashed assets in
+ *   this repository's builds, the files beside the worker in the package's prebuilt worker).
+ *
  * Nothing comes from another origin unless a caller's open request asks for it explicitly
  * (`transformers: { allowRemoteModels: true, remoteHost }`).
  */
 import type { CreateMemoryOptions } from '../src/local.ts';
+import { MemoryError } from '../src/core/errors.ts';
 import type { OpenRequest } from '../src/rpc/protocol.ts';
-import { ORT_WASM_PATHS } from './ort-assets.ts';
+import { RUNTIME_ASSETS } from './runtime-assets.ts';
 
-const asset = (path: string): string => new URL(path, import.meta.url).href;
+/** The models folder of an open request, as a URL on this worker's origin (default `/models/`). */
+export function modelsFolder(models: string | undefined): URL {
+  const here = new URL(import.meta.url);
+  const folder = new URL(models ?? '/models/', here);
+  if (folder.origin !== here.origin) {
+    throw new MemoryError('INVALID_ARGUMENT', `models must be a folder on the worker's own origin (${here.origin}), not ${folder.origin}`, { field: 'models' });
+  }
+  if (!folder.pathname.endsWith('/')) folder.pathname += '/';
+  return folder;
+}
 
 /** transformers.js options for this origin's files. */
-export function originTransformersOptions(): NonNullable<CreateMemoryOptions['transformers']> {
+export function originTransformersOptions(models?: string): NonNullable<CreateMemoryOptions['transformers']> {
   return {
     // A path, not a URL: transformers.js treats an http(s) URL here as remote and skips it.
-    localModelPath: new URL('../models/', import.meta.url).pathname,
+    localModelPath: modelsFolder(models).pathname,
     allowRemoteModels: false,
-    ...(ORT_WASM_PATHS ? { wasmPaths: { mjs: asset(ORT_WASM_PATHS.mjs), wasm: asset(ORT_WASM_PATHS.wasm) } } : {}),
+    ...(RUNTIME_ASSETS.ort ? { wasmPaths: RUNTIME_ASSETS.ort } : {}),
   };
 }
 
 /** The embedder options of `createMemory` for an open request; the request's own options win. */
-export function originModelOptions(request: Pick<OpenRequest, 'useLite' | 'transformers' | 'minilm' | 'bgeSmall'>): Pick<CreateMemoryOptions, 'useLite' | 'transformers' | 'minilm' | 'bgeSmall'> {
+export function originModelOptions(request: Pick<OpenRequest, 'models' | 'useLite' | 'transformers' | 'minilm' | 'bgeSmall'>): Pick<CreateMemoryOptions, 'useLite' | 'transformers' | 'minilm' | 'bgeSmall'> {
   return {
-    useLite: { modelUrl: asset('../models/use-lite/'), wasmPaths: asset('../wasm/tfjs/'), ...request.useLite },
-    transformers: { ...originTransformersOptions(), ...request.transformers },
+    useLite: { modelUrl: new URL('use-lite/', modelsFolder(request.models)).href, wasmPaths: RUNTIME_ASSETS.tfjsWasm, ...request.useLite },
+    transformers: { ...originTransformersOptions(request.models), ...request.transformers },
     ...(request.minilm ? { minilm: request.minilm } : {}),
     ...(request.bgeSmall ? { bgeSmall: request.bgeSmall } : {}),
   };

@@ -9,7 +9,7 @@
  * embedder is actually created; only its types are imported statically (erased at build time).
  */
 import type {
-  DataType,
+  DataType as TransformersDataType,
   FeatureExtractionPipeline,
   ProgressInfo,
   Tensor,
@@ -36,7 +36,7 @@ export interface TransformersEmbedderOptions {
   /** Model id (a Hub repo id or a folder under `localModelPath`). Default 'Xenova/all-MiniLM-L6-v2'. */
   model?: string;
   /** Weights variant; 'q8' loads `onnx/model_quantized.onnx`. Default 'q8'. */
-  dtype?: DataType;
+  dtype?: WeightType;
   /** Default 'auto'. */
   device?: TransformersDevice;
   /**
@@ -93,6 +93,17 @@ export interface TransformersEmbedder extends Embedder {
 }
 
 type TransformersModule = typeof import('@huggingface/transformers');
+
+/**
+ * The weight types transformers.js can load (its `DataType`), spelled out here so that the
+ * published types do not need @huggingface/transformers installed (an optional peer: only Node,
+ * or an in-page store, loads it; the prebuilt worker carries its own copy).
+ */
+export type WeightType = 'auto' | 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'bnb4' | 'q4f16' | 'q2' | 'q2f16' | 'q1' | 'q1f16';
+// Fails to compile when transformers.js changes its list.
+type SameWeightTypes = [WeightType] extends [TransformersDataType] ? ([TransformersDataType] extends [WeightType] ? true : never) : never;
+const sameWeightTypes: SameWeightTypes = true;
+void sameWeightTypes;
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -165,7 +176,13 @@ function configureEnv(tf: TransformersModule, options: TransformersEmbedderOptio
   if (!isNodeRuntime() && typeof caches !== 'undefined') env.useBrowserCache = env.allowRemoteModels;
   const wasm = env.backends.onnx.wasm;
   if (wasm) {
-    if (options.wasmPaths !== undefined) wasm.wasmPaths = options.wasmPaths;
+    if (options.wasmPaths !== undefined) {
+      wasm.wasmPaths = options.wasmPaths;
+      // The runtime is served by whoever named these paths: let onnxruntime import it from there.
+      // transformers.js would otherwise re-serve its glue from a `blob:` URL, which a strict
+      // CSP (an extension's, a site's without `blob:` in script-src) refuses.
+      if (!isNodeRuntime()) (env as { useWasmCache?: boolean }).useWasmCache = false;
+    }
     if (!isNodeRuntime()) wasm.numThreads = wasmThreads(options.threads);
   }
 }
@@ -279,7 +296,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
   const pooling = options.pooling ?? spec?.pooling ?? 'mean';
   const maxTokens = options.maxTokens ?? spec?.maxTokens;
   const queryInstruction = options.queryInstruction ?? spec?.queryInstruction ?? '';
-  const dtype: DataType = options.dtype ?? 'q8';
+  const dtype: TransformersDataType = options.dtype ?? 'q8';
   const requested = options.device ?? 'auto';
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 1));
   // In Node without a local folder, say which option points at the files (not transformers' own default path).

@@ -43,7 +43,7 @@ interface MessageTarget {
  */
 export function acceptConnections(target: MessageTarget, registry: StoreRegistry): void {
   target.addEventListener('message', (event) => {
-    const port = event.ports[0];
+    const port = event.ports?.[0];
     if (!isConnect(event.data) || !port) return;
     const { scope, actor } = event.data;
     const host = createHost(registry, { ...(scope ? { scope } : {}), ...(typeof actor === 'string' ? { actor } : {}) });

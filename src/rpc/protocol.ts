@@ -32,6 +32,11 @@ export interface OpenRequest {
    * reads only see memories with it, and whole-store methods are refused.
    */
   scope?: { readOnly?: boolean; trust?: 'trusted' | 'reported' | 'untrusted'; namespace?: string };
+  /**
+   * The folder serving the model files (`npx houkai-web models <dir>` fills it), on the worker's
+   * origin; relative URLs resolve against the page that connects. Default: `/models/`.
+   */
+  models?: string;
   /** Plain-data options for both transformers.js models (local path, device…). */
   transformers?: Record<string, unknown>;
   /** Plain-data options for the MiniLM embedder only. */
