@@ -1,4 +1,5 @@
-// Two loopback servers for the no-off-origin test (e2e/no-off-origin.spec.ts):
+// Two loopback servers for the no-off-origin test (e2e/no-off-origin.spec.ts), the first also
+// serving the consumer builds (e2e/consumers.spec.ts):
 //
 // - a static server for the built app (dist/app) with the headers the app is meant to be served
 //   with, which can answer 404 for the transformers.js models (a host that lacks them);
@@ -41,8 +42,12 @@ function closer(server: Server): () => Promise<void> {
     });
 }
 
-/** Serves `root`; paths matching `missing` answer 404, as a static host without those files would. */
-export async function serveStatic(root: string, options: { missing?: RegExp } = {}): Promise<Running & { requests: string[] }> {
+/**
+ * Serves `root`; paths matching `missing` answer 404, as a static host without those files would.
+ * `headers` replaces the app's cross-origin isolation headers sent by default.
+ */
+export async function serveStatic(root: string, options: { missing?: RegExp; headers?: Record<string, string> } = {}): Promise<Running & { requests: string[] }> {
+  const headers = options.headers ?? ISOLATION_HEADERS;
   const requests: string[] = [];
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
@@ -50,10 +55,10 @@ export async function serveStatic(root: string, options: { missing?: RegExp } = 
     const file = normalize(join(root, path.endsWith('/') ? `${path}index.html` : path));
     const info = file.startsWith(root) && !options.missing?.test(path) ? await stat(file).catch(() => null) : null;
     if (!info?.isFile()) {
-      res.writeHead(404, { ...ISOLATION_HEADERS, 'content-type': 'text/plain' }).end('not found');
+      res.writeHead(404, { ...headers, 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    res.writeHead(200, { ...ISOLATION_HEADERS, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': info.size });
+    res.writeHead(200, { ...headers, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': info.size });
     createReadStream(file).pipe(res);
   });
   const url = await listen(server);

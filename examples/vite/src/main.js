@@ -1,0 +1,25 @@
+import { connectMemory } from 'houkai-web';
+
+const out = document.querySelector('#out');
+
+async function run() {
+  // MiniLM from this site's /models/ folder (npx houkai-web models …).
+  const memory = await connectMemory({ name: 'example', embedder: 'minilm' });
+  await memory.remember('The standup moved to 10:00 on Tuesdays.');
+  await memory.remember('Code reviews need two approvals before merging.');
+  const [hit] = await memory.recall('how many reviewers does a pull request need?');
+  const { embedder } = await memory.stats();
+  await memory.close();
+  return { first: hit.memory.text, score: hit.score, confidence: hit.confidence, embedder: embedder.id };
+}
+
+run().then(
+  (result) => {
+    out.textContent = JSON.stringify(result, null, 2);
+    document.body.dataset.status = 'done';
+  },
+  (error) => {
+    out.textContent = `${error.code ?? 'ERROR'}: ${error.message}`;
+    document.body.dataset.status = 'failed';
+  },
+);
