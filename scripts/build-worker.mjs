@@ -115,10 +115,11 @@ export function forOtherBundlers(code) {
     .replace(nodeBundle, (_, alias) => `new ${alias}(import.meta.url)`);
 }
 
-export async function buildWorker({ quiet = false } = {}) {
-  await rm(WORKER_OUT, { recursive: true, force: true });
-  await mkdir(WORKER_OUT, { recursive: true });
-  const outfile = join(WORKER_OUT, 'memory.worker.js');
+/** Builds the worker and its runtime files into `out` (default dist/worker, emptied first). */
+export async function buildWorker({ quiet = false, out = WORKER_OUT } = {}) {
+  await rm(out, { recursive: true, force: true });
+  await mkdir(out, { recursive: true });
+  const outfile = join(out, 'memory.worker.js');
   await build({
     absWorkingDir: root,
     entryPoints: [join(root, 'worker', 'memory.worker.ts')],
@@ -141,13 +142,13 @@ export async function buildWorker({ quiet = false } = {}) {
     ...['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm'].map((name) => join(ort, name)),
     ...(await readdir(tfjs)).filter((name) => /^tfjs-backend-wasm.*\.wasm$/.test(name)).map((name) => join(tfjs, name)),
   ];
-  for (const file of beside) await copyFile(file, join(WORKER_OUT, file.split('/').pop()));
+  for (const file of beside) await copyFile(file, join(out, file.split('/').pop()));
   for (const name of ['memory.worker.js', 'ort-wasm-simd-threaded.asyncify.mjs']) {
-    const evaluations = stringEvaluations(await readFile(join(WORKER_OUT, name), 'utf8'));
+    const evaluations = stringEvaluations(await readFile(join(out, name), 'utf8'));
     if (evaluations.length > 0) throw new Error(`build-worker: ${name} would evaluate strings:\n${evaluations.join('\n')}`);
   }
   let bytes = 0;
-  for (const name of await readdir(WORKER_OUT)) bytes += (await stat(join(WORKER_OUT, name))).size;
+  for (const name of await readdir(out)) bytes += (await stat(join(out, name))).size;
   if (!quiet) console.log(`build-worker: ${relative(root, outfile)} and ${beside.length} runtime files (${(bytes / 1e6).toFixed(1)} MB)`);
 }
 
