@@ -19,7 +19,6 @@ import type { RelevanceBackground } from './relevance-background.ts';
 import type { EvictionPolicy } from './decay.ts';
 import type { Clock, EmbedOptions, Embedder, IdSource, IndexDelta, JournalContext, MemoryStorage, RandomSource, StoreMeta, VectorIndex } from './ports.ts';
 import type { StoreStats } from './types.ts';
-import type { StoreMethod } from './api.ts';
 import type { SyncReplicaFactory } from './sync/ports.ts';
 
 /** The conflict handling `remember` applies unless a call says otherwise. */
@@ -54,8 +53,11 @@ export interface StoreState {
   /** User calls in flight (maintenance waits for none). */
   inFlight: number;
   scheduler: MaintenanceScheduler | null;
-  /** Who hears of changes the store makes on its own, outside any call (live sync rounds). */
-  watchers: Set<(op: StoreMethod, ids: string[]) => void>;
+  /**
+   * Who hears of changes the store makes on its own, outside any call: live sync rounds, the one
+   * such change (reported as the method `sync`; view.ts's listeners take any method's name).
+   */
+  watchers: Set<(op: 'sync', ids: string[]) => void>;
 }
 
 export interface StoreContext {

@@ -6,7 +6,8 @@
  * - `linear`: AI-Houkai's plain weighted sum (recency can outrank meaning);
  * - `rrf`: reciprocal-rank fusion.
  */
-import type { HybridWeights, ScoredHit, Signal } from './scoring.ts';
+import type { ScoredHit, Signal } from './scoring-types.ts';
+import type { HybridWeights } from './types.ts';
 import { CORE_SIGNALS, coreDetails, polaritySignal, round, RRF_K, signalReason, signalSpec, type CoreSignal, type Row } from './signals.ts';
 
 export type IndexedHit = ScoredHit & { index: number };

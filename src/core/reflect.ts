@@ -21,7 +21,7 @@
  * candidates in that same base order.
  */
 import { MemoryError, invalid } from './errors.ts';
-import { cosine } from './recall.ts';
+import { cosine } from './vector-math.ts';
 import { checkChoice, checkNumberInRange } from './scoring.ts';
 import { codePointLength } from './recall-pack.ts';
 import { pyStrip } from './text.ts';

@@ -48,21 +48,15 @@ import { CORE_SIGNALS, SIGNALS, polaritySignal, round, type CoreSignal, type Row
 import { analyseQuery, type QueryAnalysis } from './query.ts';
 import { lexicalTerms } from './tokenize.ts';
 import { checkBoolean, checkKnownKeys, checkObject } from './validate.ts';
+import { FUSIONS, RECALL_MODES, RECENCY_BASES, type Fusion, type PoolItem, type RecallMode, type RecencyBasis, type ScoredHit, type Signal } from './scoring-types.ts';
 import type { HybridWeights, Memory } from './types.ts';
 
 export type { HybridWeights } from './types.ts';
+export { RECALL_MODES, FUSIONS, RECENCY_BASES } from './scoring-types.ts';
+export type { RecallMode, Fusion, RecencyBasis, PoolItem, SignalName, Signal, Explanation, ScoredHit } from './scoring-types.ts';
 
 export { recencyFactor } from './signals.ts';
 export { RRF_K } from './signals.ts';
-
-export const RECALL_MODES = ['semantic', 'hybrid'] as const;
-export type RecallMode = (typeof RECALL_MODES)[number];
-
-export const FUSIONS = ['weighted', 'linear', 'rrf'] as const;
-export type Fusion = (typeof FUSIONS)[number];
-
-export const RECENCY_BASES = ['created', 'accessed'] as const;
-export type RecencyBasis = (typeof RECENCY_BASES)[number];
 
 
 /** Every signal's default weight (signals.ts), and the rest of the hybrid settings. */
@@ -116,64 +110,6 @@ export function checkWeights(value: unknown, field = 'weights'): HybridWeights {
 // ---------------------------------------------------------------------------------------------
 // Types
 // ---------------------------------------------------------------------------------------------
-
-export interface PoolItem {
-  memory: Memory;
-  /** Cosine similarity between the query and the memory. */
-  cosine: number;
-  /** Precomputed `lexicalTerms(memory.text)`; computed here when absent. */
-  lexicalTerms?: readonly string[];
-  /** Precomputed distinct terms (for the relevance coverage), when `lexicalTerms` is not given. */
-  termSet?: ReadonlySet<string>;
-  /**
-   * True when a post-filter (tag, superseded, …) excludes this candidate: it still counts toward
-   * the pool's BM25 statistics, as in the reference, but is never scored or returned.
-   */
-  filtered?: boolean;
-  /**
-   * The best cosine with the query among the memory's conversation neighbours (the turns written
-   * just before and after it in the same conversation), when the caller looked them up: the
-   * `context` signal.
-   */
-  neighbourCosine?: number;
-}
-
-export type SignalName = CoreSignal | 'polarity';
-
-export interface Signal {
-  name: SignalName;
-  /** The raw signal: cosine, normalised BM25, recency factor, importance or polarity. */
-  value: number;
-  /** The effective weight (after the lexical rescale and the relevance gate; for RRF the fused part is `weight/(60+rank)`). */
-  weight: number;
-  /** This signal's part of the score; the parts sum to `score`. */
-  weighted: number;
-  reason: string;
-  details: Record<string, unknown>;
-}
-
-export interface Explanation {
-  mode: RecallMode;
-  fusion?: Fusion;
-  score: number;
-  signals: Signal[];
-  /** The relevance judgement behind `confidence` (present with a relevance judge). */
-  relevance?: { probability: number; confidence: Confidence; coverage: number; z: number };
-  /** The reference's breakdown dict, rounded as the reference rounds. */
-  breakdown: Record<string, unknown>;
-}
-
-export interface ScoredHit {
-  memory: Memory;
-  score: number;
-  cosine: number;
-  /** Present with a relevance judge or `confidence` thresholds. */
-  confidence?: Confidence;
-  /** P(relevant), present with a relevance judge. */
-  relevance?: number;
-  /** Present when `explain` was set. */
-  explain?: Explanation;
-}
 
 export interface ScoreOptions {
   mode?: RecallMode;

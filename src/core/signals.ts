@@ -13,9 +13,10 @@
  */
 import type { PoolBm25Result } from './bm25.ts';
 import { memoryEntities, nameCredit, type QueryAnalysis } from './query.ts';
-import type { HybridWeights, PoolItem, RecencyBasis, Signal } from './scoring.ts';
+import { CORE_SIGNALS, type CoreSignal } from './signal-names.ts';
+import type { PoolItem, RecencyBasis, Signal } from './scoring-types.ts';
 import { timeFit } from './time-expressions.ts';
-import type { Memory } from './types.ts';
+import type { HybridWeights, Memory } from './types.ts';
 
 /** What a signal may read besides its candidate. */
 export interface SignalInput {
@@ -75,9 +76,7 @@ export function recencyFactor(memory: Memory, weights: Pick<HybridWeights, 'deca
   return Math.exp(-weights.decayRate * ageDays(memory, weights.recencyBasis, now));
 }
 
-/** The signals, in the order they are summed and shown. */
-export const CORE_SIGNALS = ['cosine', 'lexical', 'entity', 'time', 'phrase', 'context', 'recency', 'importance'] as const;
-export type CoreSignal = (typeof CORE_SIGNALS)[number];
+export { CORE_SIGNALS, type CoreSignal } from './signal-names.ts';
 
 /** Each signal's definition; the compiler asks for one per name of `CORE_SIGNALS`. */
 const SPECS: { readonly [K in CoreSignal]: SignalSpec & { readonly name: K } } = {

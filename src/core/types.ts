@@ -3,7 +3,7 @@
  * worker boundary unchanged. Field meanings follow AI-Houkai's `Memory` (timestamps are Unix
  * seconds with fractions, so they round-trip an `.ahkai` archive exactly).
  */
-import type { CoreSignal } from './signals.ts';
+import type { CoreSignal } from './signal-names.ts';
 
 export const MEMORY_TYPES = ['episodic', 'semantic', 'procedural', 'feedback'] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
