@@ -249,7 +249,7 @@ async function probeRecall(name: string, runs: number, k: number): Promise<Recal
 
 /**
  * The steps of opening a store from its HNSW snapshot, timed one by one in a fresh worker
- * before any store is open (the order index-hnsw.ts and index-sync.ts follow). Diagnostic only:
+ * before any store is open (the order index-hnsw.ts and index-keeper.ts follow). Diagnostic only:
  * it repeats the adapter's reads with raw IndexedDB and hnswlib calls.
  */
 export interface OpenProbe {
@@ -275,7 +275,7 @@ export interface OpenProbe {
   searchMs: { p50: number; p99: number };
   /** hnswlib addPoints of 1,024 new corpus vectors into the loaded graph, per point (not persisted). */
   insertPerPointMs: number;
-  /** Dexie open, readMeta, count, vectorCount (what createMemory and IndexSync.open ask first), each. */
+  /** Dexie open, readMeta, count, vectorCount (what createMemory and IndexKeeper.open ask first), each. */
   storageMs: Record<string, number>;
   totalMs: number;
 }

@@ -23,7 +23,7 @@ import { MemoryError, invalid } from './core/errors.ts';
 import { randomIds, systemClock } from './adapters/system.ts';
 import { useFflateGzip } from './adapters/gzip-fflate.ts';
 import type { Clock, DurabilityRegistry, Embedder, IdSource, MemoryStorage, RandomSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
-import type { IndexOpenOutcome } from './core/index-sync.ts';
+import type { IndexOpenOutcome } from './core/index-keeper.ts';
 import type { MemoryApi } from './core/api.ts';
 import { openStore, type StoreOpenOptions, type StoreView } from './core/store.ts';
 import type { LongRunOptions } from './core/types.ts';

@@ -1,7 +1,7 @@
 /**
  * One `StoreContext` per open store: the ports (storage, vector index, embedder, clock, ids,
  * randomness), the store's settings and shared state, and the services every operation may
- * need (index sync, confidence calibration, durability, maintenance). Operations in `ops/` are
+ * need (the index keeper, confidence calibration, durability, maintenance). Operations in `ops/` are
  * plain functions of a context; the actor travels in it, so the store as seen by another actor
  * is the same context with another `actor` (`withActor`), not a rebuilt API.
  *
@@ -12,7 +12,7 @@ import type { Classifier, ConflictPolicy, ContradictionFn } from './conflicts.ts
 import { DeferredIndex } from './deferred-index.ts';
 import type { DurabilityMonitor } from './durability.ts';
 import { MemoryError, throwIfAborted } from './errors.ts';
-import type { IndexOpenOutcome, IndexSync } from './index-sync.ts';
+import type { IndexOpenOutcome, IndexKeeper } from './index-keeper.ts';
 import type { ImportLeases } from './import-lease.ts';
 import type { MaintenanceScheduler } from './maintenance.ts';
 import type { RelevanceBackground } from './relevance-background.ts';
@@ -73,7 +73,7 @@ export interface StoreContext {
   readonly actor: string;
   readonly settings: StoreSettings;
   readonly state: StoreState;
-  readonly sync: IndexSync;
+  readonly indexKeeper: IndexKeeper;
   /** The relevance verdict's background: the embedder's reference calibration and this store's own sample. */
   readonly relevance: RelevanceBackground;
   readonly durability: DurabilityMonitor;
@@ -106,10 +106,10 @@ export function applyIndexDelta(index: VectorIndex, delta: IndexDelta, deferred 
 }
 
 /** The commit seam of a store: index, snapshot schedule, and a durability refresh when rows came or went. */
-export function indexCommitter(index: VectorIndex, sync: Pick<IndexSync, 'schedule'>, durability: Pick<DurabilityMonitor, 'changed'> | null): StoreContext['commit'] {
+export function indexCommitter(index: VectorIndex, keeper: Pick<IndexKeeper, 'schedule'>, durability: Pick<DurabilityMonitor, 'changed'> | null): StoreContext['commit'] {
   return (delta, options = {}) => {
     applyIndexDelta(index, delta, options.deferred ?? false);
-    sync.schedule(delta.generation);
+    keeper.schedule(delta.generation);
     if (durability && (delta.added.length > 0 || delta.removedLabels.length > 0)) durability.changed();
   };
 }

@@ -13,7 +13,7 @@ import { DeferredIndex, type DeferredIndexOptions } from './deferred-index.ts';
 import { DurabilityMonitor } from './durability.ts';
 import { MemoryError, invalid } from './errors.ts';
 import { ImportLeases, type ImportLeaseOptions } from './import-lease.ts';
-import { IndexSync, type IndexOpenOutcome } from './index-sync.ts';
+import { IndexKeeper, type IndexOpenOutcome } from './index-keeper.ts';
 import { RelevanceBackground } from './relevance-background.ts';
 import { MaintenanceScheduler, checkMaintenanceConfig, defaultLock, type MaintenanceConfig, type MaintenanceJob } from './maintenance.ts';
 import { checkRetention, type JournalRetention } from './ops/journal.ts';
@@ -96,7 +96,7 @@ export type ContextParts = Pick<StoreDeps, 'name' | 'storage' | 'index' | 'embed
   leases?: StoreContext['leases'];
 };
 
-/** A context over a store's parts: index sync, confidence calibration and durability monitoring included. */
+/** A context over a store's parts: the index keeper, confidence calibration and durability monitoring included. */
 export function createStoreContext(parts: ContextParts): StoreContext {
   const { name, storage, index, clock, ids } = parts;
   const state: StoreState = {
@@ -109,7 +109,7 @@ export function createStoreContext(parts: ContextParts): StoreContext {
     scheduler: null,
     watchers: new Set(),
   };
-  const sync = new IndexSync(index, storage, parts.snapshotDelayMs === undefined ? {} : { snapshotDelayMs: parts.snapshotDelayMs });
+  const indexKeeper = new IndexKeeper(index, storage, parts.snapshotDelayMs === undefined ? {} : { snapshotDelayMs: parts.snapshotDelayMs });
   const durability = new DurabilityMonitor({
     name,
     storage,
@@ -135,14 +135,14 @@ export function createStoreContext(parts: ContextParts): StoreContext {
     actor: parts.actor ?? 'lib',
     settings,
     state,
-    sync,
+    indexKeeper,
     relevance: new RelevanceBackground(calibrationFor(parts.embedder)),
     durability,
     storageInfo: parts.storageInfo ?? null,
     replicas: parts.replicas ?? null,
     leases: parts.leases ?? new ImportLeases({ name, storage, now: () => clock.now(), newId: () => ids.next() }),
     // A write after close (a call still in flight) must not start a registry refresh.
-    commit: indexCommitter(index, sync, { changed: () => void (state.closed || durability.changed()) }),
+    commit: indexCommitter(index, indexKeeper, { changed: () => void (state.closed || durability.changed()) }),
   };
 }
 
@@ -221,7 +221,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
   });
   commit = ctx.commit;
   const { state } = ctx;
-  if (!mismatch) state.opened = await ctx.sync.open(meta.generation, options);
+  if (!mismatch) state.opened = await ctx.indexKeeper.open(meta.generation, options);
 
   let closing: Promise<void> | null = null;
   const shared: Shared = {
@@ -235,7 +235,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
         try {
           if (!state.closed) {
             state.closed = true;
-            await ctx.sync.close();
+            await ctx.indexKeeper.close();
             storage.close();
           }
         } finally {

@@ -24,7 +24,7 @@ export async function stats(ctx: StoreContext): Promise<StoreStats> {
     superseded: counts.superseded,
     byType,
     embedder: { id: embedder.id, dim: embedder.dim, ...(embedder.queryInstruction ? { queryInstruction: embedder.queryInstruction } : {}) },
-    index: { kind: index.kind, size: index.size(), pending: index instanceof DeferredIndex ? index.pendingCount : 0, snapshotGeneration: ctx.sync.snapshotGeneration, generation: state.meta.generation },
+    index: { kind: index.kind, size: index.size(), pending: index instanceof DeferredIndex ? index.pendingCount : 0, snapshotGeneration: ctx.indexKeeper.snapshotGeneration, generation: state.meta.generation },
     schemaVersion: state.meta.schemaVersion,
     confidence: ctx.relevance.describe(),
     ...(ctx.storageInfo ? { storage: await ctx.storageInfo() } : {}),

@@ -39,7 +39,7 @@ export async function reindex(ctx: StoreContext, options?: LongRunOptions): Prom
   state.meta = (await storage.readMeta()) ?? state.meta;
   state.mismatch = false;
   await ctx.index.dropSnapshot();
-  await ctx.sync.rebuild(generation, undefined, opts);
+  await ctx.indexKeeper.rebuild(generation, undefined, opts);
   state.opened = 'rebuilt';
   return { reembedded: todo.length };
 }
@@ -47,5 +47,5 @@ export async function reindex(ctx: StoreContext, options?: LongRunOptions): Prom
 /** Persists the index snapshot now (it is otherwise written after a quiet period). */
 export async function flush(ctx: StoreContext): Promise<void> {
   requireOpen(ctx);
-  await ctx.sync.flush();
+  await ctx.indexKeeper.flush();
 }

@@ -1,5 +1,6 @@
 /**
- * Keeps the vector index (a cache) consistent with storage (the truth). On open it loads the
+ * The index keeper (named `IndexSync` before: it has nothing to do with CouchDB sync, core/sync/):
+ * keeps the vector index (a cache) consistent with storage (the truth). On open it loads the
  * index snapshot, replays the writes made after it (vectors and tombstones newer than the
  * snapshot's generation), checks the live count against storage, and rebuilds from the stored
  * vectors when anything does not add up. Snapshots are written on a debounce, never per write.
@@ -17,14 +18,14 @@ import { throwIfAborted } from './errors.ts';
 import type { MemoryStorage, VectorIndex } from './ports.ts';
 import type { LongRunOptions } from './types.ts';
 
-export interface IndexSyncOptions {
+export interface IndexKeeperOptions {
   /** Quiet period after the last write before a snapshot is persisted. */
   snapshotDelayMs?: number;
 }
 
 export type IndexOpenOutcome = 'snapshot' | 'snapshot+replay' | 'rebuilt' | 'empty';
 
-export class IndexSync {
+export class IndexKeeper {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private saving: Promise<void> = Promise.resolve();
   private dirtyGeneration = 0;
@@ -35,7 +36,7 @@ export class IndexSync {
   constructor(
     readonly index: VectorIndex,
     private readonly storage: MemoryStorage,
-    options: IndexSyncOptions = {},
+    options: IndexKeeperOptions = {},
   ) {
     this.delay = options.snapshotDelayMs ?? 2000;
     this.deferred = index instanceof DeferredIndex ? index : null;
