@@ -14,7 +14,7 @@
  * 0.0497 (pruned, below `minScore` 0.05).
  */
 import { invalid } from './errors.ts';
-import { checkChoice, checkNumberInRange } from './scoring.ts';
+import { checkChoice, checkNumberInRange } from './validate.ts';
 import type { Memory, MemoryType } from './types.ts';
 import { checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkType } from './validate.ts';
 

@@ -51,7 +51,7 @@ import { checkDecayOptions, decayScorer, isExpired, SECONDS_PER_DAY, type DecayO
 import { invalid } from './errors.ts';
 import { codePointLength, extractKeyPhrases } from './recall-pack.ts';
 import { pyMean, pyRound3 } from './reflect.ts';
-import { checkNumberInRange } from './scoring.ts';
+import { checkNumberInRange } from './validate.ts';
 import type { Memory } from './types.ts';
 import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp } from './validate.ts';
 

@@ -15,7 +15,7 @@
  * pair) has no novelty penalty and is never dropped as a duplicate, as in the reference.
  */
 import { invalid } from './errors.ts';
-import { checkNumberInRange } from './scoring.ts';
+import { checkNumberInRange } from './validate.ts';
 import { checkInteger } from './validate.ts';
 
 export interface MmrOptions<T> {

@@ -20,7 +20,7 @@
  *   nothing fit. The header is not counted; `usedTokens` is the sum of item and group costs.
  */
 import { invalid } from './errors.ts';
-import { checkNumberInRange } from './scoring.ts';
+import { checkNumberInRange } from './validate.ts';
 import { foldWhitespaceLower, pyStrip } from './text.ts';
 import { jaccard, tokenize } from './tokenize.ts';
 import { packMarks, packText } from './pack-text.ts';

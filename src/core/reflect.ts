@@ -22,7 +22,7 @@
  */
 import { MemoryError, invalid } from './errors.ts';
 import { cosine } from './vector-math.ts';
-import { checkChoice, checkNumberInRange } from './scoring.ts';
+import { checkChoice, checkNumberInRange } from './validate.ts';
 import { codePointLength } from './recall-pack.ts';
 import { pyStrip } from './text.ts';
 import { TRUST_LEVELS, type Link, type Memory, type MemoryType, type Trust } from './types.ts';

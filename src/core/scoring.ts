@@ -47,7 +47,7 @@ import { lexicalCoverage, type RelevanceJudge, type RelevanceJudgement } from '.
 import { CORE_SIGNALS, SIGNALS, polaritySignal, round, type CoreSignal, type Row } from './signals.ts';
 import { analyseQuery, type QueryAnalysis } from './query.ts';
 import { lexicalTerms } from './tokenize.ts';
-import { checkBoolean, checkKnownKeys, checkObject } from './validate.ts';
+import { checkBoolean, checkChoice, checkKnownKeys, checkNumberInRange, checkObject } from './validate.ts';
 import { FUSIONS, RECALL_MODES, RECENCY_BASES, type Fusion, type PoolItem, type RecallMode, type RecencyBasis, type ScoredHit, type Signal } from './scoring-types.ts';
 import type { HybridWeights, Memory } from './types.ts';
 
@@ -70,23 +70,6 @@ export const DEFAULT_HYBRID_WEIGHTS: Readonly<HybridWeights> = Object.freeze({
 
 const WEIGHT_KEYS: ReadonlySet<string> = new Set(Object.keys(DEFAULT_HYBRID_WEIGHTS));
 const NUMERIC_WEIGHTS = [...CORE_SIGNALS, 'decayRate', 'polarityWeight', 'tieBand'] as const;
-
-/** A finite number in [min, max]; throws INVALID_ARGUMENT naming `field` otherwise. */
-export function checkNumberInRange(value: unknown, field: string, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    const range = max === Number.POSITIVE_INFINITY ? `≥ ${min}` : `in [${min}, ${max}]`;
-    throw invalid(`${field} must be a finite number ${range} — got ${JSON.stringify(value)}`, { field });
-  }
-  return value;
-}
-
-/** One of `allowed`; throws INVALID_ARGUMENT naming `field` otherwise. */
-export function checkChoice<T extends string>(value: unknown, allowed: readonly T[], field: string): T {
-  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-    throw invalid(`${field} must be one of: ${allowed.join(', ')} — got ${JSON.stringify(value)}`, { field });
-  }
-  return value as T;
-}
 
 /**
  * Validates partial hybrid weights and fills the gaps from the defaults (as AI-Houkai's

@@ -36,7 +36,7 @@
  */
 import { invalid } from './errors.ts';
 import { STOP_WORDS } from './recall-pack.ts';
-import { checkNumberInRange } from './scoring.ts';
+import { checkNumberInRange } from './validate.ts';
 import { foldWhitespaceLower, pyStrip } from './text.ts';
 import { globMatches } from './glob.ts';
 import { hasCjk, rawLexicalTerms } from './tokenize.ts';

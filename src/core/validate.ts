@@ -219,3 +219,20 @@ export function checkValidity(validFrom: number, validUntil: number): void {
     throw invalid('validUntil must be later than validFrom', { field: 'validUntil' });
   }
 }
+
+/** A finite number in [min, max]; throws INVALID_ARGUMENT naming `field` otherwise. */
+export function checkNumberInRange(value: unknown, field: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    const range = max === Number.POSITIVE_INFINITY ? `≥ ${min}` : `in [${min}, ${max}]`;
+    throw invalid(`${field} must be a finite number ${range} — got ${JSON.stringify(value)}`, { field });
+  }
+  return value;
+}
+
+/** One of `allowed`; throws INVALID_ARGUMENT naming `field` otherwise. */
+export function checkChoice<T extends string>(value: unknown, allowed: readonly T[], field: string): T {
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw invalid(`${field} must be one of: ${allowed.join(', ')} — got ${JSON.stringify(value)}`, { field });
+  }
+  return value as T;
+}
