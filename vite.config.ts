@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { VitePWA } from 'vite-plugin-pwa';
 import type { Plugin } from 'vite';
-import { extensionConfig } from './scripts/extension-build.ts';
+import { extensionConfig, hnswlibWithoutEval } from './scripts/extension-build.ts';
 import { inputsFingerprint, outDirFor, writeStamp } from './scripts/build-inputs.mjs';
 import { DEV_HEADERS, cspValue, headersFor } from './scripts/hosting/headers.mjs';
 
@@ -41,8 +41,9 @@ function buildStamp(mode: string, outDir: string): Plugin {
 // tests run against a production build with its service worker, and `npm start` keeps its own.
 // `--mode extension` builds the MV3 extension into dist/extension (scripts/extension-build.ts).
 export default defineConfig(({ mode }) => mode === 'extension' ? extensionConfig() : ({
-  // Worker entry scripts apart (workers/, beside assets/), so they get their own CSP (scripts/hosting/headers.mjs).
-  worker: { format: 'es', rolldownOptions: { output: { entryFileNames: 'workers/[name]-[hash].js' } } },
+  // Worker entry scripts apart (workers/, beside assets/), so they get their own CSP
+  // (scripts/hosting/headers.mjs); hnswlib's glue without eval, so that policy needs none.
+  worker: { format: 'es', plugins: () => [hnswlibWithoutEval()], rolldownOptions: { output: { entryFileNames: 'workers/[name]-[hash].js' } } },
   // `npm run dev`: isolated like the built app (COOP + COEP), without the CSP Vite's client breaks.
   server: { headers: { ...DEV_HEADERS } },
   preview: { headers: headersFor('/*') },

@@ -48,7 +48,7 @@ function extensionFiles(): Plugin {
  * Extension pages (and their workers) may not evaluate strings as code: hnswlib-wasm's glue is
  * rewritten without it (scripts/hnswlib-no-eval.mjs, shared with the prebuilt worker's build).
  */
-function hnswlibWithoutEval(): Plugin {
+export function hnswlibWithoutEval(): Plugin {
   return {
     name: 'houkai-extension-hnswlib-without-eval',
     transform(code, id) {

@@ -43,16 +43,13 @@ const HEADER_ONLY = new Set(['frame-ancestors', 'report-uri', 'report-to', 'sand
  * - `document` (default): the app's pages;
  * - `meta`: the `<meta>` copy in the built pages (less what a meta tag cannot carry);
  * - `service-worker`: the service worker script (no framing directive: workers are not framed);
- * - `worker`: the memory worker's scripts. They add `'unsafe-eval'`: the Emscripten glue of
- *   hnswlib-wasm and onnxruntime-web (embind) builds its call wrappers with `new Function`, and
- *   both run only in the worker, which has no DOM to inject into. The pages stay eval-free.
- *   And `blob:`: transformers.js loads onnxruntime-web's WASM factory (fetched from this origin)
- *   through a `blob:` URL it makes after patching out a Node check, so MiniLM and bge-small need
- *   it to start; where the page is cross-origin isolated, its threads are workers started from
- *   that `blob:` URL too (`worker-src blob:`). A `blob:` URL can only be made by code already
- *   running in the worker.
+ * - `worker`: the memory worker's scripts: the page's policy (no `'unsafe-eval'`, no `blob:`)
+ *   without the framing directive, plus the sync servers below. hnswlib-wasm's Emscripten glue is
+ *   rewritten at build time without `new Function` (scripts/hnswlib-no-eval.mjs), and
+ *   transformers.js imports onnxruntime's glue from its URL on this origin instead of a `blob:`
+ *   copy (src/adapters/embedder-transformers.ts), so the worker evaluates no strings; where the
+ *   page is cross-origin isolated, onnxruntime's threads are workers started from that same URL.
  */
-const WORKER_EXTRA = Object.freeze({ 'script-src': ["'unsafe-eval'", 'blob:'], 'worker-src': ['blob:'] });
 
 /**
  * The CouchDB servers the app's worker may sync with, besides its own origin (a CouchDB proxied
@@ -84,7 +81,7 @@ export function cspValue({ for: kind = 'document', meta = false } = {}) {
   const target = meta ? 'meta' : kind;
   return Object.entries(CSP)
     .filter(([name]) => (target === 'document' ? true : target === 'meta' ? !HEADER_ONLY.has(name) : name !== 'frame-ancestors'))
-    .map(([name, sources]) => [name, ...sources, ...(target === 'worker' ? (WORKER_EXTRA[name] ?? []) : []), ...(target === 'worker' && name === 'connect-src' ? syncOrigins() : [])].join(' '))
+    .map(([name, sources]) => [name, ...sources, ...(target === 'worker' && name === 'connect-src' ? syncOrigins() : [])].join(' '))
     .join('; ');
 }
 
