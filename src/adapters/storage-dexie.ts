@@ -114,7 +114,7 @@ interface SettingRow {
 }
 
 /** An upgrade that derives every row's lexical fields and the corpus statistics again. */
-function reindexLexicalTerms(version: number): (tx: Transaction) => Promise<void> {
+function reindexLexicalTerms(): (tx: Transaction) => Promise<void> {
   return async (tx) => {
     let docs = 0;
     let length = 0;
@@ -132,9 +132,19 @@ function reindexLexicalTerms(version: number): (tx: Transaction) => Promise<void
       .modify((row: MetaRow) => {
         row.value.lexicalDocs = docs;
         row.value.lexicalLength = length;
-        row.value.schemaVersion = version;
       });
   };
+}
+
+/** One schema step on an existing database: its own work, if any, then the version it leaves in the metadata row. */
+async function upgradeTo(version: number, tx: Transaction, step: SchemaVersion['upgrade'], progress: (done: number, total: number) => void): Promise<void> {
+  if (step) await step(tx, progress);
+  await tx
+    .table('meta')
+    .toCollection()
+    .modify((row: MetaRow) => {
+      row.value.schemaVersion = version;
+    });
 }
 
 /**
@@ -180,39 +190,12 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
     stores: {
       memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms',
     },
-    async upgrade(tx) {
-      let docs = 0;
-      let length = 0;
-      await tx
-        .table('memories')
-        .toCollection()
-        .modify((row: MemoryRow) => {
-          Object.assign(row, lexicalFields(row.text));
-          docs += 1;
-          length += row.termLength;
-        });
-      await tx
-        .table('meta')
-        .toCollection()
-        .modify((row: MetaRow) => {
-          row.value.lexicalDocs = docs;
-          row.value.lexicalLength = length;
-          row.value.schemaVersion = 2;
-        });
-    },
+    upgrade: reindexLexicalTerms(),
   },
   {
     // v3: the undo log of imports in progress (atomic imports, crash recovery at open).
     version: 3,
     stores: { importUndo: '[importId+id], importId' },
-    async upgrade(tx) {
-      await tx
-        .table('meta')
-        .toCollection()
-        .modify((row: MetaRow) => {
-          row.value.schemaVersion = 3;
-        });
-    },
   },
   {
     // v4: incoming links by index (`*linkTargets`) and the conflict review queue.
@@ -228,80 +211,34 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
         .modify((row: MemoryRow) => {
           row.linkTargets = [...new Set((row.links ?? []).map((l) => l.to))];
         });
-      await tx
-        .table('meta')
-        .toCollection()
-        .modify((row: MetaRow) => {
-          row.value.schemaVersion = 4;
-        });
     },
   },
   {
     // v5: the journal, written in the same transaction as each mutation.
     version: 5,
     stores: { journal: '++seq, ts, id, group, op' },
-    async upgrade(tx) {
-      await tx
-        .table('meta')
-        .toCollection()
-        .modify((row: MetaRow) => {
-          row.value.schemaVersion = 5;
-        });
-    },
   },
   {
     // v6: the trash (decay pruning moves memories here instead of deleting them).
     version: 6,
     stores: { trash: '++seq, id, deletedAt' },
-    async upgrade(tx) {
-      await tx
-        .table('meta')
-        .toCollection()
-        .modify((row: MetaRow) => {
-          row.value.schemaVersion = 6;
-        });
-    },
   },
   {
     // v7: a compound (createdAt, id) index: listRecent pages by a keyset cursor without skipping ties.
     version: 7,
     stores: { memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms, *linkTargets, [createdAt+id]' },
-    async upgrade(tx) {
-      await tx
-        .table('meta')
-        .toCollection()
-        .modify((row: MetaRow) => {
-          row.value.schemaVersion = 7;
-        });
-    },
   },
   {
     // v8: a polarity index: semantic recall asks whether any memory has positive polarity (the
     // only thing that can lift a memory above its cosine) before reading fewer candidate rows.
     version: 8,
     stores: { memories: 'id, &label, createdAt, type, *tags, supersededBy, contentHash, *terms, *linkTargets, [createdAt+id], polarity' },
-    async upgrade(tx) {
-      await tx
-        .table('meta')
-        .toCollection()
-        .modify((row: MetaRow) => {
-          row.value.schemaVersion = 8;
-        });
-    },
   },
   {
     // v9: the int8 HNSW index keeps its snapshot here as blocks (adapters/index-blocks-idb.ts),
     // keyed by number, plus a 'manifest' row; out-of-line keys, no indexes. Nothing to migrate.
     version: 9,
     stores: { indexBlocks: '' },
-    async upgrade(tx) {
-      await tx
-        .table('meta')
-        .toCollection()
-        .modify((row: MetaRow) => {
-          row.value.schemaVersion = 9;
-        });
-    },
   },
   {
     // v10: lexical terms without stop words, lightly stemmed, numbers whole (issue #14): every
@@ -309,7 +246,7 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
     // store written before keeps matching queries tokenised the new way.
     version: 10,
     stores: {},
-    upgrade: reindexLexicalTerms(10),
+    upgrade: reindexLexicalTerms(),
   },
   {
     // v11: vectors stored as binary16 (768 bytes a 384-d vector instead of 1,536), and the
@@ -351,12 +288,6 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
         });
       for (const table of tables.slice(1)) await halveVectors(tx, table, table === 'vectors', advance);
       if (total > 0 && done % step !== 0) progress(total, total);
-      await tx
-        .table('meta')
-        .toCollection()
-        .modify((row: MetaRow) => {
-          row.value.schemaVersion = 11;
-        });
     },
   },
 ];
@@ -398,7 +329,8 @@ class MemoryDatabase extends Dexie {
     const progress = options.onUpgradeProgress ?? (() => undefined);
     for (const { version, stores, upgrade } of SCHEMA_VERSIONS) {
       const declared = this.version(version).stores(stores);
-      if (upgrade) declared.upgrade((tx) => upgrade(tx, progress));
+      // The first version creates; every later one runs its own step, then records itself.
+      if (version > 1) declared.upgrade((tx) => upgradeTo(version, tx, upgrade, progress));
     }
   }
 }
