@@ -29,7 +29,8 @@ test.afterAll(() => rmSync(tarball().work, { recursive: true, force: true }));
 for (const name of Object.keys(WEB_EXAMPLES) as WebExample[]) {
   test(`${name}: built from the tarball, a page remembers and recalls with MiniLM`, async ({ browser }) => {
     test.setTimeout(5 * 60_000);
-    const root = join(buildExample(name), WEB_EXAMPLES[name]);
+    const { serve, models } = WEB_EXAMPLES[name];
+    const root = join(buildExample(name), serve);
     const csp = strictCsp(readText(join(root, 'index.html')));
     const site = await serveStatic(root, { headers: { 'content-security-policy': csp } });
     const page = await browser.newPage();
@@ -50,7 +51,7 @@ for (const name of Object.keys(WEB_EXAMPLES) as WebExample[]) {
       expect(problems).toEqual([]);
       // Everything came from the site itself: the worker, its WASM, the model files.
       expect(site.requests.some((path) => path.endsWith('.wasm'))).toBe(true);
-      expect(site.requests.some((path) => path.includes('/models/Xenova/all-MiniLM-L6-v2/'))).toBe(true);
+      expect(site.requests.some((path) => path.startsWith(`${models}Xenova/all-MiniLM-L6-v2/`))).toBe(true);
     } finally {
       await page.close();
       await site.close();

@@ -10,8 +10,14 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Each web template and the folder its build leaves to serve. */
-export const WEB_EXAMPLES = { vite: 'dist', webpack: 'site', esbuild: 'site', rollup: 'site', 'no-bundler': '.' } as const;
+/** Each web template: the folder its build leaves to serve, and where that site serves the models. */
+export const WEB_EXAMPLES = {
+  vite: { serve: 'dist', models: '/models/' },
+  webpack: { serve: 'site', models: '/models/' },
+  esbuild: { serve: 'site', models: '/models/' },
+  rollup: { serve: 'site', models: '/assets/models/' },
+  'no-bundler': { serve: '.', models: '/models/' },
+} as const;
 export type WebExample = keyof typeof WEB_EXAMPLES;
 
 const run = (cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string =>

@@ -3,9 +3,10 @@ import { connectMemory } from 'houkai-web';
 const out = document.querySelector('#out');
 
 async function run() {
-  // MiniLM from this site's /models/ folder (npx houkai-web models …); the worker that
-  // `npx houkai-web worker site/houkai` copied, which this bundler does not bundle.
-  const memory = await connectMemory({ name: 'example', embedder: 'minilm', workerUrl: '/houkai/memory.worker.js' });
+  // MiniLM from a folder of this site's choosing (npx houkai-web models site/assets/models; the
+  // default is /models/), and the worker that `npx houkai-web worker site/houkai` copied, which
+  // this bundler does not bundle.
+  const memory = await connectMemory({ name: 'example', embedder: 'minilm', models: './assets/models/', workerUrl: '/houkai/memory.worker.js' });
   await memory.remember('The standup moved to 10:00 on Tuesdays.');
   await memory.remember('Code reviews need two approvals before merging.');
   const [hit] = await memory.recall('how many reviewers does a pull request need?');
