@@ -1,6 +1,6 @@
 /**
- * Fits each embedder's reference relevance calibration (src/core/relevance.ts) and writes
- * src/core/calibration-data.ts. `npm run eval -- --calibrate` runs it; alone:
+ * Fits each embedder's reference relevance calibration (src/core/domain/relevance.ts) and writes
+ * src/core/domain/calibration-data.ts. `npm run eval -- --calibrate` runs it; alone:
  * `npx tsx bench/calibrate.ts [--embedder use-lite|minilm|bge-small] [--dry-run]`.
  *
  * Data (train/dev splits only; nothing here is measured on):
@@ -20,14 +20,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
-import { bm25Idf } from '../src/core/bm25.ts';
-import { robustStats } from '../src/core/confidence.ts';
-import { DEFAULT_RELEVANCE_THRESHOLDS, type RelevanceCalibration, type RelevanceModel } from '../src/core/relevance.ts';
-import { lexicalTerms } from '../src/core/tokenize.ts';
+import { bm25Idf } from '../src/core/domain/bm25.ts';
+import { robustStats } from '../src/core/domain/confidence.ts';
+import { DEFAULT_RELEVANCE_THRESHOLDS, type RelevanceCalibration, type RelevanceModel } from '../src/core/domain/relevance.ts';
+import { lexicalTerms } from '../src/core/domain/tokenize.ts';
 import { parseStsb, resolveDataDir } from './datasets.ts';
 import { benchEmbedders, cachedEmbed, type BenchEmbedder } from './embedders.ts';
 import { mulberry32 } from '../test/helpers/prng.ts';
-import { cosineInOrder as cosine } from '../src/core/vector-math.ts';
+import { cosineInOrder as cosine } from '../src/core/domain/vector-math.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(REPO, 'src', 'core', 'calibration-data.ts');

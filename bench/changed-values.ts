@@ -18,8 +18,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { detectConflicts } from '../src/core/conflicts.ts';
-import { cosineInOrder } from '../src/core/vector-math.ts';
+import { detectConflicts } from '../src/core/domain/conflicts.ts';
+import { cosineInOrder } from '../src/core/domain/vector-math.ts';
 import { makeMemory } from '../test/helpers/memory.ts';
 import { defaultDataDir, loadSick } from './contradiction.ts';
 import { benchEmbedders, cachedEmbed, type BenchEmbedder } from './embedders.ts';

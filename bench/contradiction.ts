@@ -31,10 +31,10 @@ import {
   overlapCoefficient,
   predictContradiction,
   type DetectorOptions,
-} from '../src/core/conflicts.ts';
-import { comparePair } from '../src/core/contradiction.ts';
-import { negationDiff } from '../src/core/negation.ts';
-import { setJaccard } from '../src/core/tokenize.ts';
+} from '../src/core/domain/conflicts.ts';
+import { comparePair } from '../src/core/domain/contradiction.ts';
+import { negationDiff } from '../src/core/domain/negation.ts';
+import { setJaccard } from '../src/core/domain/tokenize.ts';
 
 export interface Pair {
   id: string;

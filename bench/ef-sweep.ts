@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { idbBlockStore } from '../src/adapters/index-blocks-idb.ts';
 import { createHnswI8IndexFactory } from '../src/adapters/index-hnsw-i8.ts';
 import { corpusVector, DIM, syntheticVector } from '../e2e/synthetic.ts';
-import { cosineInOrder as cosine } from '../src/core/vector-math.ts';
+import { cosineInOrder as cosine } from '../src/core/domain/vector-math.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);

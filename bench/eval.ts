@@ -66,7 +66,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EVAL_EMBEDDERS, evalEmbedder, parseEmbedderKey, type EvalEmbedderKey, type LoadedEmbedder } from './eval-embedders.ts';
-import { bm25Idf, normaliseBm25, scoreWithCorpus } from '../src/core/bm25.ts';
+import { bm25Idf, normaliseBm25, scoreWithCorpus } from '../src/core/domain/bm25.ts';
 import { loadHandWritten, runContradictionEval, runPatternsEval } from './contradiction.ts';
 import { agentMemoryEval, agentTable, type EmbedderReport } from './relevance-eval.ts';
 import { runChangedValues } from './changed-values.ts';
@@ -84,11 +84,11 @@ import {
   topIndices,
   type SentenceProbeReport,
 } from './fusion-lab.ts';
-import { ndcgAtK, recallAtK } from '../src/core/evaluate.ts';
+import { ndcgAtK, recallAtK } from '../src/core/domain/evaluate.ts';
 import type { Embedder } from '../src/core/ports.ts';
-import { CORPUS_CANDIDATES_PER_SLOT, cosine } from '../src/core/recall.ts';
-import { DEFAULT_HYBRID_WEIGHTS, scoreCandidates, type LexicalScorer, type PoolItem } from '../src/core/scoring.ts';
-import { lexicalTerms } from '../src/core/tokenize.ts';
+import { CORPUS_CANDIDATES_PER_SLOT, cosine } from '../src/core/ops/recall-pipeline.ts';
+import { DEFAULT_HYBRID_WEIGHTS, scoreCandidates, type LexicalScorer, type PoolItem } from '../src/core/domain/scoring.ts';
+import { lexicalTerms } from '../src/core/domain/tokenize.ts';
 import type { Memory, RecallOptions } from '../src/core/types.ts';
 import { createMemory, type LocalMemory } from '../src/local.ts';
 import {

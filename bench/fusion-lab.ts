@@ -21,10 +21,10 @@
  *   chosen on the training queries only; the test queries are scored once, with the chosen
  *   configuration, after every choice is made.
  */
-import { NOMINATE_ALWAYS, POSTINGS_PER_CANDIDATE } from '../src/core/lexical-index.ts';
-import { bm25Idf, bm25TermScore } from '../src/core/bm25.ts';
-import { ndcgAtK } from '../src/core/evaluate.ts';
-import { CORPUS_CANDIDATES_PER_SLOT } from '../src/core/recall.ts';
+import { NOMINATE_ALWAYS, POSTINGS_PER_CANDIDATE } from '../src/core/domain/lexical-index.ts';
+import { bm25Idf, bm25TermScore } from '../src/core/domain/bm25.ts';
+import { ndcgAtK } from '../src/core/domain/evaluate.ts';
+import { CORPUS_CANDIDATES_PER_SLOT } from '../src/core/ops/recall-pipeline.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Corpus BM25 and the store's candidate nomination
@@ -101,7 +101,7 @@ export function nominateCandidates(corpus: LexicalCorpus, queryTerms: readonly s
   let budget = POSTINGS_PER_CANDIDATE * limit;
   let keysRead = 0;
   let budgetExhausted = false;
-  // MaxScore, as core/lexical-index.ts: the unread terms' summed IDF against the limit-th proxy.
+  // MaxScore, as core/domain/lexical-index.ts: the unread terms' summed IDF against the limit-th proxy.
   let unread = nominating.reduce((sum, [, df]) => sum + bm25Idf(Math.max(n, df), df), 0);
   for (const [term, df] of nominating) {
     if (budget <= 0) {

@@ -21,7 +21,7 @@ import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cosine } from '../src/core/recall.ts';
+import { cosine } from '../src/core/ops/recall-pipeline.ts';
 import type { Embedder } from '../src/core/ports.ts';
 import type { Memory, MemoryType, RecallHit, RecallOptions } from '../src/core/types.ts';
 import { createMemory } from '../src/local.ts';

@@ -10,11 +10,11 @@
  *   weak; and, with the cited abstracts taken out of the pool (the claim has no answer in
  *   memory), the share of claims whose top 10 are all judged none.
  */
-import { calibrationFor } from '../src/core/calibrations.ts';
-import { cosine } from '../src/core/recall.ts';
-import { relevanceJudge, type RelevanceCalibration } from '../src/core/relevance.ts';
-import { scoreCandidates, type LexicalScorer, type PoolItem } from '../src/core/scoring.ts';
-import { rawLexicalTerms } from '../src/core/tokenize.ts';
+import { calibrationFor } from '../src/core/domain/calibrations.ts';
+import { cosine } from '../src/core/ops/recall-pipeline.ts';
+import { relevanceJudge, type RelevanceCalibration } from '../src/core/domain/relevance.ts';
+import { scoreCandidates, type LexicalScorer, type PoolItem } from '../src/core/domain/scoring.ts';
+import { rawLexicalTerms } from '../src/core/domain/tokenize.ts';
 import type { Memory } from '../src/core/types.ts';
 import { mulberry32 } from '../test/helpers/prng.ts';
 import { LexicalCorpus, recallPool } from './fusion-lab.ts';

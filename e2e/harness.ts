@@ -4,7 +4,7 @@ import { registerSW } from 'virtual:pwa-register';
 import Dexie from 'dexie';
 import { connectMemory, MemoryError, type MemoryClient, type ConnectOptions } from '../src/index.ts';
 import { databaseName, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
-import { lexicalFields } from '../src/core/lexical-index.ts';
+import { lexicalFields } from '../src/core/domain/lexical-index.ts';
 import { makeMemory } from '../test/helpers/memory.ts';
 
 declare global {

@@ -1,11 +1,11 @@
 /**
  * Issue #16 item 11 (and the in-process half of item 9): arguments are read once, as plain
- * data, at the API boundary (core/boundary.ts). Hostile values get INVALID_ARGUMENT naming the
+ * data, at the API boundary (core/domain/boundary.ts). Hostile values get INVALID_ARGUMENT naming the
  * argument, never a TypeError, and the store is unchanged.
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryError, type LocalMemory } from '../src/local.ts';
-import { MAX_TAGS } from '../src/core/validate.ts';
+import { MAX_TAGS } from '../src/core/domain/validate.ts';
 import { archiveBytes, row } from './helpers/archive.ts';
 import { openTestStore } from './helpers/store.ts';
 import { withinBudgetAsync } from './helpers/linear.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { layoutGraph, relColor, truncateLabel, wrapLabel, CENTER_RADIUS, CHAR_WIDTH, LINE_HEIGHT, NODE_RADIUS } from '../src/app/lib/graph-layout.ts';
-import { LINK_VOCABULARY } from '../src/core/graph.ts';
+import { LINK_VOCABULARY } from '../src/core/domain/graph.ts';
 
 const nodes = [
   { id: 'c', text: 'The billing service is written in Go and owned by the payments team.' },

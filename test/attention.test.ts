@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { healthLists } from '../src/core/attention.ts';
+import { healthLists } from '../src/core/domain/attention.ts';
 import { DAY, makeMemory, NOW } from './helpers/memory.ts';
 import { manualClock, openTestStore } from './helpers/store.ts';
 

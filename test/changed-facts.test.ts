@@ -5,10 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { decidePolicy, detectConflicts } from '../src/core/conflicts.ts';
-import { newerAddsValues, valuesDiffer } from '../src/core/contradiction.ts';
-import { readValue } from '../src/core/values.ts';
-import { readTranscriptLine } from '../src/core/transcript.ts';
+import { decidePolicy, detectConflicts } from '../src/core/domain/conflicts.ts';
+import { newerAddsValues, valuesDiffer } from '../src/core/domain/contradiction.ts';
+import { readValue } from '../src/core/domain/values.ts';
+import { readTranscriptLine } from '../src/core/domain/transcript.ts';
 import { createMemory } from '../src/local.ts';
 import { makeMemory } from './helpers/memory.ts';
 import { REAL_MODELS_DIR, requireRealModels } from './helpers/real-models.ts';

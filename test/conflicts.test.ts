@@ -22,7 +22,7 @@ import {
   resolutionFor,
   scanAllConflicts,
   type Classification,
-} from '../src/core/conflicts.ts';
+} from '../src/core/domain/conflicts.ts';
 import {
   applyResolution,
   checkPendingConflict,
@@ -31,7 +31,7 @@ import {
   REVIEW_RESOLUTIONS,
   supersededRecords,
   type PendingConflict,
-} from '../src/core/review.ts';
+} from '../src/core/domain/review.ts';
 import type { Conflict, Memory } from '../src/core/types.ts';
 import { makeMemory, NOW } from './helpers/memory.ts';
 import { expectInvalid } from './helpers/expect.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { comparePair, contentTokens } from '../src/core/contradiction.ts';
+import { comparePair, contentTokens } from '../src/core/domain/contradiction.ts';
 import { openTestStore } from './helpers/store.ts';
 
 describe('contradiction patterns (pairs: older, newer)', () => {

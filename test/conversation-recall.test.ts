@@ -1,12 +1,12 @@
 /**
  * Issue #26: recall that understands conversations. `createdAt` on remember, time expressions in
  * questions, who said a turn, quoted phrases, the turns around a short reply — each a signal of
- * core/signals.ts that explains itself, is absent when the query does not ask for it, and can be
+ * core/domain/signals.ts that explains itself, is absent when the query does not ask for it, and can be
  * switched off per call; and hybrid with corpus candidates as the default.
  */
 import { describe, expect, it } from 'vitest';
-import { analyseQuery, memoryEntities } from '../src/core/query.ts';
-import { readQueryTime, timeFit } from '../src/core/time-expressions.ts';
+import { analyseQuery, memoryEntities } from '../src/core/domain/query.ts';
+import { readQueryTime, timeFit } from '../src/core/domain/time-expressions.ts';
 import { manualClock, openTestStore } from './helpers/store.ts';
 
 const DAY = 86_400;

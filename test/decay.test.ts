@@ -10,7 +10,7 @@ import {
   pruneCandidates,
   scoreAll,
   trashPurgeCandidates,
-} from '../src/core/decay.ts';
+} from '../src/core/domain/decay.ts';
 import { MemoryError } from '../src/core/errors.ts';
 import type { Memory } from '../src/core/types.ts';
 import { DAY, makeMemory, NOW } from './helpers/memory.ts';

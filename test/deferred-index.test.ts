@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { createExactIndex } from '../src/adapters/index-exact.ts';
 import { createHnswIndexFactory } from '../src/adapters/index-hnsw.ts';
-import { DeferredIndex, type DeferredIndexOptions } from '../src/core/deferred-index.ts';
+import { DeferredIndex, type DeferredIndexOptions } from '../src/core/services/deferred-index.ts';
 import { MemoryError } from '../src/core/errors.ts';
 import type { IndexHit, VectorIndex } from '../src/core/ports.ts';
 import { gaussian, makeClusteredVectors, mulberry32, perturb } from './helpers/prng.ts';

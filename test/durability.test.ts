@@ -4,7 +4,7 @@ import Dexie from 'dexie';
 import { connectEndpoint } from '../src/client/connect.ts';
 import { REGISTRY_DATABASE } from '../src/adapters/registry-dexie.ts';
 import { databaseName } from '../src/adapters/storage-dexie.ts';
-import { assess, nextRecord } from '../src/core/durability.ts';
+import { assess, nextRecord } from '../src/core/services/durability.ts';
 import type { DurabilitySnapshot, StoreRecord } from '../src/core/ports.ts';
 import { createMemory, deleteMemory, type CreateMemoryOptions, type LocalMemory } from '../src/local.ts';
 import { createHost, StoreRegistry } from '../src/rpc/host.ts';

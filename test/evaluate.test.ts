@@ -11,7 +11,7 @@ import {
   reciprocalRank,
   runEvaluation,
   summarize,
-} from '../src/core/evaluate.ts';
+} from '../src/core/domain/evaluate.ts';
 
 const L3 = Math.log2(3); // discount at rank 2
 const L5 = Math.log2(5); // discount at rank 4

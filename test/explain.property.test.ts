@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CORE_SIGNALS } from '../src/core/signals.ts';
-import { scoreCandidates, type HybridWeights, type PoolItem, type ScoreOptions } from '../src/core/scoring.ts';
-import { lexicalTerms } from '../src/core/tokenize.ts';
+import { CORE_SIGNALS } from '../src/core/domain/signals.ts';
+import { scoreCandidates, type HybridWeights, type PoolItem, type ScoreOptions } from '../src/core/domain/scoring.ts';
+import { lexicalTerms } from '../src/core/domain/tokenize.ts';
 import type { Memory } from '../src/core/types.ts';
 import { DAY, makeMemory, NOW } from './helpers/memory.ts';
 

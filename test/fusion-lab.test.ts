@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import 'fake-indexeddb/auto';
 import { openDexieStorage } from '../src/adapters/storage-dexie.ts';
-import { scoreWithCorpus } from '../src/core/bm25.ts';
-import { lexicalTerms } from '../src/core/tokenize.ts';
+import { scoreWithCorpus } from '../src/core/domain/bm25.ts';
+import { lexicalTerms } from '../src/core/domain/tokenize.ts';
 import { createMemory } from '../src/local.ts';
 import {
   competitionRanks,

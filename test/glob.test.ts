@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_GLOB_PATH, compileGlob, globMatches } from '../src/core/glob.ts';
+import { MAX_GLOB_PATH, compileGlob, globMatches } from '../src/core/domain/glob.ts';
 import { withinBudget } from './helpers/linear.ts';
 
 /**

@@ -18,7 +18,7 @@ import {
   removeLinks,
   subgraph,
   type GraphReader,
-} from '../src/core/graph.ts';
+} from '../src/core/domain/graph.ts';
 import type { Link, Memory } from '../src/core/types.ts';
 import { makeMemory, NOW } from './helpers/memory.ts';
 import { expectInvalid, expectInvalidAsync } from './helpers/expect.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fromHalf, halfBits, roundToHalf, toHalf } from '../src/core/half-float.ts';
-import { cosineInOrder } from '../src/core/vector-math.ts';
+import { fromHalf, halfBits, roundToHalf, toHalf } from '../src/core/domain/half-float.ts';
+import { cosineInOrder } from '../src/core/domain/vector-math.ts';
 import { gaussian, mulberry32 as seeded } from './helpers/prng.ts';
 
 function unitVector(random: () => number, dim: number): Float32Array {

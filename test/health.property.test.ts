@@ -22,7 +22,7 @@ import {
   sharedDomain,
   type HealthAnalysis,
   type HealthStatus,
-} from '../src/core/health.ts';
+} from '../src/core/domain/health.ts';
 import { MemoryError } from '../src/core/errors.ts';
 import type { Link, Memory, MemoryType } from '../src/core/types.ts';
 import { DAY, makeMemory, NOW } from './helpers/memory.ts';

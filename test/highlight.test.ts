@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { highlight } from '../src/app/lib/highlight.ts';
-import { scoreCandidates } from '../src/core/scoring.ts';
+import { scoreCandidates } from '../src/core/domain/scoring.ts';
 import { makeMemory, NOW } from './helpers/memory.ts';
 
 const marked = (text: string, terms: string[]): string[] => highlight(text, terms).filter((s) => s.hit).map((s) => s.text);

@@ -3,6 +3,8 @@
  * imports count: they are dependencies too):
  * - `src/core` imports nothing but `src/core` (no vendor, no Node or DOM module, no adapter);
  *   inside it, only the API, the operations table and the wiring import `core/ops`;
+ *   `core/domain` (pure algorithms) imports only itself and the contracts (types, errors, port
+ *   types); `core/services` (state over the ports) imports no operation and none of the wiring;
  * - an adapter (a file of `src/adapters` named after its port: `storage-`, `registry-`,
  *   `index-`, `embedder-`, `gzip-`) imports no other adapter, and adapter helpers import none;
  * - no cycle between the folders of `src` (and `worker`), nor between any two files.
@@ -85,6 +87,22 @@ describe('import rules', () => {
     const ops = path.join('src', 'core', 'ops') + path.sep;
     const allowed = new Set(['api.ts', 'operations.ts', 'store.ts', 'view.ts'].map((f) => path.join('src', 'core', f)));
     const bad = all.filter((i) => !i.from.startsWith(ops) && i.to?.startsWith(ops) && !allowed.has(i.from));
+    expect(bad.map((i) => `${i.from} → ${i.specifier}`)).toEqual([]);
+  });
+
+  it('core/domain is pure: it imports only itself and the contracts (types, errors, port types)', () => {
+    const domain = path.join('src', 'core', 'domain') + path.sep;
+    const contracts = new Set(['types.ts', 'errors.ts', 'ports.ts'].map((f) => path.join('src', 'core', f)));
+    const bad = all.filter((i) => i.from.startsWith(domain) && i.to !== null && !i.to.startsWith(domain) && !contracts.has(i.to));
+    expect(bad.map((i) => `${i.from} → ${i.specifier}`)).toEqual([]);
+    expect(all.filter((i) => i.from.startsWith(domain)).length).toBeGreaterThan(50);
+  });
+
+  it('core/services (state over the ports) use the domain, never an operation or the wiring', () => {
+    const services = path.join('src', 'core', 'services') + path.sep;
+    const above = ['ops', 'archive', 'sync', 'scope'].map((f) => path.join('src', 'core', f) + path.sep);
+    const wiring = new Set(['context.ts', 'store.ts', 'view.ts', 'operations.ts', 'api.ts'].map((f) => path.join('src', 'core', f)));
+    const bad = all.filter((i) => i.from.startsWith(services) && i.to !== null && (wiring.has(i.to) || above.some((a) => i.to!.startsWith(a))));
     expect(bad.map((i) => `${i.from} → ${i.specifier}`)).toEqual([]);
   });
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryError, type LocalMemory } from '../src/local.ts';
-import { MAX_TAGS, MAX_TAG_LENGTH, MAX_SOURCE_LENGTH } from '../src/core/validate.ts';
+import { MAX_TAGS, MAX_TAG_LENGTH, MAX_SOURCE_LENGTH } from '../src/core/domain/validate.ts';
 import { archiveBytes, headerFor, row } from './helpers/archive.ts';
 import { openTestStore } from './helpers/store.ts';
 

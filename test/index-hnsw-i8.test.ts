@@ -5,7 +5,7 @@ import { createExactIndex } from '../src/adapters/index-exact.ts';
 import { idbBlockStore } from '../src/adapters/index-blocks-idb.ts';
 import { createHnswI8IndexFactory, EF_GROWS_FROM, EF_MAX, searchBreadth } from '../src/adapters/index-hnsw-i8.ts';
 import type { IndexBlock, IndexBlockStore, VectorIndex } from '../src/core/ports.ts';
-import { rescoreHits } from '../src/core/rescore.ts';
+import { rescoreHits } from '../src/core/services/rescore.ts';
 import { gaussian, makeClusteredVectors, mulberry32, perturb } from './helpers/prng.ts';
 
 let counter = 0;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { linkUndos, summarizeCall, type JournalCall } from '../src/core/journal-calls.ts';
+import { linkUndos, summarizeCall, type JournalCall } from '../src/core/services/journal-calls.ts';
 import type { JournalEntry } from '../src/core/ports.ts';
-import { planUndo } from '../src/core/undo-plan.ts';
+import { planUndo } from '../src/core/domain/undo-plan.ts';
 import type { Memory } from '../src/core/types.ts';
 import type { LocalMemory } from '../src/local.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';

@@ -4,7 +4,7 @@
  * travel read the patches back exactly, on both storage backends.
  */
 import { describe, expect, it } from 'vitest';
-import { applyPatch, compactEntry, entryEffect, linksPatch, revertPatch } from '../src/core/journal-patch.ts';
+import { applyPatch, compactEntry, entryEffect, linksPatch, revertPatch } from '../src/core/domain/journal-patch.ts';
 import type { Memory } from '../src/core/types.ts';
 import { memoryStorages } from '../src/adapters/storage-memory.ts';
 import { manualClock, openTestStore } from './helpers/store.ts';

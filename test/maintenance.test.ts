@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MaintenanceScheduler, checkMaintenanceConfig, defaultLock } from '../src/core/maintenance.ts';
+import { MaintenanceScheduler, checkMaintenanceConfig, defaultLock } from '../src/core/services/maintenance.ts';
 import { manualClock, openTestStore } from './helpers/store.ts';
 
 describe('maintenance', () => {

@@ -1,7 +1,7 @@
-import { roundToHalf } from '../src/core/half-float.ts';
+import { roundToHalf } from '../src/core/domain/half-float.ts';
 import { describe, expect, it } from 'vitest';
 import type { Embedder } from '../src/core/ports.ts';
-import { cosine } from '../src/core/recall.ts';
+import { cosine } from '../src/core/ops/recall-pipeline.ts';
 import type { Memory, MemoryType } from '../src/core/types.ts';
 import { gaussian, mulberry32 } from './helpers/prng.ts';
 import { manualClock, openTestStore } from './helpers/store.ts';

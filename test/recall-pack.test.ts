@@ -9,7 +9,7 @@ import {
   roundHalfEven,
   STOP_WORDS,
   type RankedMemory,
-} from '../src/core/recall-pack.ts';
+} from '../src/core/domain/recall-pack.ts';
 import type { Memory } from '../src/core/types.ts';
 import { makeMemory, NOW } from './helpers/memory.ts';
 import { expectInvalid } from './helpers/expect.ts';

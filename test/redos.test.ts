@@ -6,11 +6,11 @@
  * instead of hanging the run.
  */
 import { describe, expect, it } from 'vitest';
-import { contentHash, foldWhitespaceLower, isBlank, pyStrip, utf8Length } from '../src/core/text.ts';
-import { lexicalTerms, tokenize } from '../src/core/tokenize.ts';
-import { MAX_TEXT_BYTES, checkTag, checkText } from '../src/core/validate.ts';
+import { contentHash, foldWhitespaceLower, isBlank, pyStrip, utf8Length } from '../src/core/domain/text.ts';
+import { lexicalTerms, tokenize } from '../src/core/domain/tokenize.ts';
+import { MAX_TEXT_BYTES, checkTag, checkText } from '../src/core/domain/validate.ts';
 import { parseHeader, rowFromLine } from '../src/core/archive/format.ts';
-import { matchPatterns } from '../src/core/suggest.ts';
+import { matchPatterns } from '../src/core/domain/suggest.ts';
 import { parseTimeArgument } from '../src/agents/tools.ts';
 import { memoryTools } from '../src/agents/index.ts';
 import { MemoryError } from '../src/core/errors.ts';
@@ -202,9 +202,9 @@ describe('the readers of issues #26 and #27 on adversarial shapes up to 1 MiB', 
     ['capitalised words', (n) => run('Anna Ben ', n)],
   ];
   it.each(SHAPES)('%s: the transcript, query and statement readers stay linear', async (_label, shape) => {
-    const { readTranscriptLine } = await import('../src/core/transcript.ts');
-    const { analyseQuery, memoryEntities } = await import('../src/core/query.ts');
-    const { comparePair, valuesDiffer } = await import('../src/core/contradiction.ts');
+    const { readTranscriptLine } = await import('../src/core/domain/transcript.ts');
+    const { analyseQuery, memoryEntities } = await import('../src/core/domain/query.ts');
+    const { comparePair, valuesDiffer } = await import('../src/core/domain/contradiction.ts');
     withinBudget('readers', MIB, (n) => {
       const text = shape(n);
       readTranscriptLine(text);

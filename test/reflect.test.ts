@@ -14,8 +14,8 @@ import {
   summaryMemoryFields,
   worstTrust,
   type ReflectItem,
-} from '../src/core/reflect.ts';
-import { codePointLength } from '../src/core/recall-pack.ts';
+} from '../src/core/domain/reflect.ts';
+import { codePointLength } from '../src/core/domain/recall-pack.ts';
 import type { Memory } from '../src/core/types.ts';
 import { DAY, makeMemory, NOW } from './helpers/memory.ts';
 

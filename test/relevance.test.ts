@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { calibrationFor, REFERENCE_CALIBRATIONS } from '../src/core/calibrations.ts';
-import { FALLBACK_BACKGROUND, RelevanceBackground } from '../src/core/relevance-background.ts';
+import { calibrationFor, REFERENCE_CALIBRATIONS } from '../src/core/domain/calibrations.ts';
+import { FALLBACK_BACKGROUND, RelevanceBackground } from '../src/core/services/relevance-background.ts';
 import {
   backgroundLocation,
   DEFAULT_RELEVANCE_THRESHOLDS,
@@ -10,8 +10,8 @@ import {
   STORE_SHIFT_TOLERANCE,
   verdictFor,
   type RelevanceCalibration,
-} from '../src/core/relevance.ts';
-import { lexicalTerms } from '../src/core/tokenize.ts';
+} from '../src/core/domain/relevance.ts';
+import { lexicalTerms } from '../src/core/domain/tokenize.ts';
 import { mulberry32 } from './helpers/prng.ts';
 
 const calibration: RelevanceCalibration = {

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bm25Pool, InMemoryBm25Corpus } from '../src/core/bm25.ts';
-import { classifyConfidence } from '../src/core/confidence.ts';
+import { bm25Pool, InMemoryBm25Corpus } from '../src/core/domain/bm25.ts';
+import { classifyConfidence } from '../src/core/domain/confidence.ts';
 import { MemoryError } from '../src/core/errors.ts';
-import { mmrSelect } from '../src/core/mmr.ts';
-import { checkWeights, DEFAULT_HYBRID_WEIGHTS, scoreCandidates, type PoolItem } from '../src/core/scoring.ts';
-import { jaccard, lexicalTerms, rawLexicalTerms, tokenize } from '../src/core/tokenize.ts';
+import { mmrSelect } from '../src/core/domain/mmr.ts';
+import { checkWeights, DEFAULT_HYBRID_WEIGHTS, scoreCandidates, type PoolItem } from '../src/core/domain/scoring.ts';
+import { jaccard, lexicalTerms, rawLexicalTerms, tokenize } from '../src/core/domain/tokenize.ts';
 import type { Memory } from '../src/core/types.ts';
 import { mulberry32 } from './helpers/prng.ts';
 import { DAY, makeMemory, NOW } from './helpers/memory.ts';

@@ -1,5 +1,5 @@
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
-import { CORE_SIGNALS } from '../src/core/signals.ts';
+import { CORE_SIGNALS } from '../src/core/domain/signals.ts';
 import type { Embedder } from '../src/core/ports.ts';
 import { createMemory, type LocalMemory } from '../src/local.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';

@@ -1,11 +1,11 @@
 /**
- * The signal table (core/signals.ts) is the one place a recall signal is declared: these tests
+ * The signal table (core/domain/signals.ts) is the one place a recall signal is declared: these tests
  * fail if any part of scoring keeps its own list of signals instead of reading the table — the
  * weights and their defaults, the values, each fusion rule's sum and its explanation.
  */
 import { describe, expect, it } from 'vitest';
-import { checkWeights, DEFAULT_HYBRID_WEIGHTS, scoreCandidates, type PoolItem } from '../src/core/scoring.ts';
-import { CORE_SIGNALS, SIGNALS, signalSpec } from '../src/core/signals.ts';
+import { checkWeights, DEFAULT_HYBRID_WEIGHTS, scoreCandidates, type PoolItem } from '../src/core/domain/scoring.ts';
+import { CORE_SIGNALS, SIGNALS, signalSpec } from '../src/core/domain/signals.ts';
 import { DAY, makeMemory, NOW } from './helpers/memory.ts';
 
 const pool: PoolItem[] = [

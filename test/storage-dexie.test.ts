@@ -4,7 +4,7 @@ import Dexie from 'dexie';
 import { databaseName, openDexieStorage, SCHEMA_VERSION, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
 import { makeMemory, NOW } from './helpers/memory.ts';
 import { createMemory } from '../src/local.ts';
-import { toHalf } from '../src/core/half-float.ts';
+import { toHalf } from '../src/core/domain/half-float.ts';
 import type { ProgressEvent } from '../src/core/types.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { openTestStore, uniqueName } from './helpers/store.ts';

@@ -9,7 +9,7 @@ import {
   suggestMemories,
   type SuggestCandidate,
   type SuggestContext,
-} from '../src/core/suggest.ts';
+} from '../src/core/domain/suggest.ts';
 import type { Memory } from '../src/core/types.ts';
 import { makeMemory, NOW } from './helpers/memory.ts';
 import { expectInvalid } from './helpers/expect.ts';

@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { scopeMemory } from '../src/core/scope/index.ts';
-import { packLine, packMemories } from '../src/core/recall-pack.ts';
-import { trustRank } from '../src/core/trust.ts';
+import { packLine, packMemories } from '../src/core/domain/recall-pack.ts';
+import { trustRank } from '../src/core/domain/trust.ts';
 import { MemoryError, type LocalMemory, type Memory, type Trust } from '../src/local.ts';
 import { pythonArchive } from './fixtures/make-archives.ts';
 import { makeMemory } from './helpers/memory.ts';

@@ -1,4 +1,4 @@
-// The scoring of houkai-web before issue #14 (src/core/scoring.ts at e46d7ab), kept verbatim but for its
+// The scoring of houkai-web before issue #14 (src/core/domain/scoring.ts at e46d7ab), kept verbatim but for its
 // imports so that `npm run eval` can report before/after figures from one run. Not part of the library.
 /**
  * First-stage scoring of a recall candidate pool, following AI-Houkai §3.3 step 5.
@@ -30,10 +30,10 @@
  * sum), plus `breakdown`, the reference's own explain dict (rounded to 4 dp, RRF contributions 6 dp).
  */
 import { invalid } from '../../src/core/errors.ts';
-import { bm25Pool, type PoolBm25Result } from '../../src/core/bm25.ts';
+import { bm25Pool, type PoolBm25Result } from '../../src/core/domain/bm25.ts';
 import { classifyConfidence, type Confidence, type ConfidenceThresholds } from './confidence.ts';
-import { rawLexicalTerms as lexicalTerms } from '../../src/core/tokenize.ts';
-import { checkBoolean, checkKnownKeys, checkObject } from '../../src/core/validate.ts';
+import { rawLexicalTerms as lexicalTerms } from '../../src/core/domain/tokenize.ts';
+import { checkBoolean, checkKnownKeys, checkObject } from '../../src/core/domain/validate.ts';
 import type { Memory } from '../../src/core/types.ts';
 
 export const RECALL_MODES = ['semantic', 'hybrid'] as const;

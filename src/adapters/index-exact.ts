@@ -6,9 +6,9 @@
  * every score and no allocation per vector.
  */
 import { invalid, MemoryError } from '../core/errors.ts';
-import { checkBatch, checkQuery } from '../core/index-checks.ts';
+import { checkBatch, checkQuery } from '../core/domain/index-checks.ts';
 import type { IndexHit, VectorIndex } from '../core/ports.ts';
-import { dot, normaliseInto } from '../core/vector-math.ts';
+import { dot, normaliseInto } from '../core/domain/vector-math.ts';
 
 export interface ExactIndexOptions {
   dim: number;

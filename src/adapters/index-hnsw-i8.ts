@@ -9,7 +9,7 @@
  *
  * Similarities are approximate (`approximate: true`): int8 codes cost about 5·10⁻⁴ of cosine,
  * enough to swap near-ties, so the store rescores its best hits from the stored float32 vectors
- * (core/rescore.ts).
+ * (core/services/rescore.ts).
  *
  * Snapshots: every chunk of 1,024 slots is two blocks — its vectors (codes, scales, labels,
  * levels, deleted flags; written when a slot in it is added or removed) and its links (level-0
@@ -23,7 +23,7 @@
  */
 import { invalid, MemoryError } from '../core/errors.ts';
 import type { IndexBlock, IndexBlockStore, IndexHit, VectorIndex, VectorIndexFactory } from '../core/ports.ts';
-import { checkBatch, checkQuery } from '../core/index-checks.ts';
+import { checkBatch, checkQuery } from '../core/domain/index-checks.ts';
 import { Kernel, type KernelParams } from './hnsw-i8/kernel.ts';
 
 export interface HnswI8Options {

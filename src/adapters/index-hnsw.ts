@@ -39,7 +39,7 @@
 import { invalid, MemoryError } from '../core/errors.ts';
 import type { IndexHit, VectorIndex, VectorIndexFactory } from '../core/ports.ts';
 import { loadHnswlibModule, peekHnswlibModule, type HnswlibModule } from './hnswlib-loader.ts';
-import { checkBatch, checkQuery } from '../core/index-checks.ts';
+import { checkBatch, checkQuery } from '../core/domain/index-checks.ts';
 
 export interface HnswIndexOptions {
   /** Graph degree (links per node per layer; layer 0 has 2·m). Default 16. */

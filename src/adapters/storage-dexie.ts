@@ -5,7 +5,7 @@
  */
 import { mapStorageError, type IndexedDbOptions } from './indexeddb-errors.ts';
 import Dexie, { type Table, type Transaction } from 'dexie';
-import { lexicalFields, nominateCandidates } from '../core/lexical-index.ts';
+import { lexicalFields, nominateCandidates } from '../core/domain/lexical-index.ts';
 import { MemoryError } from '../core/errors.ts';
 import type {
   GraphChanges,
@@ -19,11 +19,11 @@ import type {
   StoreMeta,
   StoredCounts,
 } from '../core/ports.ts';
-import type { PendingConflict } from '../core/review.ts';
-import { sameState } from '../core/undo-plan.ts';
-import { compactEntry } from '../core/journal-patch.ts';
+import type { PendingConflict } from '../core/domain/review.ts';
+import { sameState } from '../core/domain/undo-plan.ts';
+import { compactEntry } from '../core/domain/journal-patch.ts';
 import { MEMORY_TYPES, type Memory } from '../core/types.ts';
-import { fromHalf, toHalf } from '../core/half-float.ts';
+import { fromHalf, toHalf } from '../core/domain/half-float.ts';
 
 interface MemoryRow extends Memory {
   label: number;
@@ -61,7 +61,7 @@ function derivedFields(memory: Memory): Pick<MemoryRow, 'terms' | 'termCounts' |
 
 /**
  * A vector as stored: binary16 codes from schema v11 on (half the bytes of float32, see
- * core/half-float.ts); rows written before hold float32 and still read.
+ * core/domain/half-float.ts); rows written before hold float32 and still read.
  */
 type StoredVector = Uint16Array | Float32Array;
 interface VectorRow {
@@ -772,7 +772,7 @@ export async function openDexieStorage(store: string, options: DexieStorageOptio
             unique.filter((t) => !cache.has(t)).map(async (t) => cache.set(t, await db.memories.where('terms').equals(t).count())),
           );
           const df = new Map(unique.map((t) => [t, cache.get(t) ?? 0] as const));
-          // Candidates from the postings, keys only (core/lexical-index.ts); only the best rows are read.
+          // Candidates from the postings, keys only (core/domain/lexical-index.ts); only the best rows are read.
           const best = await nominateCandidates(df, documents, limit, (term, max) => db.memories.where('terms').equals(term).limit(max).primaryKeys());
           const candidates: LexicalCandidate[] = [];
           for (const row of await db.memories.bulkGet(best)) {

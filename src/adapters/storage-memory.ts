@@ -9,8 +9,8 @@
  * Values are copied in and out (structured clone), so a caller never shares a row with storage.
  */
 import { MemoryError } from '../core/errors.ts';
-import { roundToHalf } from '../core/half-float.ts';
-import { lexicalFields, nominateCandidates, type LexicalFields } from '../core/lexical-index.ts';
+import { roundToHalf } from '../core/domain/half-float.ts';
+import { lexicalFields, nominateCandidates, type LexicalFields } from '../core/domain/lexical-index.ts';
 import type {
   GraphChanges,
   ImportLease,
@@ -23,9 +23,9 @@ import type {
   StoreMeta,
   TrashEntry,
 } from '../core/ports.ts';
-import type { PendingConflict } from '../core/review.ts';
-import { sameState } from '../core/undo-plan.ts';
-import { compactEntry } from '../core/journal-patch.ts';
+import type { PendingConflict } from '../core/domain/review.ts';
+import { sameState } from '../core/domain/undo-plan.ts';
+import { compactEntry } from '../core/domain/journal-patch.ts';
 import { MEMORY_TYPES, type Memory } from '../core/types.ts';
 
 interface Row extends LexicalFields {

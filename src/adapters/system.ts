@@ -1,7 +1,7 @@
 /**
  * The platform's clock and ids, for the composition roots to inject: the core never reads
  * `Date.now` or `crypto.randomUUID` itself, so tests can pin both. (The core's only sampling is
- * seeded by the store itself: core/seeded-random.ts.)
+ * seeded by the store itself: core/domain/seeded-random.ts.)
  */
 import type { Clock, IdSource } from '../core/ports.ts';
 

@@ -14,7 +14,7 @@
  * `{"error": {"code": "...", "message": "..."}}`, where the code is the store's `MemoryError` code
  * or one of `INVALID_ARGUMENT` (bad JSON, schema violations), `UNKNOWN_TOOL` and `INTERNAL`.
  */
-import { thrownMessage } from '../core/describe.ts';
+import { thrownMessage } from '../core/domain/describe.ts';
 import { ERROR_CODES, MemoryError, type ErrorCode } from '../core/errors.ts';
 
 // ---------------------------------------------------------------------------------------------

@@ -34,9 +34,9 @@
  */
 import { MemoryError, invalid } from '../core/errors.ts';
 import type { MemoryApi } from '../core/api.ts';
-import { contentHash } from '../core/text.ts';
+import { contentHash } from '../core/domain/text.ts';
 import { MEMORY_TYPES, TRUST_LEVELS, type Conflict, type Memory, type MemoryInput, type RecallHit } from '../core/types.ts';
-import type { PackResult } from '../core/recall-pack.ts';
+import type { PackResult } from '../core/domain/recall-pack.ts';
 import {
   boolean,
   choice,

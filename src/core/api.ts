@@ -5,20 +5,20 @@
  * re-exports this module, so a caller can name any type a method hands back.
  */
 import type { ArchiveInfo, ArchiveLimits, ArchiveSource, ExportArchiveOptions, ImportArchiveOptions, ImportResult } from './archive/store-ops.ts';
-import type { HealthListKey } from './attention.ts';
-import type { JournalCall } from './journal-calls.ts';
-import type { UndoEffect } from './undo-plan.ts';
-import type { DecayOptions, ScoredMemory } from './decay.ts';
-import type { DurabilityReport } from './durability.ts';
-import type { EvalCase, EvalSummary, RunEvaluationOptions } from './evaluate.ts';
-import type { NeighborsResult, PathResult, SubgraphResult } from './graph.ts';
-import type { HealthReport, HealthStatsReport, HealthStatus, PotentialConflict } from './health.ts';
-import type { MaintenanceConfig, MaintenanceJob, MaintenanceRun } from './maintenance.ts';
+import type { HealthListKey } from './domain/attention.ts';
+import type { JournalCall } from './services/journal-calls.ts';
+import type { UndoEffect } from './domain/undo-plan.ts';
+import type { DecayOptions, ScoredMemory } from './domain/decay.ts';
+import type { DurabilityReport } from './services/durability.ts';
+import type { EvalCase, EvalSummary, RunEvaluationOptions } from './domain/evaluate.ts';
+import type { NeighborsResult, PathResult, SubgraphResult } from './domain/graph.ts';
+import type { HealthReport, HealthStatsReport, HealthStatus, PotentialConflict } from './domain/health.ts';
+import type { MaintenanceConfig, MaintenanceJob, MaintenanceRun } from './services/maintenance.ts';
 import type { JournalEntry, JournalHorizon, TrashEntry } from './ports.ts';
-import type { PackOptions, PackResult } from './recall-pack.ts';
-import type { ReflectOptions, Summarizer } from './reflect.ts';
-import type { PendingConflict } from './review.ts';
-import type { SuggestOptions, Suggestion } from './suggest.ts';
+import type { PackOptions, PackResult } from './domain/recall-pack.ts';
+import type { ReflectOptions, Summarizer } from './domain/reflect.ts';
+import type { PendingConflict } from './domain/review.ts';
+import type { SuggestOptions, Suggestion } from './domain/suggest.ts';
 import type { SyncAuth } from './sync/ports.ts';
 import type { SyncResult, SyncStatus } from './sync/session.ts';
 import type {
@@ -39,21 +39,21 @@ import type {
 } from './types.ts';
 
 export type { ArchiveInfo, ArchiveLimits, ArchiveSource, ExportArchiveOptions, ImportArchiveOptions, ImportResult } from './archive/store-ops.ts';
-export type { HealthListKey } from './attention.ts';
-export type { JournalCall } from './journal-calls.ts';
-export type { UndoEffect } from './undo-plan.ts';
+export type { HealthListKey } from './domain/attention.ts';
+export type { JournalCall } from './services/journal-calls.ts';
+export type { UndoEffect } from './domain/undo-plan.ts';
 export type { ConflictPolicy as ImportConflictPolicy } from './archive/plan.ts';
-export type { DecayOptions, ScoredMemory } from './decay.ts';
-export type { CanaryState, DurabilityReport } from './durability.ts';
-export type { CaseResult, EvalCase, EvalSummary, RunEvaluationOptions } from './evaluate.ts';
-export type { Direction, Edge, NeighborHit, NeighborsResult, PathResult, PathStep, SubgraphResult } from './graph.ts';
-export type { DecayBand, HealthReport, HealthStatsReport, HealthStatus, PotentialConflict } from './health.ts';
-export type { MaintenanceConfig, MaintenanceJob, MaintenanceRun } from './maintenance.ts';
+export type { DecayOptions, ScoredMemory } from './domain/decay.ts';
+export type { CanaryState, DurabilityReport } from './services/durability.ts';
+export type { CaseResult, EvalCase, EvalSummary, RunEvaluationOptions } from './domain/evaluate.ts';
+export type { Direction, Edge, NeighborHit, NeighborsResult, PathResult, PathStep, SubgraphResult } from './domain/graph.ts';
+export type { DecayBand, HealthReport, HealthStatsReport, HealthStatus, PotentialConflict } from './domain/health.ts';
+export type { MaintenanceConfig, MaintenanceJob, MaintenanceRun } from './services/maintenance.ts';
 export type { JournalEntry, JournalHorizon, LossRecord, TrashEntry } from './ports.ts';
-export type { CompressedGroup, PackedMemory, PackOptions, PackResult, RankedMemory } from './recall-pack.ts';
-export type { ReflectOptions, Summarizer } from './reflect.ts';
-export type { PendingConflict, ReviewResolution, ReviewStatus } from './review.ts';
-export type { PatternMatch, SuggestContext, SuggestOptions, Suggestion } from './suggest.ts';
+export type { CompressedGroup, PackedMemory, PackOptions, PackResult, RankedMemory } from './domain/recall-pack.ts';
+export type { ReflectOptions, Summarizer } from './domain/reflect.ts';
+export type { PendingConflict, ReviewResolution, ReviewStatus } from './domain/review.ts';
+export type { PatternMatch, SuggestContext, SuggestOptions, Suggestion } from './domain/suggest.ts';
 export type { SyncResult, SyncStatus } from './sync/session.ts';
 export type { SyncAuth } from './sync/ports.ts';
 

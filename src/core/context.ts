@@ -8,15 +8,15 @@
  * Every write that changes the vector set goes through `commit(delta)`: the in-memory index is
  * updated, the snapshot scheduled, and the durability monitor told the row count may have moved.
  */
-import type { Classifier, ConflictPolicy, ContradictionFn } from './conflicts.ts';
-import { DeferredIndex } from './deferred-index.ts';
-import type { DurabilityMonitor } from './durability.ts';
+import type { Classifier, ConflictPolicy, ContradictionFn } from './domain/conflicts.ts';
+import { DeferredIndex } from './services/deferred-index.ts';
+import type { DurabilityMonitor } from './services/durability.ts';
 import { MemoryError, throwIfAborted } from './errors.ts';
-import type { IndexOpenOutcome, IndexKeeper } from './index-keeper.ts';
-import type { ImportLeases } from './import-lease.ts';
-import type { MaintenanceScheduler } from './maintenance.ts';
-import type { RelevanceBackground } from './relevance-background.ts';
-import type { EvictionPolicy } from './decay.ts';
+import type { IndexOpenOutcome, IndexKeeper } from './services/index-keeper.ts';
+import type { ImportLeases } from './services/import-lease.ts';
+import type { MaintenanceScheduler } from './services/maintenance.ts';
+import type { RelevanceBackground } from './services/relevance-background.ts';
+import type { EvictionPolicy } from './domain/decay.ts';
 import type { Clock, EmbedOptions, Embedder, IdSource, IndexDelta, JournalContext, MemoryStorage, RandomSource, StoreMeta, VectorIndex } from './ports.ts';
 import type { StoreStats } from './types.ts';
 import type { SyncReplicaFactory } from './sync/ports.ts';

@@ -2,9 +2,9 @@
  * Ports: the narrow interfaces the core depends on. Adapters (Dexie, hnswlib-wasm, the
  * embedders) implement them; the core never imports a vendor.
  */
-import type { LinksPatch } from './journal-patch.ts';
-import type { PendingConflict } from './review.ts';
-import type { RelevanceCalibration } from './relevance.ts';
+import type { LinksPatch } from './domain/journal-patch.ts';
+import type { PendingConflict } from './domain/review.ts';
+import type { RelevanceCalibration } from './domain/relevance.ts';
 import type { IndexKind, Memory, ProgressEvent } from './types.ts';
 
 export interface EmbedOptions {
@@ -27,7 +27,7 @@ export interface Embedder {
   /** Set by query/passage models: the instruction `embed(texts, { input: 'query' })` prepends. */
   readonly queryInstruction?: string;
   embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
-  /** How this model's cosines map to relevance (see core/relevance.ts); known models have one shipped in core/calibrations.ts. */
+  /** How this model's cosines map to relevance (see core/domain/relevance.ts); known models have one shipped in core/domain/calibrations.ts. */
   readonly calibration?: RelevanceCalibration;
   /** Release model resources. Optional. */
   dispose?(): Promise<void> | void;
@@ -63,7 +63,7 @@ export interface VectorIndex {
   readonly dim: number;
   /**
    * True when `similarity` is an approximation (a quantised index): callers that need the exact
-   * cosine order of the best hits rescore them from the stored vectors (see core/rescore.ts).
+   * cosine order of the best hits rescore them from the stored vectors (see core/services/rescore.ts).
    */
   readonly approximate?: boolean;
   /** Number of live (not deleted) labels. */
@@ -230,7 +230,7 @@ export interface DurabilityRegistry {
 }
 
 /** What a write passes so storage can journal it inside its transaction. */
-/** The lease of an import in progress (core/import-lease.ts): who owns it, and how to tell they still do. */
+/** The lease of an import in progress (core/services/import-lease.ts): who owns it, and how to tell they still do. */
 export interface ImportLease {
   importId: string;
   /** A random id of the store instance running it. */
@@ -397,7 +397,7 @@ export interface VectorLog {
   vectorsOf(labels: number[]): Promise<Map<number, Float32Array>>;
 }
 
-/** The persistent lexical index (core/lexical-index.ts decides what goes in it and how it is read). */
+/** The persistent lexical index (core/domain/lexical-index.ts decides what goes in it and how it is read). */
 export interface LexicalPostings {
   /** Corpus statistics of the persistent lexical index. */
   lexicalStats(): Promise<{ documents: number; averageLength: number }>;
@@ -468,7 +468,7 @@ export interface TrashStore {
   purgeTrash(query: { id?: string; ids?: string[]; before?: number }): Promise<number>;
 }
 
-/** Imports in progress: their leases and undo logs (core/import-lease.ts). */
+/** Imports in progress: their leases and undo logs (core/services/import-lease.ts). */
 export interface ImportLog {
   /**
    * Writes one import batch in one transaction, in order (a later write of an id replaces an
@@ -483,7 +483,7 @@ export interface ImportLog {
    * @throws MemoryError ABORTED (`details.reason: 'lease-lost'`) when its lease is gone (another owner rolled it back).
    */
   finishImport(importId: string): Promise<void>;
-  /** Records the lease of an import about to write (see core/import-lease.ts). */
+  /** Records the lease of an import about to write (see core/services/import-lease.ts). */
   beginImport(lease: ImportLease): Promise<void>;
   /** Renews a lease's heartbeat; false when the lease is gone. */
   renewImport(importId: string, heartbeatAt: number): Promise<boolean>;

@@ -4,18 +4,18 @@
  * operations. Nothing here knows about Dexie, hnswlib or a model; nothing here does an
  * operation's work either.
  */
-import type { Classifier, ConflictPolicy, ContradictionFn } from './conflicts.ts';
-import { checkPolicy } from './conflicts.ts';
-import { calibrationFor } from './calibrations.ts';
+import type { Classifier, ConflictPolicy, ContradictionFn } from './domain/conflicts.ts';
+import { checkPolicy } from './domain/conflicts.ts';
+import { calibrationFor } from './domain/calibrations.ts';
 import { indexCommitter, type StoreContext, type StoreSettings, type StoreState } from './context.ts';
-import type { EvictionPolicy } from './decay.ts';
-import { DeferredIndex, type DeferredIndexOptions } from './deferred-index.ts';
-import { DurabilityMonitor } from './durability.ts';
+import type { EvictionPolicy } from './domain/decay.ts';
+import { DeferredIndex, type DeferredIndexOptions } from './services/deferred-index.ts';
+import { DurabilityMonitor } from './services/durability.ts';
 import { MemoryError, invalid } from './errors.ts';
-import { ImportLeases, type ImportLeaseOptions } from './import-lease.ts';
-import { IndexKeeper, type IndexOpenOutcome } from './index-keeper.ts';
-import { RelevanceBackground } from './relevance-background.ts';
-import { MaintenanceScheduler, checkMaintenanceConfig, defaultLock, type MaintenanceConfig, type MaintenanceJob } from './maintenance.ts';
+import { ImportLeases, type ImportLeaseOptions } from './services/import-lease.ts';
+import { IndexKeeper, type IndexOpenOutcome } from './services/index-keeper.ts';
+import { RelevanceBackground } from './services/relevance-background.ts';
+import { MaintenanceScheduler, checkMaintenanceConfig, defaultLock, type MaintenanceConfig, type MaintenanceJob } from './services/maintenance.ts';
 import { checkRetention, type JournalRetention } from './ops/journal.ts';
 import type { Clock, DurabilityRegistry, Embedder, IdSource, MemoryStorage, RandomSource, StoreMeta, VectorIndex } from './ports.ts';
 import type { LongRunOptions, StoreStats } from './types.ts';
@@ -77,7 +77,7 @@ export interface StoreOpenOptions extends LongRunOptions {
   journalRetention?: JournalRetention;
   /** Pacing of background index insertion (imports, replay at open); see `DeferredIndex`. */
   indexDrain?: DeferredIndexOptions;
-  /** How imports prove they are alive to other owners of the store (lease length, heartbeat, lock manager); see core/import-lease.ts. */
+  /** How imports prove they are alive to other owners of the store (lease length, heartbeat, lock manager); see core/services/import-lease.ts. */
   importLease?: Pick<ImportLeaseOptions, 'ttlSeconds' | 'heartbeatSeconds' | 'locks'>;
 }
 
@@ -187,7 +187,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     );
   }
   // An import whose owner is gone (a crash, a closed tab) is undone before the index is opened;
-  // one another owner is still writing is left alone and watched (core/import-lease.ts).
+  // one another owner is still writing is left alone and watched (core/services/import-lease.ts).
   let commit: StoreContext['commit'] | null = null;
   const leases = new ImportLeases({
     name,

@@ -3,7 +3,7 @@
  * worker boundary unchanged. Field meanings follow AI-Houkai's `Memory` (timestamps are Unix
  * seconds with fractions, so they round-trip an `.ahkai` archive exactly).
  */
-import type { CoreSignal } from './signal-names.ts';
+import type { CoreSignal } from './domain/signal-names.ts';
 
 export const MEMORY_TYPES = ['episodic', 'semantic', 'procedural', 'feedback'] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
@@ -213,7 +213,7 @@ export interface RecallHit {
   expandedFrom?: { id: string; rel: string; hop: number };
   /**
    * Ids of the live memories that say otherwise and are not settled: a `contradicts` link either
-   * way, or a contradiction or update waiting in review (core/contested.ts). Empty when none.
+   * way, or a contradiction or update waiting in review (core/services/contested.ts). Empty when none.
    */
   contestedBy: string[];
 }

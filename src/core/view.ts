@@ -5,11 +5,11 @@
  * the ids the call changed.
  */
 import type { MemoryApi, StoreMethod } from './api.ts';
-import { plainArguments } from './boundary.ts';
+import { plainArguments } from './domain/boundary.ts';
 import { forCall, type StoreContext } from './context.ts';
 import { invalid } from './errors.ts';
 import { OPERATIONS } from './operations.ts';
-import { checkActor } from './validate.ts';
+import { checkActor } from './domain/validate.ts';
 
 /** What one call did: its result, and the ids of the memories it changed. */
 export interface CallOutcome<T = unknown> {

@@ -10,7 +10,7 @@ import { MemoryError, invalid } from '../core/errors.ts';
 import { narrowScope, scopedCall, type ConnectionScope } from '../core/scope/index.ts';
 import type { StoreView } from '../core/store.ts';
 import type { ProgressEvent } from '../core/types.ts';
-import { checkActor } from '../core/validate.ts';
+import { checkActor } from '../core/domain/validate.ts';
 import { methodSpec } from './methods.ts';
 import {
   changeChannelName,

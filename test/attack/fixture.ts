@@ -9,7 +9,7 @@ import { connectEndpoint, type MemoryClient } from '../../src/client/connect.ts'
 import { createMemory, type LocalMemory, type Memory, type MemoryApi } from '../../src/local.ts';
 import { createHost, StoreRegistry, type ConnectionScope } from '../../src/rpc/host.ts';
 import { installErrorTransfer } from '../../src/transport/error-transfer.ts';
-import { trustRank } from '../../src/core/trust.ts';
+import { trustRank } from '../../src/core/domain/trust.ts';
 import { createHashEmbedder } from '../helpers/fake-embedder.ts';
 import { manualClock, uniqueName } from '../helpers/store.ts';
 

@@ -7,7 +7,7 @@
  * store exactly as it was. The number of calls is printed for the report.
  */
 import { describe, expect, it } from 'vitest';
-import { pyStrip, utf8Length } from '../../src/core/text.ts';
+import { pyStrip, utf8Length } from '../../src/core/domain/text.ts';
 import { MEMORY_TYPES, TRUST_LEVELS } from '../../src/core/types.ts';
 import type { LocalMemory } from '../../src/local.ts';
 import { archiveBytes, row } from '../helpers/archive.ts';

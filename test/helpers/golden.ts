@@ -3,7 +3,7 @@
  * tests read it: test/golden.test.ts in Node and e2e/models.spec.ts in the browser worker.
  */
 import { readFileSync } from 'node:fs';
-import { cosineInOrder as cosine } from '../../src/core/vector-math.ts';
+import { cosineInOrder as cosine } from '../../src/core/domain/vector-math.ts';
 
 export interface Golden {
   model: string;

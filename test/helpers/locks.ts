@@ -1,4 +1,4 @@
-import type { LockManagerLike } from '../../src/core/import-lease.ts';
+import type { LockManagerLike } from '../../src/core/services/import-lease.ts';
 
 /** An in-memory Web Locks manager (exclusive locks, a FIFO queue per name, ifAvailable, signal). */
 export function fakeLocks(): LockManagerLike & { held(name: string): boolean } {

@@ -2,7 +2,7 @@
  * Splits a memory's text into plain-text segments around the query terms that matched it, so
  * the UI can wrap the matches in <mark> elements without ever building HTML from data.
  */
-import { wordTerm } from '../../core/tokenize.ts';
+import { wordTerm } from '../../core/domain/tokenize.ts';
 
 export interface Segment {
   text: string;

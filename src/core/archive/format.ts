@@ -7,9 +7,9 @@
  * header or a row (applying `Memory.from_dict` defaults exactly) and writes rows byte-for-byte
  * the way Python's `json.dumps(..., separators=(",", ":"))` does.
  */
-import { describe } from '../describe.ts';
+import { describe } from '../domain/describe.ts';
 import { MemoryError } from '../errors.ts';
-import { pyStrip } from '../text.ts';
+import { pyStrip } from '../domain/text.ts';
 import type { Link, Memory, MemoryType, Polarity, Trust } from '../types.ts';
 
 /** `EXPORT_FORMAT`: the header's `format` marker. */

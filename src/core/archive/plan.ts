@@ -24,7 +24,7 @@
  * `planImport(openLines, options)` runs both passes and collects every write (small archives,
  * tests).
  */
-import { describe } from '../describe.ts';
+import { describe } from '../domain/describe.ts';
 import { MemoryError, invalid, throwIfAborted } from '../errors.ts';
 import type { Memory } from '../types.ts';
 import { archiveError, invalidArchive, isSameModel, parseHeader } from './format.ts';

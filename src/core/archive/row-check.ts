@@ -10,7 +10,7 @@
  * come from another model).
  */
 import { MemoryError } from '../errors.ts';
-import { checkRecord, vectorProblem } from '../record.ts';
+import { checkRecord, vectorProblem } from '../domain/record.ts';
 import { rowFromLine, type RowOptions, type RowResult } from './format.ts';
 
 export function readRow(text: string, lineNo: number, options: RowOptions = {}): RowResult | null {

@@ -10,12 +10,12 @@
  * HNSW graph in the background (`DeferredIndex`), after the import returns.
  */
 import { embed, journalFor, type StoreContext } from '../context.ts';
-import { DeferredIndex } from '../deferred-index.ts';
-import { describe } from '../describe.ts';
+import { DeferredIndex } from '../services/deferred-index.ts';
+import { describe } from '../domain/describe.ts';
 import { invalid, throwIfAborted } from '../errors.ts';
-import { lowerTrust } from '../trust.ts';
+import { lowerTrust } from '../domain/trust.ts';
 import type { Memory, ProgressEvent, Trust } from '../types.ts';
-import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkTrust, checkType, checkTags } from '../validate.ts';
+import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkTimestamp, checkTrust, checkType, checkTags } from '../domain/validate.ts';
 import { exportRows } from './export.ts';
 import { gunzipLines, type ArchiveLimits, type ByteSource, type LineOptions } from './gzip.ts';
 

@@ -15,7 +15,7 @@ import {
   type ImportResult,
 } from '../archive/store-ops.ts';
 import { journalFor, requireOpen, requireVectors, type StoreContext } from '../context.ts';
-import { checkBoolean, checkObject } from '../validate.ts';
+import { checkBoolean, checkObject } from '../domain/validate.ts';
 
 export async function exportArchive(ctx: StoreContext, options?: ExportArchiveOptions): Promise<Blob> {
   requireOpen(ctx);

@@ -12,15 +12,15 @@ import {
   type Classifier,
   type ConflictPolicy,
   type ContradictionFn,
-} from '../conflicts.ts';
-import { withClassifierConflicts } from '../classifier-policy.ts';
+} from '../domain/conflicts.ts';
+import { withClassifierConflicts } from '../domain/classifier-policy.ts';
 import { embed, journalFor, reportChanged, requireOpen, requireVectors, vectorOf, type StoreContext } from '../context.ts';
 import { MemoryError } from '../errors.ts';
-import { DeferredIndex } from '../deferred-index.ts';
-import { planSupersede } from '../graph.ts';
-import { applyResolution, checkResolution, pendingFromConflict, pendingKey, supersededRecords, type PendingConflict, type ProposedMemory } from '../review.ts';
+import { DeferredIndex } from '../services/deferred-index.ts';
+import { planSupersede } from '../domain/graph.ts';
+import { applyResolution, checkResolution, pendingFromConflict, pendingKey, supersededRecords, type PendingConflict, type ProposedMemory } from '../domain/review.ts';
 import type { Conflict, Memory } from '../types.ts';
-import { checkId, checkInteger, checkKnownKeys, checkObject } from '../validate.ts';
+import { checkId, checkInteger, checkKnownKeys, checkObject } from '../domain/validate.ts';
 import { link, mustGet, supersedeMemory } from './graph.ts';
 
 /** The vector neighbours of a memory with their cosine (the conflict candidates). */

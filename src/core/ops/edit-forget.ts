@@ -2,9 +2,9 @@
 import type { EditChanges } from '../api.ts';
 import { embedOne, journalFor, reportChanged, requireOpen, requireVectors, type StoreContext } from '../context.ts';
 import { MemoryError, invalid } from '../errors.ts';
-import { contentHash } from '../text.ts';
+import { contentHash } from '../domain/text.ts';
 import type { Memory } from '../types.ts';
-import { checkId, checkMemoryInput, checkObject, checkText, checkValidity, checkCreatedAt } from '../validate.ts';
+import { checkId, checkMemoryInput, checkObject, checkText, checkValidity, checkCreatedAt } from '../domain/validate.ts';
 
 /** Hard delete; false when there is no such memory. */
 export async function forget(ctx: StoreContext, id: string): Promise<boolean> {

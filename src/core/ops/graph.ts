@@ -20,10 +20,10 @@ import {
   type NeighborsResult,
   type PathResult,
   type SubgraphResult,
-} from '../graph.ts';
+} from '../domain/graph.ts';
 import type { MemoryStorage } from '../ports.ts';
 import type { Memory } from '../types.ts';
-import { checkId, checkKnownKeys, checkObject } from '../validate.ts';
+import { checkId, checkKnownKeys, checkObject } from '../domain/validate.ts';
 
 /** The memory `id`, or NOT_FOUND naming the argument. */
 export async function mustGet(storage: MemoryStorage, id: string, field: string): Promise<Memory> {

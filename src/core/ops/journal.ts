@@ -11,15 +11,15 @@ import type { CompactResult, JournalRetention, UndoOptions, UndoResult } from '.
 import { embed, journalFor, reportChanged, requireOpen, requireVectors, type StoreContext } from '../context.ts';
 import { MemoryError, invalid } from '../errors.ts';
 import type { JournalEntry, JournalHorizon, MemoryStorage } from '../ports.ts';
-import { callOp, NOT_UNDOABLE, journalCalls as readCalls, type JournalCall } from '../journal-calls.ts';
-import { revertPatch } from '../journal-patch.ts';
-import { effectOf, memoryIds, patchedLast, planUndo, type UndoEffect } from '../undo-plan.ts';
+import { callOp, NOT_UNDOABLE, journalCalls as readCalls, type JournalCall } from '../services/journal-calls.ts';
+import { revertPatch } from '../domain/journal-patch.ts';
+import { effectOf, memoryIds, patchedLast, planUndo, type UndoEffect } from '../domain/undo-plan.ts';
 
 export type { CompactResult, JournalRetention, UndoOptions, UndoResult } from '../api.ts';
 import type { Memory } from '../types.ts';
-import { checkBoolean, checkId, checkInteger, checkKnownKeys, checkObject, checkTimestamp } from '../validate.ts';
+import { checkBoolean, checkId, checkInteger, checkKnownKeys, checkObject, checkTimestamp } from '../domain/validate.ts';
 
-export { sameState } from '../undo-plan.ts';
+export { sameState } from '../domain/undo-plan.ts';
 
 /** The newest `n` entries, newest first. */
 export async function journalTail(ctx: StoreContext, n = 20): Promise<JournalEntry[]> {

@@ -4,11 +4,11 @@
  */
 import type { HealthResult, PruneOptions, PruneResult, PurgeExpiredOptions, PurgeExpiredResult, ReflectResult, ReflectRunOptions } from '../api.ts';
 import { journalFor, reportChanged, requireOpen, requireVectors, type StoreContext } from '../context.ts';
-import { checkDecayOptions, expiredMemories, pruneCandidates, scoreAll, type DecayOptions, type ScoredMemory } from '../decay.ts';
-import { healthLists } from '../attention.ts';
-import { analyzeAll, DEFAULT_STALE_DAYS } from '../health.ts';
-import { planReflection } from '../reflect.ts';
-import { checkBoolean, checkKnownKeys, checkObject, checkTimestamp } from '../validate.ts';
+import { checkDecayOptions, expiredMemories, pruneCandidates, scoreAll, type DecayOptions, type ScoredMemory } from '../domain/decay.ts';
+import { healthLists } from '../domain/attention.ts';
+import { analyzeAll, DEFAULT_STALE_DAYS } from '../domain/health.ts';
+import { planReflection } from '../domain/reflect.ts';
+import { checkBoolean, checkKnownKeys, checkObject, checkTimestamp } from '../domain/validate.ts';
 import { link, supersedeMemory } from './graph.ts';
 import { writeBatch } from './remember.ts';
 

@@ -2,7 +2,7 @@
 import type { MaintenanceStatus } from '../api.ts';
 import { requireOpen, type StoreContext } from '../context.ts';
 import { MemoryError, invalid } from '../errors.ts';
-import { MAINTENANCE_JOBS, type MaintenanceJob, type MaintenanceRun, type MaintenanceScheduler } from '../maintenance.ts';
+import { MAINTENANCE_JOBS, type MaintenanceJob, type MaintenanceRun, type MaintenanceScheduler } from '../services/maintenance.ts';
 
 function schedulerOf(ctx: StoreContext): MaintenanceScheduler {
   const scheduler = ctx.state.scheduler;

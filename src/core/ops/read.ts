@@ -1,7 +1,7 @@
 /** Plain reads of memories: one by id, or a page of the newest (no touch). */
 import { requireOpen, type StoreContext } from '../context.ts';
 import type { ListOptions, Memory } from '../types.ts';
-import { checkBoolean, checkId, checkInteger, checkKnownKeys, checkObject, checkTimestamp } from '../validate.ts';
+import { checkBoolean, checkId, checkInteger, checkKnownKeys, checkObject, checkTimestamp } from '../domain/validate.ts';
 
 const LIST_KEYS = new Set(['limit', 'includeSuperseded', 'includeExpired', 'before', 'beforeId']);
 

@@ -5,12 +5,12 @@
  */
 import type { ContextPackOptions, ContextPackResult, EvaluateOptions, RecallPackOptions } from '../api.ts';
 import { requireVectors, type StoreContext } from '../context.ts';
-import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from '../evaluate.ts';
-import { checkRecallOptions, recallFilter, runRecall } from '../recall.ts';
-import { checkPackOptions, fanoutQueries, packMemories, type PackOptions, type PackResult } from '../recall-pack.ts';
-import { suggestMemories, type SuggestOptions, type Suggestion } from '../suggest.ts';
+import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from '../domain/evaluate.ts';
+import { checkRecallOptions, recallFilter, runRecall } from './recall-pipeline.ts';
+import { checkPackOptions, fanoutQueries, packMemories, type PackOptions, type PackResult } from '../domain/recall-pack.ts';
+import { suggestMemories, type SuggestOptions, type Suggestion } from '../domain/suggest.ts';
 import type { Memory, RecallHit, RecallOptions } from '../types.ts';
-import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkText } from '../validate.ts';
+import { checkBoolean, checkInteger, checkKnownKeys, checkObject, checkText } from '../domain/validate.ts';
 
 const PACK_ONLY_KEYS = ['tokenBudget', 'maxItems', 'tokenCounter', 'header', 'compress', 'compressThreshold', 'compressMinGroup'] as const;
 

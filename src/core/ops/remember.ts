@@ -2,13 +2,13 @@
  * Writing memories: validate everything first, embed, make room under the quota, write each
  * batch in one storage transaction, commit the index, then apply the conflict policy.
  */
-import { checkPolicy, type ConflictPolicy } from '../conflicts.ts';
+import { checkPolicy, type ConflictPolicy } from '../domain/conflicts.ts';
 import { embed, journalFor, reportChanged, requireVectors, type StoreContext } from '../context.ts';
-import { evictionCandidates } from '../decay.ts';
+import { evictionCandidates } from '../domain/decay.ts';
 import { MemoryError, invalid, throwIfAborted } from '../errors.ts';
-import { contentHash } from '../text.ts';
+import { contentHash } from '../domain/text.ts';
 import type { LongRunOptions, Memory, MemoryInput, RememberItem, RememberManyOptions, RememberResult } from '../types.ts';
-import { checkCreatedAt, checkInteger, checkKnownKeys, checkMemoryInput, checkObject, checkText, checkValidity } from '../validate.ts';
+import { checkCreatedAt, checkInteger, checkKnownKeys, checkMemoryInput, checkObject, checkText, checkValidity } from '../domain/validate.ts';
 import { applyWritePolicy, scanForWrite } from './conflicts.ts';
 
 const MANY_KEYS = new Set(['batchSize', 'signal', 'onProgress', 'onConflict']);

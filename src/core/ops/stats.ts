@@ -1,10 +1,10 @@
 /** What a store holds and how it fares: counts, stats, aggregates and the durability report. */
 import { requireOpen, type StoreContext } from '../context.ts';
-import { DeferredIndex } from '../deferred-index.ts';
-import type { DurabilityReport } from '../durability.ts';
+import { DeferredIndex } from '../services/deferred-index.ts';
+import type { DurabilityReport } from '../services/durability.ts';
 import { invalid } from '../errors.ts';
 import { MEMORY_TYPES, type AggregateOptions, type MemoryType, type StoreAggregates, type StoreStats } from '../types.ts';
-import { checkBoolean, checkInteger, checkKnownKeys, checkObject } from '../validate.ts';
+import { checkBoolean, checkInteger, checkKnownKeys, checkObject } from '../domain/validate.ts';
 
 export async function count(ctx: StoreContext): Promise<number> {
   requireOpen(ctx);

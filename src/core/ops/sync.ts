@@ -8,7 +8,7 @@ import { requireVectors, type StoreContext } from '../context.ts';
 import { MemoryError, invalid } from '../errors.ts';
 import type { SyncAuth, SyncCheckpoint } from '../sync/ports.ts';
 import { failed, newSession, round, serial, sessionOf, startLoop, stopSession, syncError, type SyncResult, type SyncStatus } from '../sync/session.ts';
-import { checkBoolean, checkKnownKeys, checkObject, checkTrust } from '../validate.ts';
+import { checkBoolean, checkKnownKeys, checkObject, checkTrust } from '../domain/validate.ts';
 import { namespaceTag } from '../scope/namespace.ts';
 import { reviewable } from './conflicts.ts';
 import { checkSecret, type SyncSecret } from '../sync/crypto.ts';

@@ -4,7 +4,7 @@ import { embedOne, journalFor, reportChanged, requireOpen, requireVectors, type 
 import { invalid } from '../errors.ts';
 import type { TrashEntry } from '../ports.ts';
 import type { Memory } from '../types.ts';
-import { checkId, checkInteger, checkKnownKeys, checkObject } from '../validate.ts';
+import { checkId, checkInteger, checkKnownKeys, checkObject } from '../domain/validate.ts';
 
 export async function trashList(ctx: StoreContext): Promise<TrashEntry[]> {
   requireOpen(ctx);

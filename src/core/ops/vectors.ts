@@ -2,7 +2,7 @@
 import { embed, journalFor, requireOpen, type StoreContext } from '../context.ts';
 import { throwIfAborted } from '../errors.ts';
 import type { LongRunOptions } from '../types.ts';
-import { checkKnownKeys, checkObject } from '../validate.ts';
+import { checkKnownKeys, checkObject } from '../domain/validate.ts';
 
 const LONG_KEYS = new Set(['signal', 'onProgress']);
 

@@ -3,10 +3,10 @@
  * worker's RPC host, `scopeMemory` in process) goes through `scopedCall`, which applies the
  * row of `SCOPE_POLICY` for the method. See policy.ts for the rules.
  */
-import { plainArguments } from '../boundary.ts';
+import { plainArguments } from '../domain/boundary.ts';
 import { MemoryError, invalid } from '../errors.ts';
 import type { MemoryApi } from '../api.ts';
-import { lowerTrust, withinCeiling } from '../trust.ts';
+import { lowerTrust, withinCeiling } from '../domain/trust.ts';
 import { TRUST_LEVELS, type Trust } from '../types.ts';
 import { namespaceTag, namespacedCall } from './namespace.ts';
 import { CAPPED_CONFLICT_POLICIES, SCOPE_POLICY, type ApiMethod, type MethodPolicy } from './policy.ts';

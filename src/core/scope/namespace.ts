@@ -14,8 +14,8 @@
 import { MemoryError, invalid } from '../errors.ts';
 import type { MemoryApi } from '../api.ts';
 import type { Conflict, Memory, RecallHit, RememberResult } from '../types.ts';
-import type { NeighborsResult, PathResult, SubgraphResult } from '../graph.ts';
-import type { Suggestion } from '../suggest.ts';
+import type { NeighborsResult, PathResult, SubgraphResult } from '../domain/graph.ts';
+import type { Suggestion } from '../domain/suggest.ts';
 import { SCOPE_POLICY, type ApiMethod } from './policy.ts';
 
 const NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

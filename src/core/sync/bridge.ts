@@ -7,15 +7,15 @@
  */
 import { embed, journalFor, reportChanged, type StoreContext } from '../context.ts';
 import { throwIfAborted } from '../errors.ts';
-import { DeferredIndex } from '../deferred-index.ts';
+import { DeferredIndex } from '../services/deferred-index.ts';
 import type { Memory, ProgressEvent, Trust } from '../types.ts';
-import { lowerTrust } from '../trust.ts';
+import { lowerTrust } from '../domain/trust.ts';
 import { docId, fromDocument, memoryIdOf, toDocument, tombstone, type MemoryDocument, type SyncedMemory, type TombstoneDocument } from './document.ts';
 import { mergeRevisions } from './merge.ts';
-import { entryEffect } from '../journal-patch.ts';
+import { entryEffect } from '../domain/journal-patch.ts';
 import type { ReplicaChange, ReplicaDocument, SyncCheckpoint, SyncReplica } from './ports.ts';
-import { checkPendingConflict } from '../review.ts';
-import { cosine } from '../vector-math.ts';
+import { checkPendingConflict } from '../domain/review.ts';
+import { cosine } from '../domain/vector-math.ts';
 
 /** Documents read and written per batch (one storage transaction per batch of inserts). */
 const BATCH = 256;

@@ -13,8 +13,8 @@
  */
 import { MemoryError } from '../errors.ts';
 import type { Memory } from '../types.ts';
-import { checkRecord, vectorProblem } from '../record.ts';
-import { checkInteger } from '../validate.ts';
+import { checkRecord, vectorProblem } from '../domain/record.ts';
+import { checkInteger } from '../domain/validate.ts';
 import { fromBase64, toBase64 } from './base64.ts';
 
 export const DOC_PREFIX = 'm:';

@@ -13,7 +13,7 @@
  * - everything else (type, importance, supersede state, pin, trust, validity) is the winner's.
  */
 import type { Link } from '../types.ts';
-import { MAX_TAGS } from '../validate.ts';
+import { MAX_TAGS } from '../domain/validate.ts';
 import type { SyncedMemory } from './document.ts';
 
 export interface RevisionMerge {

@@ -1,0 +1,138 @@
+/**
+ * What a recall query asks beyond its words, and what a memory offers to match it: the names in a
+ * question ("What did Caroline…", "Melanie's kids"), its quoted phrases, and the time it names
+ * (time-expressions.ts); on the memory's side, who said it (the leading "X said" of a transcript
+ * line), the names it mentions, and whether it says when something happened. The recall signals
+ * `entity`, `phrase` and `time` (signals.ts) read these. Pure.
+ */
+import { statementWords } from './statement.ts';
+import { STOP_WORDS } from './stopwords.ts';
+import { readQueryTime, type QueryTime } from './time-expressions.ts';
+import { readTranscriptLine } from './transcript.ts';
+import type { Memory } from '../types.ts';
+
+export interface QueryAnalysis {
+  /** Names in the query, lower-cased, possessives dropped ("Melanie's" → `melanie`). */
+  names: string[];
+  /** Quoted phrases, lower-cased and whitespace-folded. */
+  phrases: string[];
+  time: QueryTime;
+}
+
+/** Capitalised words that open a question or name a time, never a person or thing asked about. */
+const NOT_NAMES = new Set([
+  'what', 'when', 'where', 'who', 'whom', 'whose', 'which', 'why', 'how', 'did', 'does', 'do', 'is', 'are', 'was', 'were',
+  'can', 'could', 'would', 'should', 'will', 'has', 'have', 'had', 'tell', 'list', 'name', 'give', 'show', 'find', 'i',
+  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'january', 'february', 'march', 'april',
+  'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december', 'yes', 'no', 'ok', 'please',
+]);
+
+const fold = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** A capitalised word as a name: lower-cased, a possessive dropped ("Melanie's" → `melanie`; the reader drops apostrophes). */
+function nameOf(raw: string, text: string): string {
+  const word = raw.toLowerCase();
+  if (word.endsWith('s') && new RegExp(`\\b${raw.slice(0, -1)}['’]s\\b`, 'u').test(text)) return word.slice(0, -1);
+  return word;
+}
+const QUOTED = /"([^"]{2,200})"|“([^”]{2,200})”|(?<![\p{L}])'([^']{2,200})'(?![\p{L}])/gu;
+
+/** Characters of a query read for names, quotes and times: a question, not a document pasted in (up to 1 MiB). */
+export const QUERY_ANALYSIS_CHARS = 4_000;
+
+/** Reads a query (see the module comment). `anchor`: the time relative expressions count from. */
+export function analyseQuery(fullQuery: string, anchor: number): QueryAnalysis {
+  const query = fullQuery.length > QUERY_ANALYSIS_CHARS ? fullQuery.slice(0, QUERY_ANALYSIS_CHARS) : fullQuery;
+  const phrases = [...query.matchAll(QUOTED)].map((m) => fold(m[1] ?? m[2] ?? m[3] ?? '')).filter((p) => p.includes(' ') || p.length >= 3);
+  const names = new Set<string>();
+  for (const w of statementWords(query)) {
+    if (!/^\p{Lu}/u.test(w.raw)) continue;
+    const name = nameOf(w.raw, query);
+    // "Fridays", "Mondays": a day, not a person.
+    const singular = name.endsWith('s') ? name.slice(0, -1) : name;
+    if (NOT_NAMES.has(name) || NOT_NAMES.has(singular) || STOP_WORDS.has(name) || name.length < 2) continue;
+    names.add(name);
+  }
+  return { names: [...names], phrases, time: readQueryTime(query, anchor) };
+}
+
+/** What a memory offers the query signals, each part read on first use (a recall asks only for what its query needs). */
+export interface MemoryEntities {
+  /** The speaker of a transcript line, lower-cased, or null. */
+  readonly speaker: string | null;
+  /** The speaker as written. */
+  readonly speakerName: string | null;
+  /** Names the words said mention, lower-cased, possessives dropped; a name used to address someone is left out. */
+  readonly mentions: ReadonlySet<string>;
+  /** The words said, lower-cased and whitespace-folded (for quoted phrases). */
+  readonly folded: string;
+  /** The words said name a time ("yesterday", "last week", "in May", "two days ago", a date). */
+  readonly saysWhen: boolean;
+}
+
+const TIME_WORDS =
+  /\b(yesterday|today|tonight|tomorrow|ago|last (?:week|weekend|month|year|night|time)|next (?:week|weekend|month|year)|this (?:week|weekend|month|year|morning|evening)|recently|lately|(?:19|20)\d{2}|since|until|daily|weekly|monthly|every (?:day|week|month|morning|evening|night)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|january|february|march|april|june|july|august|september|october|november|december|noon|midnight|\d{1,2}(?::\d{2})?\s?(?:am|pm)|\d{1,2}:\d{2})\b/i;
+
+class Entities implements MemoryEntities {
+  private line: { speaker: string | null; body: string } | undefined;
+  private names: Set<string> | undefined;
+  private when: boolean | undefined;
+  private foldedBody: string | undefined;
+  constructor(private readonly text: string) {}
+  private get said(): { speaker: string | null; body: string } {
+    // A long memory is read by its opening: who said it, the names and times near the start.
+    return (this.line ??= readTranscriptLine(this.text.length > QUERY_ANALYSIS_CHARS ? this.text.slice(0, QUERY_ANALYSIS_CHARS) : this.text));
+  }
+  get speakerName(): string | null {
+    return this.said.speaker;
+  }
+  get speaker(): string | null {
+    return this.said.speaker?.toLowerCase() ?? null;
+  }
+  get mentions(): ReadonlySet<string> {
+    if (!this.names) {
+      this.names = new Set();
+      for (const w of statementWords(this.said.body)) {
+        if (!w.vocative && /^\p{Lu}/u.test(w.raw)) this.names.add(nameOf(w.raw, this.said.body));
+      }
+    }
+    return this.names;
+  }
+  get folded(): string {
+    return (this.foldedBody ??= fold(this.said.body));
+  }
+  get saysWhen(): boolean {
+    return (this.when ??= TIME_WORDS.test(this.said.body) || /\b\d{1,2}(?:st|nd|rd|th)? of\b|\b\d{4}-\d{2}-\d{2}\b/.test(this.said.body));
+  }
+}
+
+/**
+ * Memo of the readings by text: a recall reads the same memories again and again. Bounded by the
+ * characters it holds (texts go up to 1 MiB), not only by entries; cleared whole when full.
+ */
+const memo = new Map<string, Entities>();
+const MEMO_ENTRIES = 20_000;
+const MEMO_CHARS = 4_000_000;
+let memoChars = 0;
+
+export function memoryEntities(memory: Pick<Memory, 'text'>): MemoryEntities {
+  let e = memo.get(memory.text);
+  if (!e) {
+    e = new Entities(memory.text);
+    if (memory.text.length > MEMO_CHARS / 4) return e; // a very long text is read, not kept
+    if (memo.size >= MEMO_ENTRIES || memoChars + memory.text.length > MEMO_CHARS) {
+      memo.clear();
+      memoChars = 0;
+    }
+    memo.set(memory.text, e);
+    memoChars += memory.text.length;
+  }
+  return e;
+}
+
+/** Credit for a name: said by that person 1, mentions them 0.5 (a first name also matches a full name's first word). */
+export function nameCredit(entities: MemoryEntities, name: string): number {
+  const speaker = entities.speaker;
+  if (speaker !== null && (speaker === name || speaker.split(' ')[0] === name)) return 1;
+  return entities.mentions.has(name) ? 0.5 : 0;
+}

@@ -1,0 +1,399 @@
+/**
+ * The recall pipeline: validate → embed the query → over-fetch a cosine pool
+ * from the vector index, widening until `k` candidates survive the filters → optionally union
+ * memories found through the persistent lexical index → score (semantic, relevance-first
+ * weighted hybrid, linear or RRF, with explanations and a relevance verdict) → the confidence
+ * floor (`minConfidence`) → MMR / dedup selection → optional newest-first order → touch.
+ */
+import { bm25Idf, bm25TermScore, BM25_B, BM25_K1, normaliseBm25 } from '../domain/bm25.ts';
+import type { Confidence } from '../domain/confidence.ts';
+import { contestedBy } from '../services/contested.ts';
+import { embedOne, type StoreContext } from '../context.ts';
+import { invalid } from '../errors.ts';
+import { mmrSelect } from '../domain/mmr.ts';
+import type { MemoryStorage, RandomSource } from '../ports.ts';
+import { seededRandom } from '../domain/seeded-random.ts';
+import { rescoreHits } from '../services/rescore.ts';
+import { FUSIONS, RECALL_MODES, checkWeights, scoreCandidates, type LexicalScorer, type PoolItem } from '../domain/scoring.ts';
+import { checkChoice, checkNumberInRange } from '../domain/validate.ts';
+import { checkExpandOptions, expandHits, storageGraphReader, type ExpandOptions } from '../domain/graph.ts';
+import { memoryEntities } from '../domain/query.ts';
+import { lexicalTerms } from '../domain/tokenize.ts';
+import { trustRank } from '../domain/trust.ts';
+import type { Memory, RecallHit, RecallOptions } from '../types.ts';
+import { cosine } from '../domain/vector-math.ts';
+import { checkBoolean, checkImportance, checkInteger, checkKnownKeys, checkObject, checkSource, checkTag, checkTimestamp, checkTrust, checkType } from '../domain/validate.ts';
+
+export const LEXICAL_INDEXES = ['pool', 'corpus'] as const;
+export const CONFIDENCE_LEVELS = ['none', 'weak', 'strong'] as const;
+export const RECALL_SORTS = ['relevance', 'recent'] as const;
+
+const RECALL_KEYS: ReadonlySet<string> = new Set([
+  'k', 'type', 'tag', 'minImportance', 'source', 'since', 'until', 'minCosine', 'overfetch', 'includeSuperseded',
+  'includeExpired', 'minTrust', 'diversity', 'dedupThreshold', 'touch', 'mode', 'fusion', 'weights', 'explain',
+  'lexicalIndex', 'expand', 'signal', 'minConfidence', 'sort', 'recencyWeight',
+]);
+
+/**
+ * Rows the corpus index reads per recall, as a multiple of the max(k·overfetch, 20) that join
+ * the pool: the memories with the highest summed IDF of the query terms they contain, then
+ * scored with exact BM25.
+ */
+export const CORPUS_CANDIDATES_PER_SLOT = 4;
+
+export type CheckedRecall = ReturnType<typeof checkRecallOptions>;
+
+/** Validates every recall option up front, naming the field of the first bad one. */
+export function checkRecallOptions(options: unknown) {
+  const o = checkObject<RecallOptions>(options, 'options') as Record<string, unknown>;
+  checkKnownKeys(o, RECALL_KEYS, 'options');
+  const bool = (key: string, fallback: boolean): boolean => (o[key] === undefined ? fallback : checkBoolean(o[key], key));
+  const since = o.since === undefined ? undefined : checkTimestamp(o.since, 'since');
+  const until = o.until === undefined ? undefined : checkTimestamp(o.until, 'until');
+  if (since !== undefined && until !== undefined && until < since) throw invalid('until must not be before since', { field: 'until' });
+  // The strongest configuration is the default (issue #26): hybrid, with corpus-wide lexical
+  // candidates. AI-Houkai's default is semantic only; `mode` and `lexicalIndex` still choose.
+  const mode = o.mode === undefined ? 'hybrid' : checkChoice(o.mode, RECALL_MODES, 'mode');
+  const lexicalIndex = o.lexicalIndex === undefined ? 'corpus' : checkChoice(o.lexicalIndex, LEXICAL_INDEXES, 'lexicalIndex');
+  return {
+    k: o.k === undefined ? 5 : checkInteger(o.k, 'k', 1, 10_000),
+    type: o.type === undefined ? undefined : checkType(o.type),
+    tag: o.tag === undefined ? undefined : checkTag(o.tag),
+    minImportance: o.minImportance === undefined ? undefined : checkImportance(o.minImportance, 'minImportance'),
+    source: o.source === undefined ? undefined : checkSource(o.source),
+    since,
+    until,
+    minCosine: o.minCosine === undefined ? undefined : checkNumberInRange(o.minCosine, 'minCosine', -1, 1),
+    overfetch: o.overfetch === undefined ? 4 : checkInteger(o.overfetch, 'overfetch', 1, 100),
+    includeSuperseded: bool('includeSuperseded', false),
+    includeExpired: bool('includeExpired', false),
+    minTrust: o.minTrust === undefined ? undefined : checkTrust(o.minTrust, 'minTrust'),
+    diversity: o.diversity === undefined ? undefined : checkNumberInRange(o.diversity, 'diversity', 0, 1),
+    dedupThreshold: o.dedupThreshold === undefined ? undefined : checkNumberInRange(o.dedupThreshold, 'dedupThreshold', 0, 1),
+    touch: bool('touch', true),
+    mode,
+    fusion: o.fusion === undefined ? 'weighted' : checkChoice(o.fusion, FUSIONS, 'fusion'),
+    weights: checkWeights(o.weights),
+    explain: bool('explain', false),
+    lexicalIndex,
+    expand: checkExpand(o.expand),
+    signal: o.signal as AbortSignal | undefined,
+    minConfidence: o.minConfidence === undefined ? ('none' as Confidence) : checkChoice(o.minConfidence, CONFIDENCE_LEVELS, 'minConfidence'),
+    sort: o.sort === undefined ? ('relevance' as const) : checkChoice(o.sort, RECALL_SORTS, 'sort'),
+    recencyWeight: o.recencyWeight === undefined ? 0 : checkNumberInRange(o.recencyWeight, 'recencyWeight', 0, Number.POSITIVE_INFINITY),
+  };
+}
+
+/**
+ * `expand: true` takes the reference defaults; an object overrides them. Validated whole here,
+ * before the recall touches any hit, so a bad value changes nothing.
+ */
+function checkExpand(value: unknown): ExpandOptions | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return {};
+  const o = checkObject<ExpandOptions>(value, 'expand');
+  checkKnownKeys(o, new Set(['rels', 'depth', 'cap', 'score', 'decay']), 'expand');
+  checkExpandOptions(o);
+  return o;
+}
+
+/** The recall filters (type, tags, trust, importance, time, superseded, expired), against the stored row. */
+export function recallFilter(o: CheckedRecall, now: number): (m: Memory) => boolean {
+  return (m) =>
+    (o.includeSuperseded || m.supersededBy === '') &&
+    (o.includeExpired || m.expiresAt <= 0 || m.expiresAt > now) &&
+    (m.validFrom <= 0 || m.validFrom <= now) &&
+    (m.validUntil <= 0 || now < m.validUntil) &&
+    (o.type === undefined || m.type === o.type) &&
+    (o.tag === undefined || m.tags.includes(o.tag)) &&
+    (o.minImportance === undefined || m.importance >= o.minImportance) &&
+    (o.source === undefined || m.source === o.source) &&
+    (o.since === undefined || m.createdAt >= o.since) &&
+    (o.until === undefined || m.createdAt <= o.until) &&
+    (o.minTrust === undefined || trustRank(m.trust) <= trustRank(o.minTrust));
+}
+
+export { cosine } from '../domain/vector-math.ts';
+
+interface Candidate extends PoolItem {
+  label: number;
+}
+
+/** A verdict's place in the order: strong 2, weak 1, none (or no verdict) 0. */
+export function bandRank(verdict: Confidence | undefined): number {
+  return CONFIDENCE_LEVELS.indexOf(verdict ?? 'none');
+}
+
+/** Whether a verdict reaches the floor (`'none'` admits everything). */
+export function meetsConfidence(verdict: Confidence | undefined, floor: Confidence): boolean {
+  return CONFIDENCE_LEVELS.indexOf(verdict ?? 'none') >= CONFIDENCE_LEVELS.indexOf(floor);
+}
+
+/** BM25 with the corpus statistics of the persistent lexical index, normalised by the pool max. */
+function corpusScorer(
+  stats: { documents: number; averageLength: number },
+  df: Map<string, number>,
+  termsOf: Map<number, { terms: string[]; termCounts: number[]; termLength: number }>,
+): LexicalScorer {
+  return (queryTerms, pool) => {
+    const raw: number[] = [];
+    const matched: string[][] = [];
+    for (const item of pool) {
+      const doc = termsOf.get((item as Candidate).label);
+      let score = 0;
+      const hits: string[] = [];
+      if (doc) {
+        for (const t of queryTerms) {
+          const i = doc.terms.indexOf(t);
+          const n = df.get(t) ?? 0;
+          if (i < 0 || n === 0) continue;
+          hits.push(t);
+          score += bm25TermScore(bm25Idf(stats.documents, n), doc.termCounts[i]!, doc.termLength, stats.averageLength, BM25_K1, BM25_B);
+        }
+      }
+      raw.push(score);
+      matched.push(hits);
+    }
+    return normaliseBm25(raw, matched, queryTerms.map((t) => bm25Idf(stats.documents, df.get(t) ?? 0)));
+  };
+}
+
+export async function runRecall(ctx: StoreContext, query: string, o: CheckedRecall): Promise<RecallHit[]> {
+  const { storage, index } = ctx;
+  const live = index.size();
+  if (live === 0) return [];
+  const vector = await embedOne(ctx, query, o.signal, 'query');
+  const now = ctx.clock.now();
+  const accept = recallFilter(o, now);
+
+  // 1. The cosine pool: over-fetch, filter against storage, widen until k survive.
+  //
+  // Semantic recall without MMR ranks by cosine + polarityWeight·polarity alone, so the rows are
+  // read in the index's (descending cosine) order, a chunk at a time, and reading stops once the
+  // k-th best surviving score beats the best any unread candidate could reach: its cosine, plus
+  // the polarity weight only if some memory has positive polarity. The top k is the one the whole
+  // pool gives (strictly better; a tie reads on, as ties break by importance and age).
+  const lazy = o.mode === 'semantic' && o.diversity === undefined && o.dedupThreshold === undefined;
+  const polarityWeight = o.weights.polarityWeight;
+  const lift = lazy && polarityWeight > 0 && (await storage.hasPositivePolarity()) ? polarityWeight : 0;
+  let fetch = Math.min(live, o.k * o.overfetch);
+  let pool: Candidate[] = [];
+  for (;;) {
+    // A quantised index's near-ties are settled by the stored float32 vectors (core/services/rescore.ts).
+    const found = await rescoreHits(index, storage, vector, index.search(vector, fetch));
+    pool = [];
+    const scores: number[] = [];
+    let read = 0;
+    let chunk = lazy ? o.k + Math.ceil(o.k / 2) : found.length;
+    while (read < found.length) {
+      const slice = found.slice(read, read + chunk);
+      const rows = await storage.getByLabels(slice.map((h) => h.label));
+      read += slice.length;
+      chunk *= 2;
+      for (const h of slice) {
+        const memory = rows.get(h.label);
+        if (!memory) continue;
+        const filtered = !accept(memory);
+        pool.push({ memory, cosine: h.similarity, label: h.label, filtered });
+        if (!filtered && (o.minCosine === undefined || h.similarity >= o.minCosine)) scores.push(h.similarity + polarityWeight * memory.polarity);
+      }
+      if (!lazy || scores.length < o.k || read >= found.length) continue;
+      const kth = [...scores].sort((a, b) => b - a)[o.k - 1]!;
+      if (kth > found[read]!.similarity + lift) break;
+    }
+    if (pool.filter((c) => !c.filtered).length >= o.k || fetch >= live) break;
+    fetch = Math.min(live, fetch * 4);
+  }
+
+  // 2. Corpus lexical union: memories that share rare query terms join with their real cosine.
+  let lexicalScorer: LexicalScorer | undefined;
+  let corpusTerms: Map<number, { terms: string[]; termCounts: number[]; termLength: number }> | undefined;
+  if (o.mode === 'hybrid' && o.lexicalIndex === 'corpus') {
+    const queryTerms = [...new Set(lexicalTerms(query))];
+    const lexicalSlots = Math.max(o.k * o.overfetch, 20);
+    const [stats, { candidates, documentFrequencies: df }] = await Promise.all([
+      storage.lexicalStats(),
+      storage.lexicalCandidates(queryTerms, CORPUS_CANDIDATES_PER_SLOT * lexicalSlots),
+    ]);
+    const termsOf = new Map<number, { terms: string[]; termCounts: number[]; termLength: number }>(candidates.map((c) => [c.label, c]));
+    const scorer = corpusScorer(stats, df, termsOf);
+    const inPool = new Set(pool.map((c) => c.label));
+    const outside = candidates.filter((c) => !inPool.has(c.label) && accept(c.memory));
+    const lexicalScores = scorer(queryTerms, outside.map((c) => ({ memory: c.memory, cosine: 0, label: c.label }) as Candidate));
+    const best = outside
+      .map((c, i) => ({ c, s: lexicalScores.raw[i]! }))
+      .filter((x) => x.s > 0)
+      .sort((a, b) => b.s - a.s)
+      .slice(0, lexicalSlots);
+    const vectors = await storage.vectorsOf(best.map((x) => x.c.label));
+    for (const { c } of best) {
+      const v = vectors.get(c.label);
+      if (v) pool.push({ memory: c.memory, cosine: cosine(vector, v), label: c.label, filtered: false });
+    }
+    lexicalScorer = scorer;
+    corpusTerms = termsOf;
+  }
+
+  // 2b. Conversation neighbours: a short turn ("Yes! It was amazing.") is found through the
+  //     turns around it (the `context` signal), and the turns around the best matches join.
+  if (o.mode === 'hybrid' && o.fusion === 'weighted' && o.weights.context > 0) await attachNeighbours(storage, pool, vector, accept);
+  if (corpusTerms) {
+    const termsOf = corpusTerms;
+    const missing = pool.filter((c) => !termsOf.has(c.label)).map((c) => c.label);
+    if (missing.length) for (const [label, t] of await storage.lexicalTermsOf(missing)) termsOf.set(label, t);
+    // The stored terms serve the relevance coverage too (no re-tokenising of the pool).
+    for (const c of pool) {
+      const t = termsOf.get(c.label);
+      if (t) c.termSet = new Set(t.terms);
+    }
+  }
+
+  // 3. Scoring, with a relevance verdict (the embedder's calibration and this store's background),
+  //    then the confidence floor.
+  await calibrate(ctx);
+  const scored = scoreCandidates(pool, query, {
+    timeAnchor: await timeAnchor(storage, query, now),
+    mode: o.mode,
+    fusion: o.fusion,
+    weights: o.weights,
+    now,
+    explain: o.explain,
+    ...(o.minCosine === undefined ? {} : { minCosine: o.minCosine }),
+    relevance: ctx.relevance.judgeFor(vector),
+    recencyWeight: o.recencyWeight,
+    ...(lexicalScorer ? { lexicalScorer } : {}),
+  }).filter((h) => meetsConfidence(h.confidence, o.minConfidence));
+  // One order: the badge and the rank come from the same evidence, so no hit ranks above a hit of
+  // a higher confidence band (a stable sort: the score orders within a band). Unless the caller
+  // asked for recency in full (`recencyWeight`): then "latest first" is the order they chose.
+  if (o.recencyWeight === 0) scored.sort((a, b) => bandRank(b.confidence) - bandRank(a.confidence));
+
+  // 4. Selection: MMR and near-duplicate suppression need the candidates' vectors.
+  type Scored = (typeof scored)[number];
+  let chosen: Scored[];
+  if (o.diversity !== undefined || o.dedupThreshold !== undefined) {
+    const labelOf = new Map(pool.map((c) => [c.memory.id, c.label]));
+    const vectors = await storage.vectorsOf(scored.map((h) => labelOf.get(h.memory.id)!).filter((l) => l !== undefined));
+    const vecOf = (h: Scored): Float32Array | undefined => vectors.get(labelOf.get(h.memory.id)!);
+    chosen = mmrSelect(scored, {
+      k: o.k,
+      diversity: o.diversity ?? null,
+      dedupThreshold: o.dedupThreshold ?? null,
+      similarity: (a, b) => {
+        const va = vecOf(a);
+        const vb = vecOf(b);
+        return va && vb ? cosine(va, vb) : null;
+      },
+    });
+  } else {
+    chosen = scored.slice(0, o.k);
+  }
+  // "Latest first": the best k, newest first (ties keep the relevance order).
+  if (o.sort === 'recent') chosen = chosen.map((h, i) => ({ h, i })).sort((a, b) => b.h.memory.createdAt - a.h.memory.createdAt || a.i - b.i).map((x) => x.h);
+
+  // 5. Touch the returned memories in one transaction.
+  let touched = new Map<string, Memory>();
+  if (o.touch && chosen.length > 0) touched = new Map((await storage.touch(chosen.map((h) => h.memory.id), now)).map((m) => [m.id, m]));
+  const contested = await contestedBy(storage, chosen.map((h) => h.memory));
+  const hits = chosen.map((h) => {
+    const hit: RecallHit = { memory: touched.get(h.memory.id) ?? h.memory, score: h.score, cosine: h.cosine, contestedBy: contested.get(h.memory.id) ?? [] };
+    if (h.confidence) hit.confidence = h.confidence;
+    if (h.relevance !== undefined) hit.relevance = h.relevance;
+    if (h.explain) hit.explain = h.explain;
+    return hit;
+  });
+
+  // 6. Expansion: linked neighbours appended after the top k, with the configured score.
+  if (o.expand && hits.length > 0) {
+    const extra = await expandHits(storageGraphReader(storage), hits, { ...o.expand, includeSuperseded: o.includeSuperseded, accept });
+    const extraContested = await contestedBy(storage, extra.map((e) => e.memory));
+    for (const e of extra) hits.push({ memory: e.memory, score: e.score, expandedFrom: { id: e.from, rel: e.rel, hop: e.hop }, contestedBy: extraContested.get(e.memory.id) ?? [] });
+  }
+  return hits;
+}
+
+/** Words that make a query's time relative ("last week", "two days ago"). */
+const RELATIVE_TIME = /\b(yesterday|today|tonight|tomorrow|ago|last|this|past|previous|recently|lately)\b/i;
+
+/**
+ * What a query's relative time counts from: the newest memory's time (a conversation imported
+ * months later is asked about as of its last turn), else the store's clock. Read only when the
+ * query has a relative expression.
+ */
+async function timeAnchor(storage: MemoryStorage, query: string, now: number): Promise<number> {
+  if (!RELATIVE_TIME.test(query)) return now;
+  const [newest] = await storage.list({ limit: 1, includeSuperseded: true, includeExpired: true, now });
+  return newest ? Math.min(now, newest.createdAt) : now;
+}
+
+/** How many of the pool's best candidates look up their conversation neighbours (one batched read). */
+export const NEIGHBOUR_CANDIDATES = 20;
+/** How many of the best candidates bring their neighbours into the pool. */
+export const NEIGHBOUR_JOINERS = 10;
+/** Two memories are turns of one conversation when written this close in time (seconds). */
+export const NEIGHBOUR_WINDOW = 6 * 3_600;
+
+/** Two memories are neighbouring turns of one conversation: both transcript lines (or of one source), close in time. */
+function sameConversation(a: Memory, b: Memory): boolean {
+  if (Math.abs(a.createdAt - b.createdAt) > NEIGHBOUR_WINDOW) return false;
+  if (a.source !== null && a.source === b.source) return true;
+  return memoryEntities(a).speaker !== null && memoryEntities(b).speaker !== null;
+}
+
+/**
+ * For the best {@link NEIGHBOUR_CANDIDATES} of the pool, the memories stored just before and after
+ * (labels ± 1: turns are stored in order) that belong to the same conversation: each candidate's
+ * `neighbourCosine` is the best of their cosines with the query, and the neighbours of the best
+ * {@link NEIGHBOUR_JOINERS} join the pool. Memories that are not conversation turns have none.
+ */
+async function attachNeighbours(storage: MemoryStorage, pool: Candidate[], query: Float32Array, accept: (m: Memory) => boolean): Promise<void> {
+  const best = [...pool].filter((c) => !c.filtered).sort((a, b) => b.cosine - a.cosine).slice(0, NEIGHBOUR_CANDIDATES);
+  const byLabel = new Map(pool.map((c) => [c.label, c]));
+  const wanted = [...new Set(best.flatMap((c) => [c.label - 1, c.label + 1]))].filter((l) => l >= 0 && !byLabel.has(l));
+  if (wanted.length === 0 && best.length === 0) return;
+  const rows = await storage.getByLabels(wanted);
+  const joiners = new Set(best.slice(0, NEIGHBOUR_JOINERS).flatMap((c) => [c.label - 1, c.label + 1]));
+  const vectors = await storage.vectorsOf([...rows.keys()]);
+  const outside = new Map<number, { memory: Memory; cosine: number }>();
+  for (const [label, memory] of rows) {
+    const v = vectors.get(label);
+    if (v) outside.set(label, { memory, cosine: cosine(query, v) });
+  }
+  const neighbour = (label: number): { memory: Memory; cosine: number } | undefined => byLabel.get(label) ?? outside.get(label);
+  const joined: Candidate[] = [];
+  for (const [label, n] of outside) {
+    if (joiners.has(label) && accept(n.memory)) joined.push({ memory: n.memory, cosine: n.cosine, label, filtered: false });
+  }
+  for (const c of [...best, ...joined]) {
+    let top: number | undefined;
+    for (const label of [c.label - 1, c.label + 1]) {
+      const n = neighbour(label);
+      if (n && sameConversation(c.memory, n.memory)) top = Math.max(top ?? -1, n.cosine);
+    }
+    if (top !== undefined) c.neighbourCosine = top;
+  }
+  pool.push(...joined);
+}
+
+/**
+ * Refreshes the store's background sample (random stored vectors) for the relevance verdict,
+ * whenever the store has doubled since the last time.
+ */
+export async function calibrate(ctx: StoreContext): Promise<void> {
+  const size = ctx.index.size();
+  const { state } = ctx;
+  if (size < 2 || (state.calibratedAt > 0 && size < state.calibratedAt * 2)) return;
+  state.calibratedAt = size;
+  // The label counter as it is now: `meta` was read at open and a fresh store starts at 0.
+  state.meta = (await ctx.storage.readMeta()) ?? state.meta;
+  ctx.relevance.setSample(await sampleVectors(ctx.storage, state.meta.nextLabel, ctx.random ?? seededRandom(state.meta.nextLabel)));
+}
+
+/** Up to `n` stored vectors at random labels (the store's background sample). */
+export async function sampleVectors(storage: MemoryStorage, nextLabel: number, random: RandomSource, n = 64): Promise<Float32Array[]> {
+  if (nextLabel <= 0) return [];
+  const labels = new Set<number>();
+  for (let tries = 0; labels.size < n && tries < n * 4; tries++) labels.add(Math.floor(random.next() * nextLabel));
+  return [...(await storage.vectorsOf([...labels])).values()];
+}
+

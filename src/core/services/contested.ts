@@ -1,0 +1,34 @@
+/**
+ * Contested memories: a recalled memory another memory says the opposite of, with nothing settled
+ * yet — a `contradicts` link either way (the person chose "keep both"), or a contradiction or
+ * update waiting in review. Recall reports it on the hit (`contestedBy`), so an answer that looks
+ * settled says when it is not. A pair whose other memory is gone or superseded is settled.
+ */
+import type { MemoryStorage } from '../ports.ts';
+import { KEEP_BOTH_REL } from '../domain/review.ts';
+import type { Memory } from '../types.ts';
+
+/** What it reads: links both ways, the review queue, and the other memories (to drop settled pairs). */
+export type ContestedReader = Pick<MemoryStorage, 'incoming' | 'incomingMany' | 'listConflicts' | 'getMany'>;
+
+/** For each memory, the ids of the live memories that contest it (empty when none), in a stable order. */
+export async function contestedBy(storage: ContestedReader, memories: readonly Memory[]): Promise<Map<string, string[]>> {
+  const others = new Map<string, Set<string>>(memories.map((m) => [m.id, new Set<string>()]));
+  if (memories.length === 0) return new Map();
+  for (const m of memories) for (const l of m.links) if (l.rel === KEEP_BOTH_REL && l.to !== m.id) others.get(m.id)!.add(l.to);
+  const ids = memories.map((m) => m.id);
+  const incoming = storage.incomingMany ? await storage.incomingMany(ids) : new Map(await Promise.all(ids.map(async (id) => [id, await storage.incoming(id)] as const)));
+  for (const m of memories) {
+    for (const l of incoming.get(m.id) ?? []) if (l.rel === KEEP_BOTH_REL && l.from !== m.id) others.get(m.id)!.add(l.from);
+  }
+  for (const c of await storage.listConflicts('pending')) {
+    if (c.kind === 'duplicate') continue;
+    others.get(c.newId)?.add(c.oldId);
+    others.get(c.oldId)?.add(c.newId);
+  }
+  const otherIds = [...new Set([...others.values()].flatMap((s) => [...s]))];
+  const live = otherIds.length ? await storage.getMany(otherIds) : new Map<string, Memory>();
+  const out = new Map<string, string[]>();
+  for (const [id, set] of others) out.set(id, [...set].filter((o) => live.has(o) && live.get(o)!.supersededBy === '').sort());
+  return out;
+}
