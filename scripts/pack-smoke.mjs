@@ -3,7 +3,7 @@
 // would use it (Node 20, no flags, no loader hooks):
 //   - `houkai-web/local` in process (fake-indexeddb, the bundled use-lite model, HNSW);
 //   - `houkai-web/worker` serving a store from a worker_threads thread, reached with
-//     `connectEndpoint(nodeEndpoint(worker))` from `houkai-web`;
+//     `connectEndpoint` (from `houkai-web`) over `nodeEndpoint(worker)`;
 //   - the published types compile in a strict consumer (`skipLibCheck: false`), with Node's and
 //     bundlers' module resolution;
 //   - `npx houkai-web models` and `npx houkai-web worker` put their files in the user's folders.
@@ -53,7 +53,8 @@ serveMemory(nodeEndpoint(parentPort));
 `;
 
 const THREADED = `import { Worker } from 'node:worker_threads';
-import { connectEndpoint, nodeEndpoint, MemoryError } from 'houkai-web';
+import { connectEndpoint, MemoryError } from 'houkai-web';
+import { nodeEndpoint } from 'houkai-web/worker';
 const worker = new Worker(new URL('./thread.mjs', import.meta.url));
 const memory = await connectEndpoint(nodeEndpoint(worker), { name: 'threaded', embedder: 'use-lite' });
 await memory.remember('The staging cluster is deploy-stg-2.');
@@ -67,9 +68,9 @@ if (code !== 'INVALID_ARGUMENT') throw new Error('the error did not cross the th
 console.log(JSON.stringify({ ok: true, thread: hit.memory.text, error: code }));
 `;
 
-const TYPES = `import { connectMemory, connectEndpoint, nodeEndpoint, MemoryError, type MemoryClient, type RecallHit } from 'houkai-web';
+const TYPES = `import { connectMemory, connectEndpoint, MemoryError, type MemoryClient, type RecallHit } from 'houkai-web';
 import { createMemory, type LocalMemory } from 'houkai-web/local';
-import { serveMemory } from 'houkai-web/worker';
+import { serveMemory, nodeEndpoint } from 'houkai-web/worker';
 import { openMemory, openTools, serveMemoryHost, startMemoryHost } from 'houkai-web/extension';
 import { dispatchTool } from 'houkai-web/agents';
 

@@ -29,7 +29,6 @@ export type { StoreInfo } from './core/catalog.ts';
 export { connectEndpoint } from './client/connect.ts';
 export { encodeJson, decodeJson, type Json } from './transport/json-codec.ts';
 export { portEndpoint, type PortEndpoint, type RuntimePort, type RuntimePortEvent } from './transport/port-endpoint.ts';
-export { nodeEndpoint, type NodeMessagePort } from './transport/node-endpoint.ts';
 export { connectTools, type RemoteTools, type ToolFormat, type ToolsHostApi } from './client/tools.ts';
 export { openConnection, bridgeEndpoint, allowCalls, type Connection } from './rpc/port-host.ts';
 export { canonicalModelName, isSameModel } from './core/archive/format.ts';

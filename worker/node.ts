@@ -9,17 +9,27 @@
  * import { parentPort } from 'node:worker_threads';
  * import { serveMemory, nodeEndpoint } from 'houkai-web/worker';
  * serveMemory(nodeEndpoint(parentPort));
- * // main thread: const memory = await connectEndpoint(nodeEndpoint(worker), { name: 'agent' });
+ * // main thread: import { connectEndpoint } from 'houkai-web';
+ * //              const memory = await connectEndpoint(nodeEndpoint(worker), { name: 'agent' });
  * ```
  */
 import { createMemory } from '../src/local.ts';
 import type { OpenedStore, StoreRegistry } from '../src/rpc/host.ts';
 import { openOptions, type OpenRequest } from '../src/rpc/protocol.ts';
-import { nodeEndpoint, type NodeMessagePort } from '../src/transport/node-endpoint.ts';
+import comlinkNodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { createRegistry, serveEndpoint, type Endpoint } from './serve.ts';
 
-export { nodeEndpoint, type NodeMessagePort };
 export type { Endpoint };
+
+/** What a Node Worker, MessagePort or parentPort offers. */
+export interface NodeMessagePort {
+  postMessage(message: unknown, transfer?: readonly unknown[]): void;
+  on(event: 'message', listener: (data: unknown) => void): unknown;
+  off(event: 'message', listener: (data: unknown) => void): unknown;
+}
+
+/** A Node `worker_threads` Worker or port as a comlink endpoint, on both ends: comlink's own Node adapter. */
+export const nodeEndpoint: (port: NodeMessagePort) => Endpoint = comlinkNodeEndpoint;
 
 let registry: StoreRegistry | null = null;
 
