@@ -198,7 +198,11 @@ export interface ReflectResult {
 export interface HealthResult {
   statuses: Record<string, HealthReport>;
   counts: Record<HealthStatus, number>;
-  /** Highest Jaccard first; the scan stops at 10,000 (a store of many near-identical memories holds more pairs than any report could). */
+  /**
+   * Highest Jaccard first. The scan stops at the 10,000th pair it finds (a store of many
+   * near-identical memories holds more pairs than any report could): a capped list holds the pairs
+   * found first, not the 10,000 highest.
+   */
   potentialConflicts: PotentialConflict[];
   /** More pairs qualified than `potentialConflicts` lists. */
   potentialConflictsCapped: boolean;
