@@ -3,11 +3,11 @@
 // package's files) and an MV3 extension bundled with esbuild. Each build runs in Chromium: a
 // store opens, remembers, recalls with MiniLM served from the user's own folder, and closes —
 // under a CSP without 'unsafe-eval' or `blob:` (the extension under MV3's own).
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, expect, test } from 'playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
-import { WEB_EXAMPLES, buildExample, readText, strictCsp, tarball, type WebExample } from './consumers.ts';
+import { WEB_EXAMPLES, buildExample, strictCsp, tarball, type WebExample } from './consumers.ts';
 import { serveStatic } from './offline-servers.ts';
 
 test.describe.configure({ mode: 'serial' });
@@ -31,7 +31,7 @@ for (const name of Object.keys(WEB_EXAMPLES) as WebExample[]) {
     test.setTimeout(5 * 60_000);
     const { serve, models } = WEB_EXAMPLES[name];
     const root = join(buildExample(name), serve);
-    const csp = strictCsp(readText(join(root, 'index.html')));
+    const csp = strictCsp(readFileSync(join(root, 'index.html'), 'utf8'));
     const site = await serveStatic(root, { headers: { 'content-security-policy': csp } });
     const page = await browser.newPage();
     const problems: string[] = [];

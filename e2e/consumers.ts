@@ -2,7 +2,7 @@
 // folder per template of examples/, built with that template's own `npm run build`, as a user
 // who copied the folder would.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,5 +69,3 @@ export function strictCsp(pageHtml: string): string {
     "base-uri 'none'",
   ].join('; ');
 }
-
-export const readText = (path: string): string => readFileSync(path, 'utf8');
