@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { VitePWA } from 'vite-plugin-pwa';
 import type { Plugin } from 'vite';
-import { extensionConfig, hnswlibWithoutEval } from './scripts/extension-build.ts';
+import { extensionConfig } from './scripts/extension-build.ts';
+import { hnswlibWithoutEval } from './scripts/hnswlib-no-eval.mjs';
 import { inputsFingerprint, outDirFor, writeStamp } from './scripts/build-inputs.mjs';
 import { DEV_HEADERS, cspValue, headersFor } from './scripts/hosting/headers.mjs';
 

@@ -4,9 +4,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin, type UserConfig } from 'vite';
-import { HNSWLIB_GLUE, removeHnswlibEval } from './hnswlib-no-eval.mjs';
-
-export { removeHnswlibEval };
+// Extension pages (and their workers) may not evaluate strings as code (scripts/hnswlib-no-eval.mjs).
+import { hnswlibWithoutEval } from './hnswlib-no-eval.mjs';
 
 const here = (path: string): string => fileURLToPath(new URL(`../${path}`, import.meta.url));
 const EXTENSION_OUT = here('dist/extension');
@@ -40,20 +39,6 @@ function extensionFiles(): Plugin {
           lib: { entry: here('src/extension/content.ts'), formats: ['iife'], name: 'houkaiContent', fileName: () => 'content.js' },
         },
       });
-    },
-  };
-}
-
-/**
- * Extension pages (and their workers) may not evaluate strings as code: hnswlib-wasm's glue is
- * rewritten without it (scripts/hnswlib-no-eval.mjs, shared with the prebuilt worker's build).
- */
-export function hnswlibWithoutEval(): Plugin {
-  return {
-    name: 'houkai-extension-hnswlib-without-eval',
-    transform(code, id) {
-      if (!HNSWLIB_GLUE.test(id.split('?')[0]!)) return null;
-      return { code: removeHnswlibEval(code), map: null };
     },
   };
 }

@@ -4,8 +4,9 @@
  * Emscripten glue builds two kinds of functions from source text at run time (Embind's invokers
  * for C++ functions and methods, and its emval method callers): each is replaced here by a closure
  * doing the same work (what Emscripten's DYNAMIC_EXECUTION=0 would generate), so the index runs
- * under such a CSP. Used by the extension build (scripts/extension-build.ts) and the prebuilt
- * worker's (scripts/build-worker.mjs). The build fails if the glue no longer has these exact lines.
+ * under such a CSP. Used by the app's and the extension's Vite builds (`hnswlibWithoutEval`) and
+ * the prebuilt worker's (scripts/build-worker.mjs). A build fails if the glue no longer has these
+ * exact lines.
  */
 
 /** The file of hnswlib-wasm that holds the glue. */
@@ -53,4 +54,15 @@ export function removeHnswlibEval(code) {
     if (code.split(line).length !== 2) throw new Error(`hnswlib-wasm's glue changed: expected exactly one line ${JSON.stringify(line.trim())}`);
   }
   return code.replace(EMBIND_INVOKER, () => EMBIND_INVOKER_CLOSURE).replace(EMVAL_CALLER, () => EMVAL_CALLER_CLOSURE);
+}
+
+/** The rewrite as a Vite (Rollup) plugin: the app's and the extension's worker builds. */
+export function hnswlibWithoutEval() {
+  return {
+    name: 'houkai-hnswlib-without-eval',
+    transform(code, id) {
+      if (!HNSWLIB_GLUE.test(id.split('?')[0])) return null;
+      return { code: removeHnswlibEval(code), map: null };
+    },
+  };
 }

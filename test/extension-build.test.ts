@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeHnswlibEval } from '../scripts/extension-build.ts';
+import { removeHnswlibEval } from '../scripts/hnswlib-no-eval.mjs';
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
