@@ -1,4 +1,4 @@
-// The confidence calibrator of houkai-web before issue #14 (src/core/domain/confidence.ts at e46d7ab), kept verbatim
+// The confidence calibrator of houkai-web before issue #14 (src/core/confidence.ts at e46d7ab), kept verbatim
 // for the before/after figures of `npm run eval`. Not part of the library.
 /**
  * Calibrated confidence verdicts for recall hits: `'strong' | 'weak' | 'none'`.

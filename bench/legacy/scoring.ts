@@ -1,4 +1,4 @@
-// The scoring of houkai-web before issue #14 (src/core/domain/scoring.ts at e46d7ab), kept verbatim but for its
+// The scoring of houkai-web before issue #14 (src/core/scoring.ts at e46d7ab), kept verbatim but for its
 // imports so that `npm run eval` can report before/after figures from one run. Not part of the library.
 /**
  * First-stage scoring of a recall candidate pool, following AI-Houkai §3.3 step 5.
