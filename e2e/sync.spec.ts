@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { expect, test } from 'playwright/test';
-import { startCouchServer, type CouchServer } from '../test/helpers/couch-server.ts';
+import { plainParts, startCouchServer, type CouchServer } from '../test/helpers/couch-server.ts';
 import { guardPages, openStore, remember, shot } from './app-helpers.ts';
 
 const ALICE = { username: 'alice', password: 'alice-pw' };
@@ -233,7 +233,7 @@ test('end-to-end encrypted: the panel takes a passphrase and says the database i
   await expect(panel.getByRole('alert')).toHaveCount(0);
 
   // What the server holds: no text, tags or vectors.
-  const raw = await fetch(`${url}/_all_docs?include_docs=true`, { headers: { authorization: `Basic ${Buffer.from(`${ALICE.username}:${ALICE.password}`).toString('base64')}` } }).then((r) => r.text());
+  const raw = plainParts(await fetch(`${url}/_all_docs?include_docs=true`, { headers: { authorization: `Basic ${Buffer.from(`${ALICE.username}:${ALICE.password}`).toString('base64')}` } }).then((r) => r.json()));
   expect(raw).not.toContain('door code');
   expect(raw).not.toContain('2468');
   expect(raw).toContain('"enc"');
