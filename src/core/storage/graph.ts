@@ -1,0 +1,66 @@
+/** The graph role: links, supersede state and the review queue's records. */
+import { MemoryError } from '../errors.ts';
+import type { GraphChanges, GraphStore } from '../ports.ts';
+import type { PendingConflict } from '../domain/review.ts';
+import { isDefined, rowOf, strip, type MemoryRow } from './rows.ts';
+import { deleteRows, journal, refuseHeld, requireMeta, type Run } from './tx.ts';
+
+export function graphStore(run: Run): GraphStore {
+  return {
+    incoming: (id) =>
+      run('incoming', 'r', ['memories'], async (tx) => {
+        const out: { from: string; rel: string }[] = [];
+        for (const row of await tx.query<MemoryRow>('memories', { index: 'linkTargets', equals: id })) {
+          for (const link of row.links) if (link.to === id) out.push({ from: row.id, rel: link.rel });
+        }
+        return out;
+      }),
+
+    incomingMany: (ids) =>
+      run('incomingMany', 'r', ['memories'], async (tx) => {
+        const wanted = new Set(ids);
+        const out = new Map<string, { from: string; rel: string }[]>();
+        // One index read per target; a row linking to several of them is read once.
+        const rows = new Map<string, MemoryRow>();
+        for (const found of await Promise.all([...wanted].map((id) => tx.query<MemoryRow>('memories', { index: 'linkTargets', equals: id })))) {
+          for (const row of found) rows.set(row.id, row);
+        }
+        for (const row of rows.values()) {
+          for (const link of row.links) if (wanted.has(link.to)) out.set(link.to, [...(out.get(link.to) ?? []), { from: row.id, rel: link.rel }]);
+        }
+        return out;
+      }),
+
+    pinMoved: (id) => run('pinMoved', 'r', ['memories'], async (tx) => (await tx.get<MemoryRow>('memories', id))?.pinMoved === true),
+
+    applyGraphChanges: (changes: GraphChanges, ctx) =>
+      run('applyGraphChanges', 'rw', ['meta', 'memories', 'vectors', 'tombstones', 'conflicts', 'journal', 'importUndo'], async (tx) => {
+        const put = changes.put ?? [];
+        const [current] = await Promise.all([tx.getMany<MemoryRow>('memories', put.map((m) => m.id)), refuseHeld(tx, [...put.map((m) => m.id), ...(changes.forget ?? [])])]);
+        const missing = put.filter((_, i) => !current[i]).map((m) => m.id);
+        if (missing.length) throw new MemoryError('NOT_FOUND', `No memory with id ${JSON.stringify(missing[0])}`, { id: missing[0] });
+        for (const [i, memory] of put.entries()) {
+          const row = current[i]!;
+          if (row.text !== memory.text) throw new MemoryError('INVALID_ARGUMENT', 'Graph changes cannot change text', { id: memory.id });
+          await journal(tx, ctx, [{ id: memory.id, before: strip(row), after: memory }]);
+          await tx.put('memories', [rowOf(memory, row.label, changes.pinMoved?.[memory.id] ?? row.pinMoved)]);
+        }
+        let removedLabels: number[] = [];
+        let generation = (await requireMeta(tx)).generation;
+        if (changes.forget?.length) {
+          const rows = (await tx.getMany<MemoryRow>('memories', changes.forget)).filter(isDefined);
+          await journal(tx, ctx, rows.map((r) => ({ id: r.id, before: strip(r), after: null, op: 'forget' })));
+          ({ generation, removedLabels } = await deleteRows(tx, rows));
+        }
+        if (changes.conflicts?.length) await tx.put('conflicts', changes.conflicts);
+        return { added: [], removedLabels, generation };
+      }),
+
+    listConflicts: (status) =>
+      run('listConflicts', 'r', ['conflicts'], async (tx) =>
+        (await tx.query<PendingConflict>('conflicts', status ? { index: 'status', equals: status } : {})).sort((a, b) => a.createdAt - b.createdAt),
+      ),
+
+    getConflict: (id) => run('getConflict', 'r', ['conflicts'], (tx) => tx.get<PendingConflict>('conflicts', id)),
+  };
+}

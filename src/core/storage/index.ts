@@ -1,0 +1,39 @@
+/**
+ * One storage core: the nine roles a store's storage plays, each written once over the narrow
+ * `StorageEngine` port (port.ts). A backend maps the port (adapters/storage-dexie.ts,
+ * adapters/storage-memory.ts) and gets every rule — BUSY for rows an import holds, import
+ * leases, label and generation counters, the journal written in the same transaction, the
+ * trash, staged re-embedding — from here.
+ */
+import type { MemoryStorage } from '../ports.ts';
+import { graphStore } from './graph.ts';
+import { importLog } from './imports.ts';
+import { journalStore } from './journal.ts';
+import { lexicalPostings } from './lexical.ts';
+import { memoryRows } from './memory-rows.ts';
+import type { StorageEngine } from './port.ts';
+import { metaStore, settingsStore } from './settings.ts';
+import { trashStore } from './trash.ts';
+import { runner } from './tx.ts';
+import { vectorLog } from './vector-log.ts';
+
+export type { Key, KeyEntry, KeyRange, Query, StorageEngine, StorageTx, TxMode } from './port.ts';
+export { MAX_KEY, MIN_KEY } from './port.ts';
+export { TABLES, TABLE_NAMES, parseTable, type IndexSpec, type TableName, type TableSpec } from './schema.ts';
+
+/** The store's storage over a backend. */
+export function storageOver(engine: StorageEngine): MemoryStorage {
+  const run = runner(engine);
+  return {
+    ...metaStore(run),
+    ...memoryRows(engine, run),
+    ...vectorLog(run),
+    ...lexicalPostings(engine, run),
+    ...graphStore(run),
+    ...journalStore(run),
+    ...trashStore(run),
+    ...importLog(run),
+    ...settingsStore(run),
+    close: () => engine.close(),
+  };
+}

@@ -1,0 +1,43 @@
+/** The metadata row and settings roles: what made the vectors, the counters, and small keyed values. */
+import type { DurabilitySnapshot, MetaStore, SettingsStore, StoreMeta } from '../ports.ts';
+import { CANARY_KEY, readMeta, readSetting, writeSetting, type Run } from './tx.ts';
+
+export function metaStore(run: Run): MetaStore {
+  return {
+    readMeta: () => run('readMeta', 'r', ['meta'], readMeta),
+
+    initMeta: (meta) =>
+      run('initMeta', 'rw', ['meta'], async (tx): Promise<StoreMeta> => {
+        const existing = await readMeta(tx);
+        if (existing) return existing;
+        await tx.put('meta', [{ key: 'store', value: meta }]);
+        return meta;
+      }),
+  };
+}
+
+export function settingsStore(run: Run): SettingsStore {
+  return {
+    getSetting: (key) => run('getSetting', 'r', ['meta'], (tx) => readSetting(tx, key)),
+
+    putSetting: (key, value) => run('putSetting', 'rw', ['meta'], (tx) => writeSetting(tx, key, value)),
+
+    plantCanary: (candidate) =>
+      run('plantCanary', 'rw', ['meta'], async (tx) => {
+        const existing = await readSetting<string>(tx, CANARY_KEY);
+        if (typeof existing === 'string') return existing;
+        await writeSetting(tx, CANARY_KEY, candidate);
+        return candidate;
+      }),
+
+    durabilitySnapshot: () =>
+      run('durabilitySnapshot', 'r', ['meta', 'memories', 'journal', 'importUndo'], async (tx): Promise<DurabilitySnapshot> => {
+        const canary = await readSetting<string>(tx, CANARY_KEY);
+        const meta = await readMeta(tx);
+        const count = await tx.count('memories');
+        const [newest] = await tx.keys('journal', { reverse: true, limit: 1 });
+        const importPending = (await tx.keys('importUndo', { limit: 1 })).length > 0;
+        return { canary: typeof canary === 'string' ? canary : null, count, booked: meta?.lexicalDocs ?? 0, newestSeq: (newest?.primaryKey as number | undefined) ?? 0, importPending };
+      }),
+  };
+}

@@ -1,0 +1,91 @@
+/** The vector log role: vectors by label, tombstones by generation, and re-embedding's staging. */
+import { MemoryError } from '../errors.ts';
+import type { VectorLog } from '../ports.ts';
+import { firstPartRange, journal, leasedImports, requireMeta, type Run } from './tx.ts';
+import { loadedVector, storedVector, type MemoryRow, type StagedRow, type TombstoneRow, type VectorRow } from './rows.ts';
+
+export function vectorLog(run: Run): VectorLog {
+  return {
+    vectorCount: () => run('vectorCount', 'r', ['vectors'], (tx) => tx.count('vectors')),
+
+    async scanVectors(visit, options = {}) {
+      const batchSize = options.batchSize ?? 2000;
+      const after = options.afterGeneration;
+      if (after !== undefined) {
+        const rows = await run('scanVectors', 'r', ['vectors'], (tx) => tx.query<VectorRow>('vectors', { index: 'gen', range: { lower: after, lowerOpen: true } }));
+        rows.sort((a, b) => a.label - b.label);
+        for (let i = 0; i < rows.length; i += batchSize) {
+          const batch = rows.slice(i, i + batchSize);
+          await visit(batch.map((r) => r.label), batch.map((r) => loadedVector(r.vector)));
+        }
+        return;
+      }
+      // Keyset pages, a read each: memory stays bounded and no read waits on the visitor.
+      let lastLabel = -1;
+      for (;;) {
+        const from = lastLabel;
+        const batch = await run('scanVectors', 'r', ['vectors'], (tx) => tx.query<VectorRow>('vectors', { range: { lower: from, lowerOpen: true }, limit: batchSize }));
+        if (batch.length === 0) break;
+        await visit(batch.map((r) => r.label), batch.map((r) => loadedVector(r.vector)));
+        lastLabel = batch[batch.length - 1]!.label;
+      }
+    },
+
+    tombstonesAfter: (afterGeneration) =>
+      run('tombstonesAfter', 'r', ['tombstones'], async (tx) =>
+        (await tx.query<TombstoneRow>('tombstones', { index: 'gen', range: { lower: afterGeneration, lowerOpen: true } })).map((t) => t.label),
+      ),
+
+    pruneTombstones: (upToGeneration) =>
+      run('pruneTombstones', 'rw', ['tombstones'], async (tx) => {
+        const keys = await tx.keys('tombstones', { index: 'gen', range: { upper: upToGeneration } });
+        await tx.delete('tombstones', keys.map((k) => k.primaryKey));
+      }),
+
+    stageVectors: (entries, embedderId) =>
+      run('stageVectors', 'rw', ['staged'], (tx) => tx.put('staged', entries.map((e): StagedRow => ({ embedderId, ...e, vector: storedVector(e.vector) })))),
+
+    stagedIds: (embedderId) =>
+      run('stagedIds', 'r', ['staged'], async (tx) => new Map((await tx.query<StagedRow>('staged', { range: firstPartRange(embedderId) })).map((row) => [row.id, row.contentHash]))),
+
+    commitStaged: (embedderId, dim, ctx) =>
+      run('commitStaged', 'rw', ['meta', 'memories', 'vectors', 'tombstones', 'staged', 'journal'], async (tx) => {
+        const importing = await leasedImports(tx);
+        if (importing.length) {
+          // A rollback would bring back rows with vectors of the old embedder.
+          throw new MemoryError('BUSY', 'An import is in progress; re-embed when it has finished', { importId: importing[0] });
+        }
+        await journal(tx, ctx, [{ id: '*', before: null, after: null }]);
+        const meta = await requireMeta(tx);
+        const memories = await tx.query<MemoryRow>('memories');
+        const staged = new Map((await tx.query<StagedRow>('staged', { range: firstPartRange(embedderId) })).map((s) => [s.id, s]));
+        const missing = memories.filter((m) => staged.get(m.id)?.contentHash !== m.contentHash);
+        if (missing.length > 0) {
+          throw new MemoryError('EMBEDDER_MISMATCH', `${missing.length} memories have no staged vector`, {
+            missing: missing.slice(0, 10).map((m) => m.id),
+          });
+        }
+        const generation = meta.generation + 1;
+        let label = meta.nextLabel;
+        for (const table of ['vectors', 'tombstones', 'staged'] as const) await tx.delete(table, (await tx.keys(table)).map((k) => k.primaryKey));
+        const rows: MemoryRow[] = [];
+        const vectors: VectorRow[] = [];
+        for (const memory of memories) {
+          rows.push({ ...memory, label });
+          vectors.push({ label, vector: staged.get(memory.id)!.vector, gen: generation });
+          label += 1;
+        }
+        await tx.put('memories', rows);
+        await tx.add('vectors', vectors);
+        await tx.put('meta', [{ key: 'store', value: { ...meta, embedderId, dim, generation, nextLabel: label } }]);
+        return { generation };
+      }),
+
+    vectorsOf: (labels) =>
+      run('vectorsOf', 'r', ['vectors'], async (tx) => {
+        const out = new Map<number, Float32Array>();
+        for (const row of await tx.getMany<VectorRow>('vectors', labels)) if (row) out.set(row.label, loadedVector(row.vector));
+        return out;
+      }),
+  };
+}
