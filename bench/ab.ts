@@ -3,10 +3,10 @@
  * extracted `git archive main`), on the same vectors, with every measurement interleaved
  * (alternating which side goes first), so a machine shared with other jobs slows both alike.
  * Prints each side's ingest rate (rememberMany, batches of 2,000) and recall p50/p99 (semantic
- * and hybrid, `k: 10`, no touch), the median of the per-query ratios, and the exact index's
- * search p50 — one JSON line at the end.
+ * and hybrid, `k: 10`, no touch), the median of the per-query ratios, the exact index's
+ * search p50, and reopening (close, open again, first recall answered) — one JSON line at the end.
  *
- * Usage: npx tsx bench/ab.ts --base /tmp/base [--n 10000] [--queries 300]
+ * Usage: npx tsx bench/ab.ts --base /tmp/base [--n 10000] [--queries 300] [--storage dexie|memory]
  */
 import 'fake-indexeddb/auto';
 import path from 'node:path';
@@ -27,18 +27,23 @@ const N = Number(flag('n') ?? 10_000);
 const QUERIES = Number(flag('queries') ?? 300);
 const DIM = 384;
 const BATCH = 2000;
+/** `dexie` (IndexedDB on fake-indexeddb) or `memory` (each side's own in-memory storage). */
+const STORAGE = flag('storage') ?? 'dexie';
+const REOPENS = Number(flag('reopens') ?? 4);
 
 interface Side {
   name: 'base' | 'this';
   createMemory: (options: Record<string, unknown>) => Promise<LocalMemory>;
+  /** Named in-memory storages: reopening a name finds its memories. */
+  storages: (name: string) => unknown;
   createExactIndex: (options: { dim: number; capacity?: number }) => VectorIndex;
 }
 
 async function load(root: string, name: Side['name']): Promise<Side> {
   const url = (file: string): string => pathToFileURL(path.join(root, file)).href;
-  const local = (await import(url('src/local.ts'))) as { createMemory: Side['createMemory'] };
+  const local = (await import(url('src/local.ts'))) as { createMemory: Side['createMemory']; memoryStorages: () => Side['storages'] };
   const exact = (await import(url('src/adapters/index-exact.ts'))) as { createExactIndex: Side['createExactIndex'] };
-  return { name, createMemory: local.createMemory, createExactIndex: exact.createExactIndex };
+  return { name, createMemory: local.createMemory, storages: local.memoryStorages(), createExactIndex: exact.createExactIndex };
 }
 
 const ms = (t0: number): number => performance.now() - t0;
@@ -81,7 +86,9 @@ async function interleaved(rounds: number, fn: (side: Side, round: number) => Pr
 }
 
 const stamp = Date.now();
-const stores = await Promise.all(sides.map((s) => s.createMemory({ name: `ab-${s.name}-${stamp}`, embedder, index: 'hnsw', snapshotDelayMs: 3_600_000 })));
+const openStore = (s: Side): Promise<LocalMemory> =>
+  s.createMemory({ name: `ab-${s.name}-${stamp}`, embedder, index: 'hnsw', snapshotDelayMs: 3_600_000, ...(STORAGE === 'memory' ? { storage: s.storages } : {}) });
+const stores = await Promise.all(sides.map(openStore));
 const storeOf = (side: Side): LocalMemory => stores[sides.indexOf(side)]!;
 
 log(`ingest: ${N} memories per side, batches of ${BATCH}, interleaved`);
@@ -117,6 +124,16 @@ const exact = await interleaved(QUERIES, async (side, j) => {
   return ms(t);
 });
 for (const e of exacts) e.dispose();
+
+log(`reopen: close, open, first recall; ${REOPENS} rounds`);
+const reopen = await interleaved(REOPENS, async (side, r) => {
+  const i = sides.indexOf(side);
+  await stores[i]!.close();
+  const t = performance.now();
+  stores[i] = await openStore(side);
+  await stores[i]!.recall(queryTexts[r]!, { k: 10, touch: false });
+  return ms(t);
+});
 for (const s of stores) await s.close();
 
 const ratio = (samples: number[][]): number => percentile(samples[1]!.map((t, i) => t / samples[0]![i]!), 50);
@@ -124,12 +141,14 @@ const summary = (samples: number[][]) =>
   Object.fromEntries(sides.map((s, i) => [s.name, { p50_ms: round(percentile(samples[i]!, 50)), p99_ms: round(percentile(samples[i]!, 99)) }]));
 const result = {
   n: N,
+  storage: STORAGE,
   queries: QUERIES,
   ingest_per_s: Object.fromEntries(sides.map((s, i) => [s.name, Math.round(N / (ingest[i]!.reduce((a, b) => a + b, 0) / 1000))])),
   ingest_ratio_median: round(ratio(ingest)),
   semantic: { ...summary(semantic), ratio_median: round(ratio(semantic)) },
   hybrid: { ...summary(hybrid), ratio_median: round(ratio(hybrid)) },
   exact_search: { ...summary(exact), ratio_median: round(ratio(exact)) },
+  reopen: { ...summary(reopen), ratio_median: round(ratio(reopen)) },
 };
 log(JSON.stringify(result, null, 2));
 console.log(JSON.stringify(result));

@@ -106,6 +106,37 @@ describe('import rules', () => {
     expect(bad.map((i) => `${i.from} → ${i.specifier}`)).toEqual([]);
   });
 
+  it('core/storage (the storage rules, written once) uses only itself, the domain and the contracts', () => {
+    const storage = path.join('src', 'core', 'storage') + path.sep;
+    const domain = path.join('src', 'core', 'domain') + path.sep;
+    const contracts = new Set(['types.ts', 'errors.ts', 'ports.ts'].map((f) => path.join('src', 'core', f)));
+    const bad = all.filter((i) => i.from.startsWith(storage) && i.to !== null && !i.to.startsWith(storage) && !i.to.startsWith(domain) && !contracts.has(i.to));
+    expect(bad.map((i) => `${i.from} → ${i.specifier}`)).toEqual([]);
+    expect(all.filter((i) => i.from.startsWith(storage)).length).toBeGreaterThan(20);
+  });
+
+  it('the storage backends only map the port: no backend imports a storage rule, and each file stays under 400 lines', () => {
+    const backends = ['storage-dexie.ts', 'dexie-schema.ts', 'storage-memory.ts', 'memory-tables.ts'].map((f) => path.join('src', 'adapters', f));
+    const rules = path.join('src', 'core', 'storage') + path.sep;
+    const entry = new Set([path.join(rules, 'index.ts'), path.join(rules, 'port.ts'), path.join(rules, 'schema.ts'), path.join(rules, 'rows.ts')]);
+    const bad = all.filter((i) => backends.includes(i.from) && i.to?.startsWith(rules) && !entry.has(i.to));
+    expect(bad.map((i) => `${i.from} → ${i.specifier}`)).toEqual([]);
+    const long = backends.map((file) => [file, readFileSync(path.join(ROOT, file), 'utf8').split('\n').length] as const).filter(([, lines]) => lines > 400);
+    expect(long).toEqual([]);
+  });
+
+  it('an operation takes the storage roles it uses (Using<…>), not the whole storage', () => {
+    const ops = path.join(ROOT, 'src', 'core', 'ops');
+    // Sync hands its context to the replication bridge, which writes through every operation.
+    const whole = new Set(['sync']);
+    const wide: string[] = [];
+    for (const file of readdirSync(ops)) {
+      const text = readFileSync(path.join(ops, file), 'utf8');
+      for (const m of text.matchAll(/export (?:async )?function (\w+)\(\s*ctx: StoreContext\b/g)) if (!whole.has(m[1]!)) wide.push(`${file}: ${m[1]}`);
+    }
+    expect(wide).toEqual([]);
+  });
+
   it('an adapter imports no other adapter; adapter helpers import none', () => {
     const adapters = path.join('src', 'adapters') + path.sep;
     const isAdapter = (file: string): boolean => file.startsWith(adapters) && ADAPTER.test(path.basename(file));

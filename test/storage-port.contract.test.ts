@@ -10,7 +10,7 @@ import { openDexieEngine, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.
 import { compareKeys } from '../src/adapters/memory-tables.ts';
 import { createMemoryEngine } from '../src/adapters/storage-memory.ts';
 import { MemoryError } from '../src/core/errors.ts';
-import { MAX_KEY, MIN_KEY, parseTable, TABLES, type Key, type StorageEngine } from '../src/core/storage/index.ts';
+import { MAX_KEY, MIN_KEY, parseTable, TABLES, type Key, type StorageEngine, type StorageTx } from '../src/core/storage/index.ts';
 import { uniqueName } from './helpers/store.ts';
 
 const ENGINES: { name: string; open: () => Promise<StorageEngine> }[] = [
@@ -97,14 +97,14 @@ describe.each(ENGINES)('storage engine port: $name', ({ open }) => {
   it('queries walk keys in order: ranges with open ends, reverse, filter before limit', async () => {
     const e = await open();
     await e.transaction('rw', ['vectors'], (tx) => tx.put('vectors', [5, 1, 9, 3, 7].map((label) => ({ label, vector: new Float32Array([label]), gen: label % 2 }))));
-    const labels = (q: Parameters<typeof e.transaction>[2]) => e.transaction('r', ['vectors'], q);
+    const labels = <T,>(body: (tx: StorageTx) => Promise<T>) => e.transaction('r', ['vectors'], body);
     const of = (rows: { label: number }[]) => rows.map((r) => r.label);
-    expect(of(await labels((tx) => tx.query('vectors')))).toEqual([1, 3, 5, 7, 9]);
-    expect(of(await labels((tx) => tx.query('vectors', { range: { lower: 3, lowerOpen: true } })))).toEqual([5, 7, 9]);
-    expect(of(await labels((tx) => tx.query('vectors', { range: { lower: 3, upper: 7 } })))).toEqual([3, 5, 7]);
-    expect(of(await labels((tx) => tx.query('vectors', { range: { upper: 7, upperOpen: true }, reverse: true, limit: 2 })))).toEqual([5, 3]);
-    expect(of(await labels((tx) => tx.query('vectors', { reverse: true, filter: (r: { label: number }) => r.label < 9, limit: 2 })))).toEqual([7, 5]);
-    expect(await labels((tx) => tx.query('vectors', { range: { lower: 8, upper: 2 } }))).toEqual([]);
+    expect(of(await labels((tx) => tx.query<{ label: number }>('vectors')))).toEqual([1, 3, 5, 7, 9]);
+    expect(of(await labels((tx) => tx.query<{ label: number }>('vectors', { range: { lower: 3, lowerOpen: true } })))).toEqual([5, 7, 9]);
+    expect(of(await labels((tx) => tx.query<{ label: number }>('vectors', { range: { lower: 3, upper: 7 } })))).toEqual([3, 5, 7]);
+    expect(of(await labels((tx) => tx.query<{ label: number }>('vectors', { range: { upper: 7, upperOpen: true }, reverse: true, limit: 2 })))).toEqual([5, 3]);
+    expect(of(await labels((tx) => tx.query<{ label: number }>('vectors', { reverse: true, filter: (r: { label: number }) => r.label < 9, limit: 2 })))).toEqual([7, 5]);
+    expect(await labels((tx) => tx.query<{ label: number }>('vectors', { range: { lower: 8, upper: 2 } }))).toEqual([]);
     expect(await labels((tx) => tx.count('vectors', { range: { lower: 2, upper: 8 } }))).toBe(3);
     const stored = (await labels((tx) => tx.get<{ vector: Float32Array }>('vectors', 9)))!.vector;
     expect(stored).toBeInstanceOf(Float32Array);
@@ -122,9 +122,9 @@ describe.each(ENGINES)('storage engine port: $name', ({ open }) => {
         row('m4', { tags: [] }),
       ]),
     );
-    const r = <T,>(body: Parameters<typeof e.transaction<T>>[2]) => e.transaction('r', ['memories'], body);
-    expect(ids(await r((tx) => tx.query('memories', { index: 'tags', equals: 'x' })))).toEqual(['m2', 'm3']);
-    expect(ids(await r((tx) => tx.query('memories', { index: 'tags', equals: 'x', reverse: true })))).toEqual(['m3', 'm2']);
+    const r = <T,>(body: (tx: StorageTx) => Promise<T>) => e.transaction('r', ['memories'], body);
+    expect(ids(await r((tx) => tx.query<{ id: string }>('memories', { index: 'tags', equals: 'x' })))).toEqual(['m2', 'm3']);
+    expect(ids(await r((tx) => tx.query<{ id: string }>('memories', { index: 'tags', equals: 'x', reverse: true })))).toEqual(['m3', 'm2']);
     expect(await r((tx) => tx.keys('memories', { index: 'tags' }))).toEqual([
       { key: 'x', primaryKey: 'm2' },
       { key: 'x', primaryKey: 'm3' },
@@ -137,7 +137,7 @@ describe.each(ENGINES)('storage engine port: $name', ({ open }) => {
     expect(await r((tx) => tx.count('memories', { index: 'positive', equals: 1 }))).toBe(1);
     // Changing a row moves its index entries.
     await e.transaction('rw', ['memories'], (tx) => tx.put('memories', [row('m3', { tags: ['z'] })]));
-    expect(ids(await r((tx) => tx.query('memories', { index: 'tags', equals: 'x' })))).toEqual(['m2']);
+    expect(ids(await r((tx) => tx.query<{ id: string }>('memories', { index: 'tags', equals: 'x' })))).toEqual(['m2']);
     expect(await r((tx) => tx.count('memories', { index: 'superseded', range: { lower: '', lowerOpen: true } }))).toBe(0);
     e.close();
   });
@@ -148,10 +148,10 @@ describe.each(ENGINES)('storage engine port: $name', ({ open }) => {
       await tx.put('memories', [row('b', { createdAt: 2, label: 1 }), row('a', { createdAt: 2, label: 2 }), row('c', { createdAt: 1, label: 3 }), row('d', { createdAt: 10, label: 4 })]);
       await tx.put('importUndo', [{ importId: 'i1', id: 'z' }, { importId: 'i2', id: 'a' }, { importId: 'i1', id: 'a' }, { importId: 'i10', id: 'a' }]);
     });
-    const r = <T,>(body: Parameters<typeof e.transaction<T>>[2]) => e.transaction('r', ['memories', 'importUndo'], body);
-    expect(ids(await r((tx) => tx.query('memories', { index: '[createdAt+id]' })))).toEqual(['c', 'a', 'b', 'd']);
-    expect(ids(await r((tx) => tx.query('memories', { index: '[createdAt+id]', range: { upper: [2, 'b'], upperOpen: true }, reverse: true })))).toEqual(['a', 'c']);
-    expect(ids(await r((tx) => tx.query('memories', { index: '[createdAt+id]', range: { lower: [2, MIN_KEY], upper: [10, MIN_KEY], upperOpen: true } })))).toEqual(['a', 'b']);
+    const r = <T,>(body: (tx: StorageTx) => Promise<T>) => e.transaction('r', ['memories', 'importUndo'], body);
+    expect(ids(await r((tx) => tx.query<{ id: string }>('memories', { index: '[createdAt+id]' })))).toEqual(['c', 'a', 'b', 'd']);
+    expect(ids(await r((tx) => tx.query<{ id: string }>('memories', { index: '[createdAt+id]', range: { upper: [2, 'b'], upperOpen: true }, reverse: true })))).toEqual(['a', 'c']);
+    expect(ids(await r((tx) => tx.query<{ id: string }>('memories', { index: '[createdAt+id]', range: { lower: [2, MIN_KEY], upper: [10, MIN_KEY], upperOpen: true } })))).toEqual(['a', 'b']);
     const undo = await r((tx) => tx.keys('importUndo', { range: { lower: ['i1'], upper: ['i1', MAX_KEY] } }));
     expect(undo.map((k) => k.primaryKey)).toEqual([
       ['i1', 'a'],

@@ -17,7 +17,27 @@ import type { ImportLeases } from './services/import-lease.ts';
 import type { MaintenanceScheduler } from './services/maintenance.ts';
 import type { RelevanceBackground } from './services/relevance-background.ts';
 import type { EvictionPolicy } from './domain/decay.ts';
-import type { Clock, EmbedOptions, Embedder, IdSource, IndexDelta, JournalContext, MemoryStorage, RandomSource, StoreMeta, VectorIndex } from './ports.ts';
+import type {
+  Clock,
+  EmbedOptions,
+  Embedder,
+  GraphStore,
+  IdSource,
+  ImportLog,
+  IndexDelta,
+  JournalContext,
+  JournalStore,
+  LexicalPostings,
+  MemoryRows,
+  MemoryStorage,
+  MetaStore,
+  RandomSource,
+  SettingsStore,
+  StoreMeta,
+  TrashStore,
+  VectorIndex,
+  VectorLog,
+} from './ports.ts';
 import type { StoreStats } from './types.ts';
 import type { SyncReplicaFactory } from './sync/ports.ts';
 
@@ -95,6 +115,28 @@ export interface StoreContext {
   commit(delta: IndexDelta, options?: { deferred?: boolean }): void;
 }
 
+/** The storage roles by name (core/storage implements each once). */
+export interface StorageRoles {
+  meta: MetaStore;
+  rows: MemoryRows;
+  vectors: VectorLog;
+  lexical: LexicalPostings;
+  graph: GraphStore;
+  journal: JournalStore;
+  trash: TrashStore;
+  imports: ImportLog;
+  settings: SettingsStore;
+}
+export type StorageRole = keyof StorageRoles;
+type AllOf<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+
+/**
+ * A context whose storage offers only the roles `R`: what an operation takes, so its signature
+ * says which parts of storage it reads and writes (`Using<'rows' | 'journal'>`; `Using` alone:
+ * none). A whole `StoreContext` is one of every `Using<…>`.
+ */
+export type Using<R extends StorageRole = never> = Omit<StoreContext, 'storage'> & { readonly storage: [R] extends [never] ? object : AllOf<StorageRoles[R]> };
+
 /** Applies an `IndexDelta` to an index: removals first, then additions (optionally deferred). */
 export function applyIndexDelta(index: VectorIndex, delta: IndexDelta, deferred = false): void {
   if (delta.removedLabels.length) index.remove(delta.removedLabels);
@@ -115,17 +157,17 @@ export function indexCommitter(index: VectorIndex, keeper: Pick<IndexKeeper, 'sc
 }
 
 /** The same store as seen by `actor` (journal attribution); everything else is shared. */
-export function withActor(ctx: StoreContext, actor: string): StoreContext {
+export function withActor<C extends Pick<StoreContext, 'actor'>>(ctx: C, actor: string): C {
   return { ...ctx, actor };
 }
 
 /** A context for one call: the ids it changes are collected in `changes`. */
-export function forCall(ctx: StoreContext): StoreContext & { changes: Set<string> } {
+export function forCall<C extends object>(ctx: C): C & { changes: Set<string> } {
   return { ...ctx, changes: new Set<string>() };
 }
 
 /** Records ids the current call changed (the worker announces them in its change event). */
-export function reportChanged(ctx: StoreContext, ids: Iterable<string>): void {
+export function reportChanged(ctx: Pick<StoreContext, 'changes'>, ids: Iterable<string>): void {
   if (ctx.changes) for (const id of ids) ctx.changes.add(id);
 }
 
@@ -133,7 +175,7 @@ export function reportChanged(ctx: StoreContext, ids: Iterable<string>): void {
  * A journal context for one write: its time, op, actor and a fresh group (the entries of one
  * call share it, so undo reverts them together); `group` joins an existing one (an import's batches).
  */
-export function journalFor(ctx: StoreContext, op: string, meta: Record<string, unknown> = {}, group?: string): JournalContext {
+export function journalFor(ctx: Pick<StoreContext, 'clock' | 'actor' | 'ids' | 'group'>, op: string, meta: Record<string, unknown> = {}, group?: string): JournalContext {
   // A fresh id is drawn either way, so a store's sequence of ids does not depend on grouping.
   const journal = { ts: ctx.clock.now(), op, actor: ctx.actor, group: ctx.ids.next(), meta };
   const joined = group ?? ctx.group;
@@ -141,12 +183,12 @@ export function journalFor(ctx: StoreContext, op: string, meta: Record<string, u
 }
 
 /** @throws MemoryError CLOSED after `close()`. */
-export function requireOpen(ctx: StoreContext): void {
+export function requireOpen(ctx: Pick<StoreContext, 'state' | 'name'>): void {
   if (ctx.state.closed) throw new MemoryError('CLOSED', `Store "${ctx.name}" is closed`);
 }
 
 /** @throws MemoryError CLOSED, or EMBEDDER_MISMATCH while the store waits for `reindex()`. */
-export function requireVectors(ctx: StoreContext): void {
+export function requireVectors(ctx: Pick<StoreContext, 'state' | 'name' | 'embedder'>): void {
   requireOpen(ctx);
   if (ctx.state.mismatch) {
     throw new MemoryError('EMBEDDER_MISMATCH', `Store "${ctx.name}" must be re-embedded with ${ctx.embedder.id}: call reindex()`, {
@@ -190,7 +232,7 @@ export async function embedOne(ctx: Pick<StoreContext, 'embedder'>, text: string
 }
 
 /** The vector stored for a memory id, if any. */
-export async function vectorOf(ctx: Pick<StoreContext, 'storage'>, id: string): Promise<Float32Array | undefined> {
+export async function vectorOf(ctx: Pick<Using<'rows' | 'vectors'>, 'storage'>, id: string): Promise<Float32Array | undefined> {
   const [label] = await ctx.storage.labelsOf([id]);
   return label === undefined ? undefined : (await ctx.storage.vectorsOf([label])).get(label);
 }

@@ -6,7 +6,7 @@
  */
 import type { MemoryApi, StoreMethod } from './api.ts';
 import { plainArguments } from './domain/boundary.ts';
-import { forCall, type StoreContext } from './context.ts';
+import { forCall, type StoreContext, type Using } from './context.ts';
 import { invalid } from './errors.ts';
 import { OPERATIONS } from './operations.ts';
 import { checkActor } from './domain/validate.ts';

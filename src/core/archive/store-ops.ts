@@ -9,7 +9,7 @@
  * memory stays bounded. Imported vectors are searchable when their batch commits and reach the
  * HNSW graph in the background (`DeferredIndex`), after the import returns.
  */
-import { embed, journalFor, type StoreContext } from '../context.ts';
+import { embed, journalFor, type Using } from '../context.ts';
 import { DeferredIndex } from '../services/deferred-index.ts';
 import { describe } from '../domain/describe.ts';
 import { invalid, throwIfAborted } from '../errors.ts';
@@ -131,7 +131,7 @@ async function rereadable(source: ArchiveSource): Promise<{ open(): ByteSource; 
 }
 
 /** Streams the store as an `.ahkai` archive (gzip JSON lines, AI-Houkai's format). */
-export function exportArchiveStream(ctx: StoreContext, options?: ExportArchiveOptions): ReadableStream<Uint8Array> {
+export function exportArchiveStream(ctx: Using<'rows'>, options?: ExportArchiveOptions): ReadableStream<Uint8Array> {
   const o = checkObject<ExportArchiveOptions>(options, 'options');
   checkKnownKeys(o, EXPORT_KEYS, 'options');
   const includeVectors = o.includeVectors === undefined ? true : checkBoolean(o.includeVectors, 'includeVectors');
@@ -157,7 +157,7 @@ export function exportArchiveStream(ctx: StoreContext, options?: ExportArchiveOp
 }
 
 /** The whole archive as a Blob (`application/gzip`). */
-export async function exportArchive(ctx: StoreContext, options?: ExportArchiveOptions): Promise<Blob> {
+export async function exportArchive(ctx: Using<'journal' | 'rows'>, options?: ExportArchiveOptions): Promise<Blob> {
   const chunks: Uint8Array[] = [];
   const reader = exportArchiveStream(ctx, options).getReader();
   for (;;) {
@@ -200,7 +200,7 @@ export async function archiveInfo(source: ArchiveSource, options: ArchiveLimits 
  * written; pass 2 writes one transaction per batch under an undo log that is rolled back if
  * anything fails or the signal fires, and cleared when the last batch lands.
  */
-export async function importArchive(ctx: StoreContext, source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult> {
+export async function importArchive(ctx: Using<'imports' | 'rows'>, source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult> {
   const o = checkObject<ImportArchiveOptions>(options, 'options');
   checkKnownKeys(o, IMPORT_KEYS, 'options');
   const policy = o.onConflict === undefined ? 'skip' : o.onConflict;

@@ -14,10 +14,10 @@ import {
   type ImportArchiveOptions,
   type ImportResult,
 } from '../archive/store-ops.ts';
-import { journalFor, requireOpen, requireVectors, type StoreContext } from '../context.ts';
+import { journalFor, requireOpen, requireVectors, type Using } from '../context.ts';
 import { checkBoolean, checkObject } from '../domain/validate.ts';
 
-export async function exportArchive(ctx: StoreContext, options?: ExportArchiveOptions): Promise<Blob> {
+export async function exportArchive(ctx: Using<'journal' | 'rows'>, options?: ExportArchiveOptions): Promise<Blob> {
   requireOpen(ctx);
   const { record: recordOption, ...rest } = checkObject<ExportArchiveOptions>(options, 'options');
   const record = recordOption === undefined ? true : checkBoolean(recordOption, 'record');
@@ -31,12 +31,12 @@ export async function exportArchive(ctx: StoreContext, options?: ExportArchiveOp
   return blob;
 }
 
-export async function importArchive(ctx: StoreContext, source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult> {
+export async function importArchive(ctx: Using<'imports' | 'rows'>, source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult> {
   requireVectors(ctx);
   return importIntoStore(ctx, source, options);
 }
 
-export async function archiveInfo(ctx: StoreContext, source: ArchiveSource, options?: ArchiveLimits): Promise<ArchiveInfo> {
+export async function archiveInfo(ctx: Using, source: ArchiveSource, options?: ArchiveLimits): Promise<ArchiveInfo> {
   requireOpen(ctx);
   return readArchiveInfo(source, options, ctx.clock.now());
 }

@@ -14,7 +14,7 @@ import {
   type ContradictionFn,
 } from '../domain/conflicts.ts';
 import { withClassifierConflicts } from '../domain/classifier-policy.ts';
-import { embed, journalFor, reportChanged, requireOpen, requireVectors, vectorOf, type StoreContext } from '../context.ts';
+import { embed, journalFor, reportChanged, requireOpen, requireVectors, vectorOf, type Using } from '../context.ts';
 import { MemoryError } from '../errors.ts';
 import { DeferredIndex } from '../services/deferred-index.ts';
 import { planSupersede } from '../domain/graph.ts';
@@ -24,7 +24,7 @@ import { checkId, checkInteger, checkKnownKeys, checkObject } from '../domain/va
 import { link, mustGet, supersedeMemory } from './graph.ts';
 
 /** The vector neighbours of a memory with their cosine (the conflict candidates). */
-async function candidatesFor(ctx: StoreContext, vector: Float32Array, selfId?: string): Promise<{ memory: Memory; similarity: number }[]> {
+async function candidatesFor(ctx: Using<'rows'>, vector: Float32Array, selfId?: string): Promise<{ memory: Memory; similarity: number }[]> {
   const found = ctx.index.search(vector, Math.min(ctx.index.size(), CONFLICT_CANDIDATES + 1));
   const rows = await ctx.storage.getByLabels(found.map((h) => h.label));
   return found
@@ -38,7 +38,7 @@ async function candidatesFor(ctx: StoreContext, vector: Float32Array, selfId?: s
  * checked (not all pairs), so a 10k-memory scan is 10k index searches. The store's
  * contradiction function (when it has one) takes part.
  */
-export async function findConflicts(ctx: StoreContext, options: ConflictScanOptions = {}): Promise<Conflict[]> {
+export async function findConflicts(ctx: Using<'rows' | 'vectors'>, options: ConflictScanOptions = {}): Promise<Conflict[]> {
   requireVectors(ctx);
   const o = checkObject<ConflictScanOptions & { contradictionFn?: unknown }>(options, 'options');
   checkKnownKeys(o, new Set(['memoryId', 'threshold', 'contradictionFn']), 'options');
@@ -82,7 +82,7 @@ export interface WriteConflictOptions {
 }
 
 /** Scans the neighbours of a memory about to be (or just) written. */
-export async function scanForWrite(ctx: StoreContext, memory: Memory, vector: Float32Array, options: WriteConflictOptions): Promise<Conflict[]> {
+export async function scanForWrite(ctx: Using<'rows'>, memory: Memory, vector: Float32Array, options: WriteConflictOptions): Promise<Conflict[]> {
   if (options.policy === 'ignore') return [];
   const candidates = await candidatesFor(ctx, vector, memory.id);
   const detected = await detectConflicts(memory, candidates, {
@@ -101,7 +101,7 @@ export async function scanForWrite(ctx: StoreContext, memory: Memory, vector: Fl
  * merge target when the new one was merged away) and the action taken.
  */
 export async function applyWritePolicy(
-  ctx: StoreContext,
+  ctx: Using<'graph' | 'rows'>,
   memory: Memory,
   vector: Float32Array,
   conflicts: Conflict[],
@@ -155,7 +155,7 @@ export async function applyWritePolicy(
   return { memory: current, action };
 }
 
-export async function listPendingConflicts(ctx: StoreContext, options: { limit?: number } = {}): Promise<PendingConflictView[]> {
+export async function listPendingConflicts(ctx: Using<'graph' | 'rows'>, options: { limit?: number } = {}): Promise<PendingConflictView[]> {
   requireOpen(ctx);
   const o = checkObject<{ limit?: number }>(options, 'options');
   checkKnownKeys(o, new Set(['limit']), 'options');
@@ -168,7 +168,7 @@ export async function listPendingConflicts(ctx: StoreContext, options: { limit?:
  * record (`proposed`: a sync conflict's losing edit), the old one a memory. What `syncStatus`
  * counts as waiting is this list too.
  */
-export async function reviewable(ctx: StoreContext): Promise<PendingConflictView[]> {
+export async function reviewable(ctx: Using<'graph' | 'rows'>): Promise<PendingConflictView[]> {
   const records = await ctx.storage.listConflicts('pending');
   const memories = await ctx.storage.getMany([...new Set(records.flatMap((r) => (r.proposed ? [r.oldId] : [r.newId, r.oldId])))]);
   return records
@@ -180,7 +180,7 @@ export async function reviewable(ctx: StoreContext): Promise<PendingConflictView
 }
 
 /** Stores a held memory the person chose to keep: with its own vector when the store's model made it. */
-async function storeProposed(ctx: StoreContext, proposed: ProposedMemory): Promise<void> {
+async function storeProposed(ctx: Using<'rows'>, proposed: ProposedMemory): Promise<void> {
   if (await ctx.storage.get(proposed.memory.id)) return;
   const own = proposed.vector && proposed.model === ctx.embedder.id && proposed.vector.length === ctx.embedder.dim;
   const [vector] = own ? [proposed.vector!] : await embed(ctx, [proposed.memory.text]);
@@ -191,7 +191,7 @@ async function storeProposed(ctx: StoreContext, proposed: ProposedMemory): Promi
 }
 
 /** Applies the user's decision on a pending conflict, and settles records it makes moot. */
-export async function resolveConflict(ctx: StoreContext, id: string, resolution: string): Promise<PendingConflict> {
+export async function resolveConflict(ctx: Using<'graph' | 'rows'>, id: string, resolution: string): Promise<PendingConflict> {
   requireOpen(ctx);
   checkId(id);
   checkResolution(resolution);

@@ -1,13 +1,13 @@
 /** Changing and deleting one memory: `edit` (re-embedded when its text changes) and `forget`. */
 import type { EditChanges } from '../api.ts';
-import { embedOne, journalFor, reportChanged, requireOpen, requireVectors, type StoreContext } from '../context.ts';
+import { embedOne, journalFor, reportChanged, requireOpen, requireVectors, type Using } from '../context.ts';
 import { MemoryError, invalid } from '../errors.ts';
 import { contentHash } from '../domain/text.ts';
 import type { Memory } from '../types.ts';
 import { checkId, checkMemoryInput, checkObject, checkText, checkValidity, checkCreatedAt } from '../domain/validate.ts';
 
 /** Hard delete; false when there is no such memory. */
-export async function forget(ctx: StoreContext, id: string): Promise<boolean> {
+export async function forget(ctx: Using<'rows'>, id: string): Promise<boolean> {
   requireOpen(ctx);
   checkId(id);
   const removed = await ctx.storage.remove(id, journalFor(ctx, 'forget'));
@@ -21,7 +21,7 @@ export async function forget(ctx: StoreContext, id: string): Promise<boolean> {
  * Changes fields in place, keeping id, links and access tracking. The write is conditional on
  * the memory being unchanged since it was read (retried a few times when something else wrote).
  */
-export async function edit(ctx: StoreContext, id: string, changes: EditChanges): Promise<Memory> {
+export async function edit(ctx: Using<'rows'>, id: string, changes: EditChanges): Promise<Memory> {
   requireVectors(ctx);
   checkId(id);
   const raw = checkObject<EditChanges>(changes, 'changes');

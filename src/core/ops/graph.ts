@@ -2,7 +2,7 @@
  * The memory graph against a store: typed links, traversal (neighbours, subgraph, path) and
  * supersede chains. The graph logic itself is pure (`graph.ts`); here it meets storage.
  */
-import { journalFor, reportChanged, requireOpen, type StoreContext } from '../context.ts';
+import { journalFor, reportChanged, requireOpen, type Using } from '../context.ts';
 import { MemoryError, invalid } from '../errors.ts';
 import {
   addLink,
@@ -21,19 +21,19 @@ import {
   type PathResult,
   type SubgraphResult,
 } from '../domain/graph.ts';
-import type { MemoryStorage } from '../ports.ts';
+import type { MemoryRows } from '../ports.ts';
 import type { Memory } from '../types.ts';
 import { checkId, checkKnownKeys, checkObject } from '../domain/validate.ts';
 
 /** The memory `id`, or NOT_FOUND naming the argument. */
-export async function mustGet(storage: MemoryStorage, id: string, field: string): Promise<Memory> {
+export async function mustGet(storage: Pick<MemoryRows, 'get'>, id: string, field: string): Promise<Memory> {
   const memory = await storage.get(checkId(id, field));
   if (!memory) throw new MemoryError('NOT_FOUND', `No memory with id ${JSON.stringify(id)}`, { id, field });
   return memory;
 }
 
 /** Adds `src → dst (rel)`; idempotent. Self-links and missing ends are rejected. */
-export async function link(ctx: StoreContext, src: string, dst: string, rel?: string): Promise<{ added: boolean }> {
+export async function link(ctx: Using<'graph' | 'rows'>, src: string, dst: string, rel?: string): Promise<{ added: boolean }> {
   requireOpen(ctx);
   const edge = checkLinkRequest(src, dst, rel === undefined ? 'related' : rel);
   const from = await mustGet(ctx.storage, edge.from, 'src');
@@ -45,7 +45,7 @@ export async function link(ctx: StoreContext, src: string, dst: string, rel?: st
 }
 
 /** Removes `src → dst` links (every rel, or one); returns how many were removed. */
-export async function unlink(ctx: StoreContext, src: string, dst: string, rel?: string): Promise<number> {
+export async function unlink(ctx: Using<'graph' | 'rows'>, src: string, dst: string, rel?: string): Promise<number> {
   requireOpen(ctx);
   checkId(src, 'src');
   checkId(dst, 'dst');
@@ -59,7 +59,7 @@ export async function unlink(ctx: StoreContext, src: string, dst: string, rel?: 
 }
 
 export async function neighbors(
-  ctx: StoreContext,
+  ctx: Using<'graph' | 'rows'>,
   id: string,
   options: { rel?: string; direction?: 'out' | 'in' | 'both'; depth?: number } = {},
 ): Promise<NeighborsResult> {
@@ -74,14 +74,14 @@ export async function neighbors(
   });
 }
 
-export async function subgraph(ctx: StoreContext, ids: string[], options: { depth?: number } = {}): Promise<SubgraphResult> {
+export async function subgraph(ctx: Using<'graph' | 'rows'>, ids: string[], options: { depth?: number } = {}): Promise<SubgraphResult> {
   requireOpen(ctx);
   if (!Array.isArray(ids)) throw invalid('ids must be an array', { field: 'ids' });
   ids.forEach((id) => checkId(id, 'ids'));
   return graphSubgraph(graphReader(ctx.storage), ids, options);
 }
 
-export async function findPath(ctx: StoreContext, from: string, to: string, options: { maxDepth?: number } = {}): Promise<PathResult> {
+export async function findPath(ctx: Using<'graph' | 'rows'>, from: string, to: string, options: { maxDepth?: number } = {}): Promise<PathResult> {
   requireOpen(ctx);
   checkId(from, 'from');
   checkId(to, 'to');
@@ -89,13 +89,13 @@ export async function findPath(ctx: StoreContext, from: string, to: string, opti
 }
 
 /** `supersede(old, new)`: soft-deletes old (kept for audit and restore); the pin follows. */
-export async function supersede(ctx: StoreContext, oldId: string, newId: string): Promise<{ ok: boolean; noop: boolean }> {
+export async function supersede(ctx: Using<'graph' | 'rows'>, oldId: string, newId: string): Promise<{ ok: boolean; noop: boolean }> {
   requireOpen(ctx);
   return supersedeMemory(ctx, oldId, newId);
 }
 
 /** `supersede` for the store's own use: `movePin: false` keeps the pin where it is (reflection). */
-export async function supersedeMemory(ctx: StoreContext, oldId: string, newId: string, options: { movePin?: boolean } = {}): Promise<{ ok: boolean; noop: boolean }> {
+export async function supersedeMemory(ctx: Using<'graph' | 'rows'>, oldId: string, newId: string, options: { movePin?: boolean } = {}): Promise<{ ok: boolean; noop: boolean }> {
   const old = await mustGet(ctx.storage, oldId, 'oldId');
   const next = await mustGet(ctx.storage, newId, 'newId');
   // Walk the new memory's chain: superseding by a memory that old (transitively) replaced is a cycle.
@@ -118,7 +118,7 @@ export async function supersedeMemory(ctx: StoreContext, oldId: string, newId: s
 }
 
 /** Undoes a supersede: the memory is active again and gets its pin back if it had moved. */
-export async function restore(ctx: StoreContext, id: string): Promise<{ restored: boolean; wasSupersededBy: string }> {
+export async function restore(ctx: Using<'graph' | 'rows'>, id: string): Promise<{ restored: boolean; wasSupersededBy: string }> {
   requireOpen(ctx);
   checkId(id);
   reportChanged(ctx, [id]);

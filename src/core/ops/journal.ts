@@ -8,9 +8,9 @@
  * journal-calls.ts.
  */
 import type { CompactResult, JournalRetention, UndoOptions, UndoResult } from '../api.ts';
-import { embed, journalFor, reportChanged, requireOpen, requireVectors, type StoreContext } from '../context.ts';
+import { embed, journalFor, reportChanged, requireOpen, requireVectors, type Using } from '../context.ts';
 import { MemoryError, invalid } from '../errors.ts';
-import type { JournalEntry, JournalHorizon, MemoryStorage } from '../ports.ts';
+import type { JournalEntry, JournalHorizon, JournalStore } from '../ports.ts';
 import { callOp, NOT_UNDOABLE, journalCalls as readCalls, type JournalCall } from '../services/journal-calls.ts';
 import { revertPatch } from '../domain/journal-patch.ts';
 import { effectOf, memoryIds, patchedLast, planUndo, type UndoEffect } from '../domain/undo-plan.ts';
@@ -22,7 +22,7 @@ import { checkBoolean, checkId, checkInteger, checkKnownKeys, checkObject, check
 export { sameState } from '../domain/undo-plan.ts';
 
 /** The newest `n` entries, newest first. */
-export async function journalTail(ctx: StoreContext, n = 20): Promise<JournalEntry[]> {
+export async function journalTail(ctx: Using<'journal'>, n = 20): Promise<JournalEntry[]> {
   requireOpen(ctx);
   const count = checkInteger(n, 'n', 0, 100_000);
   if (count === 0) return [];
@@ -30,7 +30,7 @@ export async function journalTail(ctx: StoreContext, n = 20): Promise<JournalEnt
 }
 
 /** Every entry about one memory, oldest first. */
-export async function history(ctx: StoreContext, id: string): Promise<JournalEntry[]> {
+export async function history(ctx: Using<'journal'>, id: string): Promise<JournalEntry[]> {
   requireOpen(ctx);
   return ctx.storage.journalRead({ id: checkId(id) });
 }
@@ -52,7 +52,7 @@ function compacted(what: string, horizon: JournalHorizon, details: Record<string
  * are not replayed, and access tracking (`lastAccessed`, `accessCount`) is not journaled: a
  * memory unchanged since `ts` shows its current counters.
  */
-export async function stateAt(ctx: StoreContext, ts: number): Promise<Memory[]> {
+export async function stateAt(ctx: Using<'journal' | 'rows'>, ts: number): Promise<Memory[]> {
   requireOpen(ctx);
   const { storage } = ctx;
   const at = checkTimestamp(ts, 'ts');
@@ -99,7 +99,7 @@ export function checkRetention(value: unknown, field = 'journalRetention'): Requ
  * newest `keepLast`, never part of a call that still has an entry inside the window (so every
  * undo inside the window keeps working). Writes a `compact` entry when it dropped anything.
  */
-export async function compactJournal(ctx: StoreContext, options?: JournalRetention): Promise<CompactResult> {
+export async function compactJournal(ctx: Using<'journal'>, options?: JournalRetention): Promise<CompactResult> {
   requireOpen(ctx);
   const given = Object.entries(checkObject<JournalRetention>(options, 'options')).filter(([, v]) => v !== undefined);
   const retention = checkRetention({ ...ctx.settings.retention, ...Object.fromEntries(given) }, 'options');
@@ -123,7 +123,7 @@ function quote(text: string | null | undefined): string {
 }
 
 /** The newest call that is not an undo and not already undone (by an undo still in force). */
-async function newestUndoable(storage: MemoryStorage): Promise<JournalEntry> {
+async function newestUndoable(storage: Pick<JournalStore, 'journalKeys' | 'journalRead'>): Promise<JournalEntry> {
   for (const call of await readCalls(storage, 200)) {
     if (call.op !== 'undo' && call.undoable && call.undoneBy === null) {
       const [entry] = await storage.journalRead({ seq: call.seq });
@@ -134,7 +134,7 @@ async function newestUndoable(storage: MemoryStorage): Promise<JournalEntry> {
 }
 
 /** The newest `limit` calls (default 30), one row per call, newest first. */
-export async function journalCalls(ctx: StoreContext, limit?: number): Promise<JournalCall[]> {
+export async function journalCalls(ctx: Using<'journal'>, limit?: number): Promise<JournalCall[]> {
   requireOpen(ctx);
   return readCalls(ctx.storage, limit === undefined ? 30 : checkInteger(limit, 'limit', 1, 1000));
 }
@@ -146,7 +146,7 @@ export async function journalCalls(ctx: StoreContext, limit?: number): Promise<J
  * vector, so a redo puts it back without the model; many memories are removed, and put back, in
  * one transaction each.
  */
-export async function undo(ctx: StoreContext, seq?: number, options?: UndoOptions): Promise<UndoResult> {
+export async function undo(ctx: Using<'graph' | 'journal' | 'rows' | 'trash'>, seq?: number, options?: UndoOptions): Promise<UndoResult> {
   requireVectors(ctx);
   const { storage } = ctx;
   const o = checkObject<UndoOptions>(options, 'options');

@@ -3,7 +3,7 @@
  * (consolidating episodic clusters into summaries) and the health report.
  */
 import type { HealthResult, PruneOptions, PruneResult, PurgeExpiredOptions, PurgeExpiredResult, ReflectResult, ReflectRunOptions } from '../api.ts';
-import { journalFor, reportChanged, requireOpen, requireVectors, type StoreContext } from '../context.ts';
+import { journalFor, reportChanged, requireOpen, requireVectors, type Using } from '../context.ts';
 import { checkDecayOptions, expiredMemories, pruneCandidates, scoreAll, type DecayOptions, type ScoredMemory } from '../domain/decay.ts';
 import { healthLists } from '../domain/attention.ts';
 import { analyzeAll, DEFAULT_STALE_DAYS } from '../domain/health.ts';
@@ -13,7 +13,7 @@ import { link, supersedeMemory } from './graph.ts';
 import { writeBatch } from './remember.ts';
 
 /** Every live memory with its decay score, highest first. */
-export async function decayScores(ctx: StoreContext, options?: DecayOptions & { now?: number }): Promise<ScoredMemory[]> {
+export async function decayScores(ctx: Using<'rows'>, options?: DecayOptions & { now?: number }): Promise<ScoredMemory[]> {
   requireOpen(ctx);
   const { now, ...rest } = checkObject<DecayOptions & { now?: number }>(options, 'options');
   const at = now === undefined ? ctx.clock.now() : checkTimestamp(now, 'now');
@@ -22,7 +22,7 @@ export async function decayScores(ctx: StoreContext, options?: DecayOptions & { 
 }
 
 /** Moves memories whose decay score fell below `minScore` to the trash; a dry run (the default) only lists them. */
-export async function prune(ctx: StoreContext, options?: PruneOptions): Promise<PruneResult> {
+export async function prune(ctx: Using<'rows' | 'trash'>, options?: PruneOptions): Promise<PruneResult> {
   requireOpen(ctx);
   const { now, dryRun, ...rest } = checkObject<PruneOptions>(options, 'options');
   const at = now === undefined ? ctx.clock.now() : checkTimestamp(now, 'now');
@@ -37,7 +37,7 @@ export async function prune(ctx: StoreContext, options?: PruneOptions): Promise<
 }
 
 /** Removes memories whose `expiresAt` has passed. */
-export async function purgeExpired(ctx: StoreContext, options?: PurgeExpiredOptions): Promise<PurgeExpiredResult> {
+export async function purgeExpired(ctx: Using<'rows'>, options?: PurgeExpiredOptions): Promise<PurgeExpiredResult> {
   requireOpen(ctx);
   const o = checkObject<PurgeExpiredOptions>(options, 'options');
   checkKnownKeys(o, new Set(['now', 'dryRun']), 'options');
@@ -61,7 +61,7 @@ export async function purgeExpired(ctx: StoreContext, options?: PurgeExpiredOpti
  * Consolidates clusters of similar episodic memories into semantic summaries: 'soft' supersedes
  * the sources by the summary (linked `derived_from`), 'hard' forgets them, 'none' keeps them.
  */
-export async function reflect(ctx: StoreContext, options?: ReflectRunOptions): Promise<ReflectResult> {
+export async function reflect(ctx: Using<'graph' | 'rows' | 'trash' | 'vectors'>, options?: ReflectRunOptions): Promise<ReflectResult> {
   requireVectors(ctx);
   const { dryRun, consolidate, summarizer, ...rest } = checkObject<ReflectRunOptions>(options, 'options');
   const dry = dryRun === undefined ? true : checkBoolean(dryRun, 'dryRun');
@@ -90,7 +90,7 @@ export async function reflect(ctx: StoreContext, options?: ReflectRunOptions): P
     }
     // Every write of one cluster is the reflection's (actor 'reflection') and one call for
     // undo (one journal group): the summary, the supersedes, the links, the forgets.
-    const reflection: StoreContext = { ...ctx, actor: 'reflection', group: journalFor(ctx, 'reflect').group };
+    const reflection: typeof ctx = { ...ctx, actor: 'reflection', group: journalFor(ctx, 'reflect').group };
     const { links: _links, ...fields } = item.summary;
     const {
       memories: [summary],
@@ -112,7 +112,7 @@ export async function reflect(ctx: StoreContext, options?: ReflectRunOptions): P
 }
 
 /** One status per memory (at_risk, stale, orphan, healthy) with reasons, soft potential-conflict flags, and the report. */
-export async function health(ctx: StoreContext, options?: { staleDays?: number }): Promise<HealthResult> {
+export async function health(ctx: Using<'graph' | 'rows'>, options?: { staleDays?: number }): Promise<HealthResult> {
   requireOpen(ctx);
   const o = checkObject<{ staleDays?: number }>(options, 'options');
   checkKnownKeys(o, new Set(['staleDays']), 'options');

@@ -1,18 +1,18 @@
 /** Plain reads of memories: one by id, or a page of the newest (no touch). */
-import { requireOpen, type StoreContext } from '../context.ts';
+import { requireOpen, type Using } from '../context.ts';
 import type { ListOptions, Memory } from '../types.ts';
 import { checkBoolean, checkId, checkInteger, checkKnownKeys, checkObject, checkTimestamp } from '../domain/validate.ts';
 
 const LIST_KEYS = new Set(['limit', 'includeSuperseded', 'includeExpired', 'before', 'beforeId']);
 
-export async function get(ctx: StoreContext, id: string): Promise<Memory | null> {
+export async function get(ctx: Using<'rows'>, id: string): Promise<Memory | null> {
   requireOpen(ctx);
   checkId(id);
   return (await ctx.storage.get(id)) ?? null;
 }
 
 /** Newest first, with a keyset cursor (`before`, `beforeId`) for the next page. */
-export async function listRecent(ctx: StoreContext, options?: ListOptions): Promise<Memory[]> {
+export async function listRecent(ctx: Using<'rows'>, options?: ListOptions): Promise<Memory[]> {
   requireOpen(ctx);
   const opts = checkObject<ListOptions>(options, 'options');
   checkKnownKeys(opts, LIST_KEYS, 'options');

@@ -8,10 +8,10 @@
 import { bm25Idf, bm25TermScore, BM25_B, BM25_K1, normaliseBm25 } from '../domain/bm25.ts';
 import type { Confidence } from '../domain/confidence.ts';
 import { contestedBy } from '../services/contested.ts';
-import { embedOne, type StoreContext } from '../context.ts';
+import { embedOne, type Using } from '../context.ts';
 import { invalid } from '../errors.ts';
 import { mmrSelect } from '../domain/mmr.ts';
-import type { MemoryStorage, RandomSource } from '../ports.ts';
+import type { MemoryRows, RandomSource, VectorLog } from '../ports.ts';
 import { seededRandom } from '../domain/seeded-random.ts';
 import { rescoreHits } from '../services/rescore.ts';
 import { FUSIONS, RECALL_MODES, checkWeights, scoreCandidates, type LexicalScorer, type PoolItem } from '../domain/scoring.ts';
@@ -158,7 +158,7 @@ function corpusScorer(
   };
 }
 
-export async function runRecall(ctx: StoreContext, query: string, o: CheckedRecall): Promise<RecallHit[]> {
+export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows' | 'vectors'>, query: string, o: CheckedRecall): Promise<RecallHit[]> {
   const { storage, index } = ctx;
   const live = index.size();
   if (live === 0) return [];
@@ -320,7 +320,7 @@ const RELATIVE_TIME = /\b(yesterday|today|tonight|tomorrow|ago|last|this|past|pr
  * months later is asked about as of its last turn), else the store's clock. Read only when the
  * query has a relative expression.
  */
-async function timeAnchor(storage: MemoryStorage, query: string, now: number): Promise<number> {
+async function timeAnchor(storage: Pick<MemoryRows, 'list'>, query: string, now: number): Promise<number> {
   if (!RELATIVE_TIME.test(query)) return now;
   const [newest] = await storage.list({ limit: 1, includeSuperseded: true, includeExpired: true, now });
   return newest ? Math.min(now, newest.createdAt) : now;
@@ -346,7 +346,7 @@ function sameConversation(a: Memory, b: Memory): boolean {
  * `neighbourCosine` is the best of their cosines with the query, and the neighbours of the best
  * {@link NEIGHBOUR_JOINERS} join the pool. Memories that are not conversation turns have none.
  */
-async function attachNeighbours(storage: MemoryStorage, pool: Candidate[], query: Float32Array, accept: (m: Memory) => boolean): Promise<void> {
+async function attachNeighbours(storage: Pick<MemoryRows, 'getByLabels'> & Pick<VectorLog, 'vectorsOf'>, pool: Candidate[], query: Float32Array, accept: (m: Memory) => boolean): Promise<void> {
   const best = [...pool].filter((c) => !c.filtered).sort((a, b) => b.cosine - a.cosine).slice(0, NEIGHBOUR_CANDIDATES);
   const byLabel = new Map(pool.map((c) => [c.label, c]));
   const wanted = [...new Set(best.flatMap((c) => [c.label - 1, c.label + 1]))].filter((l) => l >= 0 && !byLabel.has(l));
@@ -379,7 +379,7 @@ async function attachNeighbours(storage: MemoryStorage, pool: Candidate[], query
  * Refreshes the store's background sample (random stored vectors) for the relevance verdict,
  * whenever the store has doubled since the last time.
  */
-export async function calibrate(ctx: StoreContext): Promise<void> {
+export async function calibrate(ctx: Using<'meta' | 'vectors'>): Promise<void> {
   const size = ctx.index.size();
   const { state } = ctx;
   if (size < 2 || (state.calibratedAt > 0 && size < state.calibratedAt * 2)) return;
@@ -390,7 +390,7 @@ export async function calibrate(ctx: StoreContext): Promise<void> {
 }
 
 /** Up to `n` stored vectors at random labels (the store's background sample). */
-export async function sampleVectors(storage: MemoryStorage, nextLabel: number, random: RandomSource, n = 64): Promise<Float32Array[]> {
+export async function sampleVectors(storage: Pick<VectorLog, 'vectorsOf'>, nextLabel: number, random: RandomSource, n = 64): Promise<Float32Array[]> {
   if (nextLabel <= 0) return [];
   const labels = new Set<number>();
   for (let tries = 0; labels.size < n && tries < n * 4; tries++) labels.add(Math.floor(random.next() * nextLabel));

@@ -4,7 +4,7 @@
  * `recall.ts`; here each operation validates its options and shapes what the pipeline returns.
  */
 import type { ContextPackOptions, ContextPackResult, EvaluateOptions, RecallPackOptions } from '../api.ts';
-import { requireVectors, type StoreContext } from '../context.ts';
+import { requireVectors, type Using } from '../context.ts';
 import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from '../domain/evaluate.ts';
 import { checkRecallOptions, recallFilter, runRecall } from './recall-pipeline.ts';
 import { checkPackOptions, fanoutQueries, packMemories, type PackOptions, type PackResult } from '../domain/recall-pack.ts';
@@ -25,19 +25,19 @@ function splitPack<T extends object>(options: T | undefined): { pack: PackOption
 }
 
 /** Records the access of `ids` (once each) and shows the touched rows in the pack's items. */
-async function touchPacked(ctx: StoreContext, result: PackResult, ids: string[]): Promise<PackResult> {
+async function touchPacked(ctx: Using<'rows'>, result: PackResult, ids: string[]): Promise<PackResult> {
   if (ids.length === 0) return result;
   const touched = new Map((await ctx.storage.touch(ids, ctx.clock.now())).map((m) => [m.id, m]));
   return { ...result, items: result.items.map((item) => ({ ...item, memory: touched.get(item.memory.id) ?? item.memory })) };
 }
 
-export async function recall(ctx: StoreContext, query: string, options?: RecallOptions): Promise<RecallHit[]> {
+export async function recall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows' | 'vectors'>, query: string, options?: RecallOptions): Promise<RecallHit[]> {
   requireVectors(ctx);
   const text = checkText(query, 'query');
   return runRecall(ctx, text, checkRecallOptions(options));
 }
 
-export async function recallPack(ctx: StoreContext, query: string, options?: RecallPackOptions): Promise<PackResult> {
+export async function recallPack(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows' | 'vectors'>, query: string, options?: RecallPackOptions): Promise<PackResult> {
   requireVectors(ctx);
   const text = checkText(query, 'query');
   const { pack, rest } = splitPack(options);
@@ -62,7 +62,7 @@ export async function recallPack(ctx: StoreContext, query: string, options?: Rec
   return checked.touch ? touchPacked(ctx, result, recalled.filter((h) => !h.expandedFrom).map((h) => h.memory.id)) : result;
 }
 
-export async function contextPack(ctx: StoreContext, task: string, options?: ContextPackOptions): Promise<ContextPackResult> {
+export async function contextPack(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows' | 'vectors'>, task: string, options?: ContextPackOptions): Promise<ContextPackResult> {
   requireVectors(ctx);
   const text = checkText(task, 'task');
   const { pack, rest } = splitPack(options);
@@ -85,7 +85,7 @@ export async function contextPack(ctx: StoreContext, task: string, options?: Con
   return { ...(checked.touch ? await touchPacked(ctx, result, [...best.keys()]) : result), queries };
 }
 
-export async function suggest(ctx: StoreContext, context: SuggestOptions): Promise<Suggestion[]> {
+export async function suggest(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows' | 'vectors'>, context: SuggestOptions): Promise<Suggestion[]> {
   requireVectors(ctx);
   const opts = checkObject<SuggestOptions>(context, 'context');
   // The same bound as every text recall, remember and contextPack take (1 MiB), checked before any work.
@@ -105,7 +105,7 @@ export async function suggest(ctx: StoreContext, context: SuggestOptions): Promi
   return suggestMemories([...candidates.values()].map((memory) => ({ memory, surfacesWhen: memory.surfacesWhen })), opts);
 }
 
-export async function evaluate(ctx: StoreContext, cases: EvalCase[], options?: EvaluateOptions): Promise<EvalSummary> {
+export async function evaluate(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows' | 'vectors'>, cases: EvalCase[], options?: EvaluateOptions): Promise<EvalSummary> {
   requireVectors(ctx);
   const { defaultK, defaultMode, ...recallOptions } = checkObject<RunEvaluationOptions & RecallOptions>(options, 'options');
   // Checked before the first case (and with no case at all): k and mode come from each case.

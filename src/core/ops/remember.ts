@@ -3,7 +3,7 @@
  * batch in one storage transaction, commit the index, then apply the conflict policy.
  */
 import { checkPolicy, type ConflictPolicy } from '../domain/conflicts.ts';
-import { embed, journalFor, reportChanged, requireVectors, type StoreContext } from '../context.ts';
+import { embed, journalFor, reportChanged, requireVectors, type Using } from '../context.ts';
 import { evictionCandidates } from '../domain/decay.ts';
 import { MemoryError, invalid, throwIfAborted } from '../errors.ts';
 import { contentHash } from '../domain/text.ts';
@@ -14,7 +14,7 @@ import { applyWritePolicy, scanForWrite } from './conflicts.ts';
 const MANY_KEYS = new Set(['batchSize', 'signal', 'onProgress', 'onConflict']);
 
 /** A new memory row for validated input (fresh id, both timestamps `now`). */
-export async function buildMemory(ctx: StoreContext, text: string, input: MemoryInput, now: number): Promise<Memory> {
+export async function buildMemory(ctx: Using, text: string, input: MemoryInput, now: number): Promise<Memory> {
   const memory: Memory = {
     id: ctx.ids.next(),
     text,
@@ -58,7 +58,7 @@ function validateItem(item: unknown, where: string, now: number): { text: string
 }
 
 /** Enforces the quota before a write of `incoming` memories: evict to the trash, or refuse. */
-async function makeRoom(ctx: StoreContext, incoming: number): Promise<void> {
+async function makeRoom(ctx: Using<'rows' | 'trash'>, incoming: number): Promise<void> {
   const quota = ctx.settings.quota!;
   if ((await ctx.storage.count()) + incoming <= quota.maxMemories) return;
   const plan = evictionCandidates(await ctx.storage.allMemories(), { ...quota, incoming, now: ctx.clock.now() });
@@ -80,7 +80,7 @@ async function makeRoom(ctx: StoreContext, incoming: number): Promise<void> {
  * commits. `roomMade`: the caller already settled the quota for this write.
  */
 export async function writeBatch(
-  ctx: StoreContext,
+  ctx: Using<'rows' | 'trash'>,
   prepared: { text: string; input: MemoryInput }[],
   options: LongRunOptions,
   precomputed?: Float32Array[],
@@ -97,7 +97,7 @@ export async function writeBatch(
   return { memories, vectors };
 }
 
-export async function remember(ctx: StoreContext, text: string, options?: MemoryInput): Promise<RememberResult> {
+export async function remember(ctx: Using<'graph' | 'rows' | 'trash'>, text: string, options?: MemoryInput): Promise<RememberResult> {
   requireVectors(ctx);
   const input = checkMemoryInput(options);
   checkCreatedAt(input.createdAt, ctx.clock.now());
@@ -128,7 +128,7 @@ export async function remember(ctx: StoreContext, text: string, options?: Memory
   return { memory: outcome.memory, conflicts, action: outcome.action };
 }
 
-export async function rememberMany(ctx: StoreContext, items: (string | RememberItem)[], options?: RememberManyOptions): Promise<RememberResult[]> {
+export async function rememberMany(ctx: Using<'graph' | 'rows' | 'trash'>, items: (string | RememberItem)[], options?: RememberManyOptions): Promise<RememberResult[]> {
   requireVectors(ctx);
   if (!Array.isArray(items)) throw invalid('items must be an array', { field: 'items' });
   const opts = checkObject<RememberManyOptions>(options, 'options');

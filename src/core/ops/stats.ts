@@ -1,17 +1,17 @@
 /** What a store holds and how it fares: counts, stats, aggregates and the durability report. */
-import { requireOpen, type StoreContext } from '../context.ts';
+import { requireOpen, type Using } from '../context.ts';
 import { DeferredIndex } from '../services/deferred-index.ts';
 import type { DurabilityReport } from '../services/durability.ts';
 import { invalid } from '../errors.ts';
 import { MEMORY_TYPES, type AggregateOptions, type MemoryType, type StoreAggregates, type StoreStats } from '../types.ts';
 import { checkBoolean, checkInteger, checkKnownKeys, checkObject } from '../domain/validate.ts';
 
-export async function count(ctx: StoreContext): Promise<number> {
+export async function count(ctx: Using<'rows'>): Promise<number> {
   requireOpen(ctx);
   return ctx.storage.count();
 }
 
-export async function stats(ctx: StoreContext): Promise<StoreStats> {
+export async function stats(ctx: Using<'meta' | 'rows'>): Promise<StoreStats> {
   requireOpen(ctx);
   const { storage, index, embedder, state } = ctx;
   const counts = await storage.counts();
@@ -32,7 +32,7 @@ export async function stats(ctx: StoreContext): Promise<StoreStats> {
 }
 
 /** Exact tag counts and memories created per time bucket, over every memory (not a sample). */
-export async function aggregate(ctx: StoreContext, options?: AggregateOptions): Promise<StoreAggregates> {
+export async function aggregate(ctx: Using<'rows'>, options?: AggregateOptions): Promise<StoreAggregates> {
   requireOpen(ctx);
   const o = checkObject<AggregateOptions>(options, 'options');
   checkKnownKeys(o, new Set(['topTags', 'createdEdges', 'includeSuperseded', 'countExpired']), 'options');
@@ -54,7 +54,7 @@ export async function aggregate(ctx: StoreContext, options?: AggregateOptions): 
 }
 
 /** Whether the browser deleted or cleared this store (see `DurabilityMonitor`); `acknowledge` clears a reported loss. */
-export async function durability(ctx: StoreContext, options?: { acknowledge?: boolean }): Promise<DurabilityReport> {
+export async function durability(ctx: Using, options?: { acknowledge?: boolean }): Promise<DurabilityReport> {
   requireOpen(ctx);
   const o = checkObject<{ acknowledge?: boolean }>(options, 'options');
   checkKnownKeys(o, new Set(['acknowledge']), 'options');

@@ -4,7 +4,7 @@
  * Nothing is sent anywhere unless `sync` is called.
  */
 import type { SyncOptions } from '../api.ts';
-import { requireVectors, type StoreContext } from '../context.ts';
+import { requireVectors, type StoreContext, type Using } from '../context.ts';
 import { MemoryError, invalid } from '../errors.ts';
 import type { SyncAuth, SyncCheckpoint } from '../sync/ports.ts';
 import { failed, newSession, round, serial, sessionOf, startLoop, stopSession, syncError, type SyncResult, type SyncStatus } from '../sync/session.ts';
@@ -35,7 +35,7 @@ function checkEncryption(value: unknown): { secret: SyncSecret; next?: SyncSecre
 const keptKeySetting = (url: string): string => `sync-key:${url}`;
 
 /** The key this store remembers for `url` (a non-extractable CryptoKey when it came from a passphrase), or undefined. */
-async function keptKey(ctx: StoreContext, url: string): Promise<SyncSecret | undefined> {
+async function keptKey(ctx: Using<'settings'>, url: string): Promise<SyncSecret | undefined> {
   const kept = (await ctx.storage.getSetting(keptKeySetting(url))) as { key?: unknown } | null | undefined;
   return typeof CryptoKey !== 'undefined' && kept?.key instanceof CryptoKey ? { key: kept.key } : undefined;
 }
@@ -172,7 +172,7 @@ export async function sync(ctx: StoreContext, options?: SyncOptions): Promise<Sy
 }
 
 /** How sync goes: state, remote, last round, pending journal entries, totals, conflicts waiting, last error. */
-export async function syncStatus(ctx: StoreContext): Promise<SyncStatus> {
+export async function syncStatus(ctx: Using<'graph' | 'journal' | 'rows'>): Promise<SyncStatus> {
   const session = sessionOf(ctx);
   // The review queue's own list (both sides present), so the status and the queue agree.
   const conflicts = (await reviewable(ctx)).filter((c) => c.reason === 'sync_conflict').length;
@@ -190,7 +190,7 @@ export async function syncStatus(ctx: StoreContext): Promise<SyncStatus> {
 }
 
 /** Turns sync off (a live session stops after its current round); the replica and its checkpoint stay for the next `sync`. */
-export async function stopSync(ctx: StoreContext): Promise<{ stopped: boolean }> {
+export async function stopSync(ctx: Using): Promise<{ stopped: boolean }> {
   const session = sessionOf(ctx);
   const running = session !== undefined && session.status.state !== 'off';
   await stopSession(ctx.state);

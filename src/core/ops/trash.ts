@@ -1,18 +1,18 @@
 /** The trash: memories moved aside by prune, quota eviction or the user, restorable until purged. */
 import type { TrashPurgeOptions } from '../api.ts';
-import { embedOne, journalFor, reportChanged, requireOpen, requireVectors, type StoreContext } from '../context.ts';
+import { embedOne, journalFor, reportChanged, requireOpen, requireVectors, type Using } from '../context.ts';
 import { invalid } from '../errors.ts';
 import type { TrashEntry } from '../ports.ts';
 import type { Memory } from '../types.ts';
 import { checkId, checkInteger, checkKnownKeys, checkObject } from '../domain/validate.ts';
 
-export async function trashList(ctx: StoreContext): Promise<TrashEntry[]> {
+export async function trashList(ctx: Using<'trash'>): Promise<TrashEntry[]> {
   requireOpen(ctx);
   return ctx.storage.listTrash();
 }
 
 /** Brings the newest trashed copy of `id` back (re-embedded when it was trashed without its vector). */
-export async function trashRestore(ctx: StoreContext, id: string): Promise<Memory | null> {
+export async function trashRestore(ctx: Using<'rows' | 'trash'>, id: string): Promise<Memory | null> {
   requireVectors(ctx);
   checkId(id);
   const journal = { ...journalFor(ctx, 'restore_trash'), actor: 'trash' };
@@ -31,7 +31,7 @@ export async function trashRestore(ctx: StoreContext, id: string): Promise<Memor
 }
 
 /** Irreversible: one id, entries older than `olderThanDays`, or everything. */
-export async function trashPurge(ctx: StoreContext, options?: TrashPurgeOptions): Promise<number> {
+export async function trashPurge(ctx: Using<'trash'>, options?: TrashPurgeOptions): Promise<number> {
   requireOpen(ctx);
   const o = checkObject<TrashPurgeOptions>(options, 'options');
   checkKnownKeys(o, new Set(['id', 'olderThanDays']), 'options');

@@ -1,5 +1,5 @@
 /** The store's vectors as a whole: re-embedding with the current embedder, and persisting the index snapshot. */
-import { embed, journalFor, requireOpen, type StoreContext } from '../context.ts';
+import { embed, journalFor, requireOpen, type Using } from '../context.ts';
 import { throwIfAborted } from '../errors.ts';
 import type { LongRunOptions } from '../types.ts';
 import { checkKnownKeys, checkObject } from '../domain/validate.ts';
@@ -11,7 +11,7 @@ const LONG_KEYS = new Set(['signal', 'onProgress']);
  * old ones, which stay authoritative until one transaction swaps them, so an interrupted reindex
  * loses nothing and resumes later.
  */
-export async function reindex(ctx: StoreContext, options?: LongRunOptions): Promise<{ reembedded: number }> {
+export async function reindex(ctx: Using<'meta' | 'rows' | 'vectors'>, options?: LongRunOptions): Promise<{ reembedded: number }> {
   requireOpen(ctx);
   const opts = checkObject<LongRunOptions>(options, 'options');
   checkKnownKeys(opts, LONG_KEYS, 'options');
@@ -45,7 +45,7 @@ export async function reindex(ctx: StoreContext, options?: LongRunOptions): Prom
 }
 
 /** Persists the index snapshot now (it is otherwise written after a quiet period). */
-export async function flush(ctx: StoreContext): Promise<void> {
+export async function flush(ctx: Using): Promise<void> {
   requireOpen(ctx);
   await ctx.indexKeeper.flush();
 }

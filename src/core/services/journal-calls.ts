@@ -8,7 +8,7 @@
  * The walk reads keys only to skip the entries of a call already listed, and one full entry per
  * call, so listing past a big import costs a key scan, not 10,000 rows.
  */
-import type { JournalEntry, MemoryStorage } from '../ports.ts';
+import type { JournalEntry, JournalStore } from '../ports.ts';
 import { memoryIds } from '../domain/undo-plan.ts';
 
 /** Calls whose entries are read whole for an exact summary; a bigger one is summarised from its newest entry. */
@@ -101,7 +101,7 @@ export function linkUndos(calls: JournalCall[]): JournalCall[] {
 }
 
 /** The newest `limit` calls, newest first, with `undoneBy` linked among them. */
-export async function journalCalls(storage: MemoryStorage, limit: number): Promise<JournalCall[]> {
+export async function journalCalls(storage: Pick<JournalStore, 'journalKeys' | 'journalRead'>, limit: number): Promise<JournalCall[]> {
   const calls: JournalCall[] = [];
   // Entries of calls already listed, met again further down the walk.
   const skip = new Set<number>();

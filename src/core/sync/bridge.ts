@@ -5,7 +5,7 @@
  * (merge.ts) with the losing texts queued for review. Orchestration over ports only: the
  * replica is whatever `SyncReplica` the composition root hands in.
  */
-import { embed, journalFor, reportChanged, type StoreContext } from '../context.ts';
+import { embed, journalFor, reportChanged, type StoreContext, type Using } from '../context.ts';
 import { throwIfAborted } from '../errors.ts';
 import { DeferredIndex } from '../services/deferred-index.ts';
 import type { Memory, ProgressEvent, Trust } from '../types.ts';
@@ -81,7 +81,7 @@ const stripAccess = (m: Memory): SyncedMemory => {
 type LocalRows = Map<string, { memory: Memory; vector: Float32Array | undefined }>;
 
 /** Local memories and their vectors, by id (absent ids are not in the map). */
-async function readLocal(ctx: StoreContext, ids: string[]): Promise<LocalRows> {
+async function readLocal(ctx: Using<'rows' | 'vectors'>, ids: string[]): Promise<LocalRows> {
   const memories = await ctx.storage.getMany(ids);
   const present = ids.filter((id) => memories.has(id));
   const labels = await ctx.storage.labelsOf(present);

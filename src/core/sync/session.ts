@@ -5,7 +5,7 @@
  * unreachable. Its status is what `syncStatus()` answers. Sessions hang off the store's shared
  * state, so every actor's view sees the same one, and closing the store stops it.
  */
-import { forCall, withActor, type StoreContext, type StoreState } from '../context.ts';
+import { forCall, withActor, type StoreContext, type StoreState, type Using } from '../context.ts';
 import { MemoryError, type ErrorCode } from '../errors.ts';
 import type { ProgressEvent, Trust } from '../types.ts';
 import { applyReplica, emptyCounts, pushOutbox, type BridgeCounts, type BridgeRun } from './bridge.ts';
@@ -59,7 +59,7 @@ export interface Session {
 
 const sessions = new WeakMap<StoreState, Session>();
 
-export const sessionOf = (ctx: StoreContext): Session | undefined => sessions.get(ctx.state);
+export const sessionOf = (ctx: Pick<StoreContext, 'state'>): Session | undefined => sessions.get(ctx.state);
 
 /** The engine's failure as the library's error. */
 export function syncError(error: unknown): MemoryError {
@@ -129,7 +129,7 @@ export function serial<T>(session: Session, work: () => Promise<T>): Promise<T> 
   return next;
 }
 
-export function newSession(ctx: StoreContext, replica: SyncReplica, openCheckpoint: () => Promise<SyncCheckpoint>, live: boolean, maxTrust?: Trust): Session {
+export function newSession(ctx: Using<'rows'>, replica: SyncReplica, openCheckpoint: () => Promise<SyncCheckpoint>, live: boolean, maxTrust?: Trust): Session {
   const previous = sessions.get(ctx.state);
   const session: Session = {
     replica,
@@ -158,7 +158,7 @@ export function newSession(ctx: StoreContext, replica: SyncReplica, openCheckpoi
 }
 
 /** Records a failed round in the status. */
-export function failed(ctx: StoreContext, session: Session, error: MemoryError, retryInMs: number | null): void {
+export function failed(ctx: Using, session: Session, error: MemoryError, retryInMs: number | null): void {
   const now = ctx.clock.now();
   Object.assign(session.status, {
     state: error.code === 'SYNC_UNREACHABLE' && retryInMs !== null ? 'offline' : 'failed',
@@ -224,7 +224,7 @@ export function startLoop(ctx: StoreContext, session: Session, backoffMs = 1_000
 }
 
 /** Resolves when the journal holds entries past the checkpoint, or the remote's feed reports a change. */
-async function waitForWork(ctx: StoreContext, session: Session, stop: AbortSignal): Promise<void> {
+async function waitForWork(ctx: Using<'journal'>, session: Session, stop: AbortSignal): Promise<void> {
   const waiting = new AbortController();
   const quit = (): void => waiting.abort();
   stop.addEventListener('abort', quit);
