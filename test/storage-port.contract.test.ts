@@ -142,6 +142,32 @@ describe.each(ENGINES)('storage engine port: $name', ({ open }) => {
     e.close();
   });
 
+  it('anyOf names several keys: rows in key order, a multi-entry row once per key it matches', async () => {
+    const e = await open();
+    await e.transaction('rw', ['memories'], (tx) =>
+      tx.put('memories', [row('m1', { tags: ['b', 'a'], label: 1 }), row('m2', { tags: ['c'], label: 2 }), row('m3', { tags: ['a'], label: 3 })]),
+    );
+    const r = <T,>(body: (tx: StorageTx) => Promise<T>) => e.transaction('r', ['memories'], body);
+    expect(await r((tx) => tx.keys('memories', { index: 'tags', anyOf: ['c', 'a', 'zz', 'a'] }))).toEqual([
+      { key: 'a', primaryKey: 'm1' },
+      { key: 'a', primaryKey: 'm3' },
+      { key: 'c', primaryKey: 'm2' },
+    ]);
+    expect(ids(await r((tx) => tx.query<{ id: string }>('memories', { index: 'tags', anyOf: ['a', 'b'] })))).toEqual(['m1', 'm3', 'm1']);
+    expect(ids(await r((tx) => tx.query<{ id: string }>('memories', { anyOf: ['m3', 'nope', 'm1'] })))).toEqual(['m1', 'm3']);
+    expect(await r((tx) => tx.count('memories', { index: 'tags', anyOf: ['a', 'c'] }))).toBe(3);
+    expect(await r((tx) => tx.query('memories', { index: 'tags', anyOf: [] }))).toEqual([]);
+    e.close();
+  });
+
+  it('a one-call body reads what the last transaction wrote', async () => {
+    const e = await open();
+    await e.transaction('rw', ['memories'], (tx) => tx.put('memories', [row('m1')]));
+    expect(await e.transaction('r', ['memories'], (tx) => tx.get('memories', 'm1'), { oneCall: true })).toEqual(row('m1'));
+    expect(await e.transaction('r', ['memories'], (tx) => tx.count('memories'), { oneCall: true })).toBe(1);
+    e.close();
+  });
+
   it('compound keys compare part by part, and MIN_KEY / MAX_KEY bound a prefix', async () => {
     const e = await open();
     await e.transaction('rw', ['memories', 'importUndo'], async (tx) => {

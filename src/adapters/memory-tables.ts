@@ -92,6 +92,12 @@ class SortedKeys {
   }
 }
 
+/** The keys a query names (`equals`, or `anyOf` distinct and in order) that `present` holds; null when it names none. */
+function chosen(q: Pick<Query, 'equals' | 'anyOf'>, present: (slot: Slot) => boolean): Key[] | null {
+  const named = q.equals !== undefined ? [q.equals] : q.anyOf ? [...new Map(q.anyOf.map((k) => [slotOf(k), k])).values()].sort(compareKeys) : null;
+  return named && named.filter((k) => present(slotOf(k)));
+}
+
 /** One index: for each distinct key, the primary keys of its rows in order. */
 class MemIndex {
   private readonly entries = new Map<Slot, { key: Key; primaryKeys: SortedKeys }>();
@@ -144,9 +150,9 @@ class MemIndex {
     return this.entries.get(slotOf(equals))?.primaryKeys.size ?? 0;
   }
 
-  /** Index entries in order: `equals` one key, or in a range. */
-  *walk(q: Pick<Query, 'equals' | 'range' | 'reverse'>): Generator<KeyEntry> {
-    const keys = q.equals !== undefined ? (this.entries.has(slotOf(q.equals)) ? [q.equals] : []) : this.keys.inRange(q.range);
+  /** Index entries in order: `equals` one key, `anyOf` several, or in a range. */
+  *walk(q: Pick<Query, 'equals' | 'anyOf' | 'range' | 'reverse'>): Generator<KeyEntry> {
+    const keys = chosen(q, (slot) => this.entries.has(slot)) ?? this.keys.inRange(q.range);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[q.reverse ? keys.length - 1 - i : i]!;
       const primary = this.entries.get(slotOf(key))!.primaryKeys.inRange(undefined);
@@ -221,7 +227,7 @@ export class MemTable {
       yield* this.index(q.index).walk(q);
       return;
     }
-    const keys = q.equals !== undefined ? (this.rows.has(slotOf(q.equals)) ? [q.equals] : []) : this.primaryKeys.inRange(q.range);
+    const keys = chosen(q, (slot) => this.rows.has(slot)) ?? this.primaryKeys.inRange(q.range);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[q.reverse ? keys.length - 1 - i : i]!;
       yield { key, primaryKey: key };
@@ -230,7 +236,7 @@ export class MemTable {
 
   count(q: Omit<Query, 'filter' | 'limit' | 'reverse'>): number {
     if (q.index && q.equals !== undefined) return this.index(q.index).count(q.equals);
-    if (!q.index && q.equals === undefined && !q.range) return this.rows.size;
+    if (!q.index && q.equals === undefined && !q.anyOf && !q.range) return this.rows.size;
     let n = 0;
     for (const _ of this.entries(q)) n++;
     return n;

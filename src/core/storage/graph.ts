@@ -3,7 +3,7 @@ import { MemoryError } from '../errors.ts';
 import type { GraphChanges, GraphStore } from '../ports.ts';
 import type { PendingConflict } from '../domain/review.ts';
 import { isDefined, rowOf, strip, type MemoryRow } from './rows.ts';
-import { deleteRows, journal, refuseHeld, requireMeta, type Run } from './tx.ts';
+import { deleteRows, journal, refuseHeld, requireMeta, ONE_CALL, type Run } from './tx.ts';
 
 export function graphStore(run: Run): GraphStore {
   return {
@@ -14,24 +14,21 @@ export function graphStore(run: Run): GraphStore {
           for (const link of row.links) if (link.to === id) out.push({ from: row.id, rel: link.rel });
         }
         return out;
-      }),
+      }, ONE_CALL),
 
     incomingMany: (ids) =>
       run('incomingMany', 'r', ['memories'], async (tx) => {
         const wanted = new Set(ids);
         const out = new Map<string, { from: string; rel: string }[]>();
-        // One index read per target; a row linking to several of them is read once.
-        const rows = new Map<string, MemoryRow>();
-        for (const found of await Promise.all([...wanted].map((id) => tx.query<MemoryRow>('memories', { index: 'linkTargets', equals: id })))) {
-          for (const row of found) rows.set(row.id, row);
-        }
+        // One index read for every target; a row linking to several of them comes once per target.
+        const rows = new Map((await tx.query<MemoryRow>('memories', { index: 'linkTargets', anyOf: [...wanted] })).map((row) => [row.id, row]));
         for (const row of rows.values()) {
           for (const link of row.links) if (wanted.has(link.to)) out.set(link.to, [...(out.get(link.to) ?? []), { from: row.id, rel: link.rel }]);
         }
         return out;
-      }),
+      }, ONE_CALL),
 
-    pinMoved: (id) => run('pinMoved', 'r', ['memories'], async (tx) => (await tx.get<MemoryRow>('memories', id))?.pinMoved === true),
+    pinMoved: (id) => run('pinMoved', 'r', ['memories'], async (tx) => (await tx.get<MemoryRow>('memories', id))?.pinMoved === true, ONE_CALL),
 
     applyGraphChanges: (changes: GraphChanges, ctx) =>
       run('applyGraphChanges', 'rw', ['meta', 'memories', 'vectors', 'tombstones', 'conflicts', 'journal', 'importUndo'], async (tx) => {
@@ -57,10 +54,14 @@ export function graphStore(run: Run): GraphStore {
       }),
 
     listConflicts: (status) =>
-      run('listConflicts', 'r', ['conflicts'], async (tx) =>
-        (await tx.query<PendingConflict>('conflicts', status ? { index: 'status', equals: status } : {})).sort((a, b) => a.createdAt - b.createdAt),
+      run(
+        'listConflicts',
+        'r',
+        ['conflicts'],
+        async (tx) => (await tx.query<PendingConflict>('conflicts', status ? { index: 'status', equals: status } : {})).sort((a, b) => a.createdAt - b.createdAt),
+        ONE_CALL,
       ),
 
-    getConflict: (id) => run('getConflict', 'r', ['conflicts'], (tx) => tx.get<PendingConflict>('conflicts', id)),
+    getConflict: (id) => run('getConflict', 'r', ['conflicts'], (tx) => tx.get<PendingConflict>('conflicts', id), ONE_CALL),
   };
 }

@@ -17,7 +17,7 @@ import { trashStore } from './trash.ts';
 import { runner } from './tx.ts';
 import { vectorLog } from './vector-log.ts';
 
-export type { Key, KeyEntry, KeyRange, Query, StorageEngine, StorageTx, TxMode } from './port.ts';
+export type { Key, KeyEntry, KeyRange, Query, StorageEngine, StorageTx, TxMode, TxOptions } from './port.ts';
 export { MAX_KEY, MIN_KEY } from './port.ts';
 export { TABLES, TABLE_NAMES, parseTable, type IndexSpec, type TableName, type TableSpec } from './schema.ts';
 

@@ -1,6 +1,6 @@
 /** The journal role: entries written beside each change, read by seq, id, group or time, compacted whole calls at a time. */
 import type { JournalEntry, JournalHorizon, JournalStore } from '../ports.ts';
-import { HORIZON_KEY, journal, readSetting, writeSetting, type Run } from './tx.ts';
+import { HORIZON_KEY, journal, readSetting, writeSetting, ONE_CALL, type Run } from './tx.ts';
 
 const bySeq = (a: JournalEntry, b: JournalEntry): number => a.seq! - b.seq!;
 
@@ -17,9 +17,9 @@ export function journalStore(run: Run): JournalStore {
         else if (query.newest !== undefined) rows = await tx.query<JournalEntry>('journal', { reverse: true, limit: query.newest });
         else rows = await tx.query<JournalEntry>('journal');
         return rows.sort(bySeq);
-      }),
+      }, ONE_CALL),
 
-    journalAfter: (afterSeq, limit) => run('journalAfter', 'r', ['journal'], (tx) => tx.query<JournalEntry>('journal', { range: { lower: afterSeq, lowerOpen: true }, limit })),
+    journalAfter: (afterSeq, limit) => run('journalAfter', 'r', ['journal'], (tx) => tx.query<JournalEntry>('journal', { range: { lower: afterSeq, lowerOpen: true }, limit }), ONE_CALL),
 
     journalKeys: (query) =>
       run('journalKeys', 'r', ['journal'], async (tx) => {
@@ -28,7 +28,7 @@ export function journalStore(run: Run): JournalStore {
             ? await tx.keys('journal', { index: 'group', equals: query.group })
             : await tx.keys('journal', { ...(query.belowSeq === undefined ? {} : { range: { upper: query.belowSeq, upperOpen: true } }), reverse: true, limit: query.limit });
         return keys.map((k) => k.primaryKey as number).sort((a, b) => b - a);
-      }),
+      }, ONE_CALL),
 
     journalAppend: (ctx, entries) => run('journalAppend', 'rw', ['journal'], (tx) => journal(tx, ctx, entries)),
 
@@ -65,6 +65,6 @@ export function journalStore(run: Run): JournalStore {
         return { removed: dropped.length, horizon };
       }),
 
-    journalHorizon: () => run('journalHorizon', 'r', ['meta'], async (tx) => (await readSetting<JournalHorizon>(tx, HORIZON_KEY)) ?? null),
+    journalHorizon: () => run('journalHorizon', 'r', ['meta'], async (tx) => (await readSetting<JournalHorizon>(tx, HORIZON_KEY)) ?? null, ONE_CALL),
   };
 }

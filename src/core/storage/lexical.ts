@@ -4,7 +4,7 @@ import type { LexicalCandidate, LexicalPostings } from '../ports.ts';
 import type { StorageEngine } from './port.ts';
 import { strip, type MemoryRow } from './rows.ts';
 import { rowsByLabels } from './memory-rows.ts';
-import { readMeta, type Run } from './tx.ts';
+import { readMeta, ONE_CALL, type Run } from './tx.ts';
 
 /** Terms whose document frequency the candidate search keeps between calls. */
 const DF_CACHE_TERMS = 50_000;
@@ -18,7 +18,7 @@ export function lexicalPostings(engine: StorageEngine, run: Run): LexicalPosting
         const meta = await readMeta(tx);
         const documents = meta?.lexicalDocs ?? 0;
         return { documents, averageLength: documents > 0 ? (meta?.lexicalLength ?? 0) / documents : 0 };
-      }),
+      }, ONE_CALL),
 
     lexicalCandidates: (terms, limit) =>
       run('lexicalCandidates', 'r', ['meta', 'memories'], async (tx) => {

@@ -4,7 +4,7 @@ import type { ListQuery, MemoryRows, StoredCounts } from '../ports.ts';
 import { MEMORY_TYPES, type Memory } from '../types.ts';
 import { MIN_KEY, type StorageEngine } from './port.ts';
 import { derivedFields, isDefined, loadedVector, rowOf, storedVector, strip, type MemoryRow, type VectorRow } from './rows.ts';
-import { bumpGeneration, deleteRows, dropVectors, journal, refuseHeld, requireMeta, type Run } from './tx.ts';
+import { bumpGeneration, deleteRows, dropVectors, journal, refuseHeld, requireMeta, ONE_CALL, type Run } from './tx.ts';
 
 /** Memory rows by label (undefined when absent): the engine's fast path, or one read transaction. */
 export function rowsByLabels(engine: StorageEngine, run: Run, labels: readonly number[], operation = 'getByLabels'): Promise<(MemoryRow | undefined)[]> {
@@ -74,7 +74,7 @@ export function memoryRows(engine: StorageEngine, run: Run): MemoryRows {
     get: (id) => run('get', 'r', ['memories'], async (tx) => {
       const row = await tx.get<MemoryRow>('memories', id);
       return row ? strip(row) : undefined;
-    }),
+    }, ONE_CALL),
 
     getByLabels: async (labels) => {
       const out = new Map<number, Memory>();
@@ -95,9 +95,9 @@ export function memoryRows(engine: StorageEngine, run: Run): MemoryRows {
           filter: (m) => (query.includeSuperseded || m.supersededBy === '') && (query.includeExpired || m.expiresAt <= 0 || m.expiresAt > query.now),
         });
         return rows.map(strip);
-      }),
+      }, ONE_CALL),
 
-    count: () => run('count', 'r', ['memories'], (tx) => tx.count('memories')),
+    count: () => run('count', 'r', ['memories'], (tx) => tx.count('memories'), ONE_CALL),
 
     counts: () =>
       run('counts', 'r', ['memories'], async (tx): Promise<StoredCounts> => {
@@ -134,23 +134,23 @@ export function memoryRows(engine: StorageEngine, run: Run): MemoryRows {
       }),
 
     countExpired: (now) =>
-      run('countExpired', 'r', ['memories'], async (tx) => (await tx.query<MemoryRow>('memories', { filter: (r) => !r.supersededBy && r.expiresAt > 0 && r.expiresAt <= now })).length),
+      run('countExpired', 'r', ['memories'], async (tx) => (await tx.query<MemoryRow>('memories', { filter: (r) => !r.supersededBy && r.expiresAt > 0 && r.expiresAt <= now })).length, ONE_CALL),
 
     getMany: (ids) =>
-      run('getMany', 'r', ['memories'], async (tx) => new Map((await tx.getMany<MemoryRow>('memories', ids)).filter(isDefined).map((r) => [r.id, strip(r)]))),
+      run('getMany', 'r', ['memories'], async (tx) => new Map((await tx.getMany<MemoryRow>('memories', ids)).filter(isDefined).map((r) => [r.id, strip(r)])), ONE_CALL),
 
-    labelsOf: (ids) => run('labelsOf', 'r', ['memories'], async (tx) => (await tx.getMany<MemoryRow>('memories', ids)).map((r) => r?.label)),
+    labelsOf: (ids) => run('labelsOf', 'r', ['memories'], async (tx) => (await tx.getMany<MemoryRow>('memories', ids)).map((r) => r?.label), ONE_CALL),
 
-    exists: (ids) => run('exists', 'r', ['memories'], async (tx) => (await tx.getMany<MemoryRow>('memories', ids)).map((r) => r !== undefined)),
+    exists: (ids) => run('exists', 'r', ['memories'], async (tx) => (await tx.getMany<MemoryRow>('memories', ids)).map((r) => r !== undefined), ONE_CALL),
 
-    textsOf: (ids) => run('textsOf', 'r', ['memories'], async (tx) => (await tx.getMany<MemoryRow>('memories', ids)).map((r) => r?.text)),
+    textsOf: (ids) => run('textsOf', 'r', ['memories'], async (tx) => (await tx.getMany<MemoryRow>('memories', ids)).map((r) => r?.text), ONE_CALL),
 
-    allMemories: () => run('allMemories', 'r', ['memories'], async (tx) => (await tx.query<MemoryRow>('memories')).map(strip)),
+    allMemories: () => run('allMemories', 'r', ['memories'], async (tx) => (await tx.query<MemoryRow>('memories')).map(strip), ONE_CALL),
 
     async *pagesByCreated(batchSize = 500) {
       // The ids in createdAt order are one index read (small even at 100k); rows and vectors
       // then come a page at a time by primary key, so memory stays bounded by the page.
-      const ids = (await run('pagesByCreated', 'r', ['memories'], (tx) => tx.keys('memories', { index: '[createdAt+id]' }))).map((k) => k.primaryKey);
+      const ids = (await run('pagesByCreated', 'r', ['memories'], (tx) => tx.keys('memories', { index: '[createdAt+id]' }), ONE_CALL)).map((k) => k.primaryKey);
       for (let i = 0; i < ids.length; i += batchSize) {
         const page = await run('pagesByCreated', 'r', ['memories', 'vectors'], async (tx) => {
           const rows = (await tx.getMany<MemoryRow>('memories', ids.slice(i, i + batchSize))).filter(isDefined);
@@ -165,10 +165,10 @@ export function memoryRows(engine: StorageEngine, run: Run): MemoryRows {
     },
 
     // An equality lookup: a range like above(0) walks the whole index in fake-indexeddb (11 ms at 100k, against 0.06 ms).
-    hasPositivePolarity: () => run('hasPositivePolarity', 'r', ['memories'], async (tx) => (await tx.keys('memories', { index: 'positive', equals: 1, limit: 1 })).length > 0),
+    hasPositivePolarity: () => run('hasPositivePolarity', 'r', ['memories'], async (tx) => (await tx.keys('memories', { index: 'positive', equals: 1, limit: 1 })).length > 0, ONE_CALL),
 
     ids: () =>
-      run('ids', 'r', ['memories'], async (tx) => (await tx.query<MemoryRow>('memories')).map((m) => ({ id: m.id, text: m.text, contentHash: m.contentHash }))),
+      run('ids', 'r', ['memories'], async (tx) => (await tx.query<MemoryRow>('memories')).map((m) => ({ id: m.id, text: m.text, contentHash: m.contentHash })), ONE_CALL),
   };
 }
 

@@ -29,13 +29,15 @@ export interface KeyRange {
 
 /**
  * Which rows of a table: by the primary key (no `index`) or a declared index, all of them or
- * those whose key `equals` one key or falls in `range`. A multi-entry index holds a row once
- * per distinct element of its array. Rows come in key order (then primary-key order), reversed
- * on request; `filter` drops rows before `limit` counts them.
+ * those whose key `equals` one key, is `anyOf` several, or falls in `range` (one of the three at
+ * most). A multi-entry index holds a row once per distinct element of its array (so `anyOf` on
+ * it can give a row once per key it matches). Rows come in key order (then primary-key order),
+ * reversed on request; `filter` drops rows before `limit` counts them.
  */
 export interface Query<Row = unknown> {
   index?: string;
   equals?: Key;
+  anyOf?: readonly Key[];
   range?: KeyRange;
   reverse?: boolean;
   limit?: number;
@@ -69,12 +71,20 @@ export interface StorageTx {
 
 export type TxMode = 'r' | 'rw';
 
+export interface TxOptions {
+  /**
+   * The body makes exactly one call: it is atomic by itself, so an engine may run it without
+   * opening a transaction of its own (IndexedDB gives every request one). Most reads are.
+   */
+  oneCall?: boolean;
+}
+
 /**
  * A storage backend. A transaction sees its own writes and nobody else's half-done ones; a
  * read-write one lands whole or, when its body throws, not at all. Transactions do not nest.
  */
 export interface StorageEngine {
-  transaction<T>(mode: TxMode, tables: readonly TableName[], body: (tx: StorageTx) => Promise<T>): Promise<T>;
+  transaction<T>(mode: TxMode, tables: readonly TableName[], body: (tx: StorageTx) => Promise<T>, options?: TxOptions): Promise<T>;
   /** This backend's failures as the one error class (a MemoryError passes through). */
   mapError(error: unknown, operation: string): MemoryError;
   close(): void;

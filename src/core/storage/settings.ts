@@ -1,10 +1,10 @@
 /** The metadata row and settings roles: what made the vectors, the counters, and small keyed values. */
 import type { DurabilitySnapshot, MetaStore, SettingsStore, StoreMeta } from '../ports.ts';
-import { CANARY_KEY, readMeta, readSetting, writeSetting, type Run } from './tx.ts';
+import { CANARY_KEY, readMeta, readSetting, writeSetting, ONE_CALL, type Run } from './tx.ts';
 
 export function metaStore(run: Run): MetaStore {
   return {
-    readMeta: () => run('readMeta', 'r', ['meta'], readMeta),
+    readMeta: () => run('readMeta', 'r', ['meta'], readMeta, ONE_CALL),
 
     initMeta: (meta) =>
       run('initMeta', 'rw', ['meta'], async (tx): Promise<StoreMeta> => {
@@ -18,7 +18,7 @@ export function metaStore(run: Run): MetaStore {
 
 export function settingsStore(run: Run): SettingsStore {
   return {
-    getSetting: (key) => run('getSetting', 'r', ['meta'], (tx) => readSetting(tx, key)),
+    getSetting: (key) => run('getSetting', 'r', ['meta'], (tx) => readSetting(tx, key), ONE_CALL),
 
     putSetting: (key, value) => run('putSetting', 'rw', ['meta'], (tx) => writeSetting(tx, key, value)),
 

@@ -2,12 +2,11 @@
 import type { TrashStore } from '../ports.ts';
 import type { Key, StorageTx } from './port.ts';
 import { isDefined, loadedVector, rowOf, strip, type MemoryRow, type TrashRow, type VectorRow } from './rows.ts';
-import { bumpGeneration, deleteRows, journal, refuseHeld, requireMeta, type Run } from './tx.ts';
+import { bumpGeneration, deleteRows, journal, refuseHeld, requireMeta, ONE_CALL, type Run } from './tx.ts';
 
 /** Trash entries of some ids, oldest first (several entries can hold one id). */
 async function entriesOf(tx: StorageTx, ids: readonly string[]): Promise<TrashRow[]> {
-  const found = await Promise.all([...new Set(ids)].map((id) => tx.query<TrashRow>('trash', { index: 'id', equals: id })));
-  return found.flat().sort((a, b) => a.seq! - b.seq!);
+  return (await tx.query<TrashRow>('trash', { index: 'id', anyOf: [...new Set(ids)] })).sort((a, b) => a.seq! - b.seq!);
 }
 
 async function deleteEntries(tx: StorageTx, rows: readonly TrashRow[]): Promise<number> {
@@ -33,7 +32,7 @@ export function trashStore(run: Run): TrashStore {
       }),
 
     listTrash: () =>
-      run('listTrash', 'r', ['trash'], async (tx) => (await tx.query<TrashRow>('trash')).map((t) => ({ id: t.id, deletedAt: t.deletedAt, actor: t.actor, memory: t.memory }))),
+      run('listTrash', 'r', ['trash'], async (tx) => (await tx.query<TrashRow>('trash')).map((t) => ({ id: t.id, deletedAt: t.deletedAt, actor: t.actor, memory: t.memory })), ONE_CALL),
 
     restoreFromTrash: (id, ctx) =>
       run('restoreFromTrash', 'rw', ['meta', 'memories', 'vectors', 'trash', 'journal', 'importUndo'], async (tx) => {
@@ -58,7 +57,7 @@ export function trashStore(run: Run): TrashStore {
         // Oldest first, so the newest entry of an id is the one kept.
         for (const t of await entriesOf(tx, ids)) if (t.vector) out.set(t.id, { text: t.memory.text, vector: loadedVector(t.vector) });
         return out;
-      }),
+      }, ONE_CALL),
 
     purgeTrash: (query) =>
       run('purgeTrash', 'rw', ['trash'], async (tx) => {

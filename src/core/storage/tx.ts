@@ -7,17 +7,22 @@ import { MemoryError } from '../errors.ts';
 import { compactEntry } from '../domain/journal-patch.ts';
 import type { ImportLease, JournalContext, StoreMeta } from '../ports.ts';
 import type { Memory } from '../types.ts';
-import { MAX_KEY, type Key, type KeyRange, type StorageEngine, type StorageTx, type TxMode } from './port.ts';
+import { MAX_KEY, type Key, type KeyRange, type StorageEngine, type StorageTx, type TxMode, type TxOptions } from './port.ts';
 import type { MemoryRow } from './rows.ts';
 import type { TableName } from './schema.ts';
 
-/** Runs one operation in one transaction, with the backend's failures as `MemoryError`. */
-export type Run = <T>(operation: string, mode: TxMode, tables: readonly TableName[], body: (tx: StorageTx) => Promise<T>) => Promise<T>;
+/**
+ * Runs one operation in one transaction, with the backend's failures as `MemoryError`.
+ * `ONE_CALL` marks a body that makes a single call (see `TxOptions`).
+ */
+export type Run = <T>(operation: string, mode: TxMode, tables: readonly TableName[], body: (tx: StorageTx) => Promise<T>, options?: TxOptions) => Promise<T>;
+
+export const ONE_CALL: TxOptions = { oneCall: true };
 
 export function runner(engine: StorageEngine): Run {
-  return async (operation, mode, tables, body) => {
+  return async (operation, mode, tables, body, options) => {
     try {
-      return await engine.transaction(mode, tables, body);
+      return await engine.transaction(mode, tables, body, options);
     } catch (error) {
       throw engine.mapError(error, operation);
     }

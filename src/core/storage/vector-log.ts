@@ -1,18 +1,18 @@
 /** The vector log role: vectors by label, tombstones by generation, and re-embedding's staging. */
 import { MemoryError } from '../errors.ts';
 import type { VectorLog } from '../ports.ts';
-import { firstPartRange, journal, leasedImports, requireMeta, type Run } from './tx.ts';
+import { firstPartRange, journal, leasedImports, requireMeta, ONE_CALL, type Run } from './tx.ts';
 import { loadedVector, storedVector, type MemoryRow, type StagedRow, type TombstoneRow, type VectorRow } from './rows.ts';
 
 export function vectorLog(run: Run): VectorLog {
   return {
-    vectorCount: () => run('vectorCount', 'r', ['vectors'], (tx) => tx.count('vectors')),
+    vectorCount: () => run('vectorCount', 'r', ['vectors'], (tx) => tx.count('vectors'), ONE_CALL),
 
     async scanVectors(visit, options = {}) {
       const batchSize = options.batchSize ?? 2000;
       const after = options.afterGeneration;
       if (after !== undefined) {
-        const rows = await run('scanVectors', 'r', ['vectors'], (tx) => tx.query<VectorRow>('vectors', { index: 'gen', range: { lower: after, lowerOpen: true } }));
+        const rows = await run('scanVectors', 'r', ['vectors'], (tx) => tx.query<VectorRow>('vectors', { index: 'gen', range: { lower: after, lowerOpen: true } }), ONE_CALL);
         rows.sort((a, b) => a.label - b.label);
         for (let i = 0; i < rows.length; i += batchSize) {
           const batch = rows.slice(i, i + batchSize);
@@ -24,7 +24,7 @@ export function vectorLog(run: Run): VectorLog {
       let lastLabel = -1;
       for (;;) {
         const from = lastLabel;
-        const batch = await run('scanVectors', 'r', ['vectors'], (tx) => tx.query<VectorRow>('vectors', { range: { lower: from, lowerOpen: true }, limit: batchSize }));
+        const batch = await run('scanVectors', 'r', ['vectors'], (tx) => tx.query<VectorRow>('vectors', { range: { lower: from, lowerOpen: true }, limit: batchSize }), ONE_CALL);
         if (batch.length === 0) break;
         await visit(batch.map((r) => r.label), batch.map((r) => loadedVector(r.vector)));
         lastLabel = batch[batch.length - 1]!.label;
@@ -32,8 +32,12 @@ export function vectorLog(run: Run): VectorLog {
     },
 
     tombstonesAfter: (afterGeneration) =>
-      run('tombstonesAfter', 'r', ['tombstones'], async (tx) =>
-        (await tx.query<TombstoneRow>('tombstones', { index: 'gen', range: { lower: afterGeneration, lowerOpen: true } })).map((t) => t.label),
+      run(
+        'tombstonesAfter',
+        'r',
+        ['tombstones'],
+        async (tx) => (await tx.query<TombstoneRow>('tombstones', { index: 'gen', range: { lower: afterGeneration, lowerOpen: true } })).map((t) => t.label),
+        ONE_CALL,
       ),
 
     pruneTombstones: (upToGeneration) =>
@@ -46,7 +50,7 @@ export function vectorLog(run: Run): VectorLog {
       run('stageVectors', 'rw', ['staged'], (tx) => tx.put('staged', entries.map((e): StagedRow => ({ embedderId, ...e, vector: storedVector(e.vector) })))),
 
     stagedIds: (embedderId) =>
-      run('stagedIds', 'r', ['staged'], async (tx) => new Map((await tx.query<StagedRow>('staged', { range: firstPartRange(embedderId) })).map((row) => [row.id, row.contentHash]))),
+      run('stagedIds', 'r', ['staged'], async (tx) => new Map((await tx.query<StagedRow>('staged', { range: firstPartRange(embedderId) })).map((row) => [row.id, row.contentHash])), ONE_CALL),
 
     commitStaged: (embedderId, dim, ctx) =>
       run('commitStaged', 'rw', ['meta', 'memories', 'vectors', 'tombstones', 'staged', 'journal'], async (tx) => {
@@ -86,6 +90,6 @@ export function vectorLog(run: Run): VectorLog {
         const out = new Map<number, Float32Array>();
         for (const row of await tx.getMany<VectorRow>('vectors', labels)) if (row) out.set(row.label, loadedVector(row.vector));
         return out;
-      }),
+      }, ONE_CALL),
   };
 }
