@@ -4,7 +4,6 @@
  */
 import { lexicalFields } from '../domain/lexical-index.ts';
 import { fromHalf, toHalf } from '../domain/half-float.ts';
-import type { ImportLease, StoreMeta } from '../ports.ts';
 import type { Memory } from '../types.ts';
 
 export interface MemoryRow extends Memory {
@@ -67,9 +66,6 @@ export interface TrashRow {
   memory: Memory;
   vector?: StoredVector;
 }
-/** The metadata row, and settings rows keyed `setting:<key>`. */
-export type MetaRow = { key: 'store'; value: StoreMeta } | { key: string; value: unknown };
-export type { ImportLease };
 
 /** The sparse index fields: present only on the memories they index (schema v11). */
 export function sparseFields(memory: Pick<Memory, 'supersededBy' | 'polarity'>): Pick<MemoryRow, 'superseded' | 'positive'> {
