@@ -31,7 +31,7 @@ function isKey(value: unknown): value is Key {
 
 /** A map key for a key: numbers and strings as they are, arrays encoded (they cannot collide). */
 type Slot = number | string;
-const slotOf = (key: Key): Slot => (Array.isArray(key) ? `\u0000${JSON.stringify(key)}` : key);
+export const slotOf = (key: Key): Slot => (Array.isArray(key) ? `\u0000${JSON.stringify(key)}` : key);
 
 /** The key a key path gives a row, or undefined when the row has none. */
 export function keyAt(row: Record<string, unknown>, path: string | string[]): Key | undefined {

@@ -11,7 +11,7 @@
 import { MemoryError } from '../core/errors.ts';
 import type { MemoryStorage } from '../core/ports.ts';
 import { parseTable, storageOver, TABLES, type Key, type StorageEngine, type StorageTx, type TableName } from '../core/storage/index.ts';
-import { constraintError, MemTable } from './memory-tables.ts';
+import { constraintError, MemTable, slotOf } from './memory-tables.ts';
 
 type Row = Record<string, unknown>;
 const copy = <T>(value: T): T => structuredClone(value);
@@ -28,7 +28,7 @@ class Undo {
       this.previous.set(table, (rows = new Map()));
       this.counters.set(table, table.autoIncrement);
     }
-    const slot = JSON.stringify(key);
+    const slot = slotOf(key);
     if (!rows.has(slot)) rows.set(slot, { key, row: table.get(key) });
   }
 
