@@ -1,0 +1,313 @@
+/**
+ * The lexical index held in memory: per term, the labels of the memories that hold it with the
+ * term's count there (postings in typed arrays, sorted by label), per label the document length
+ * and its terms (so a memory can be taken out again), and an exact BM25 top-k over the whole
+ * corpus that does not score every posting.
+ *
+ * The top-k is MaxScore (Turtle & Flood, 1995), term at a time: terms are read rarest first
+ * (highest upper bound first); once the summed upper bounds of the terms still unread fall below
+ * the k-th best score held, no memory outside the held ones can enter the top k, so the longer,
+ * commoner lists are no longer scanned: only the held memories that can still reach the k-th
+ * score look their counts up in them (a binary search each), and the rest are dropped. A term's
+ * upper bound is idf·(k1 + 1), which its BM25 contribution never reaches. The result is the
+ * top k an exhaustive BM25 over every memory would give, ties by label.
+ *
+ * Pure: the storage core keeps one per store (core/storage/read-cache.ts).
+ */
+import { BM25_B, BM25_K1, bm25Idf } from './bm25.ts';
+import type { LexicalFields } from './lexical-index.ts';
+
+/** A memory's lexical fields, as stored beside it. */
+export type TermDoc = Pick<LexicalFields, 'terms' | 'termCounts' | 'termLength'>;
+
+export interface TermHit {
+  label: number;
+  /** The raw BM25 sum with the index's corpus statistics. */
+  score: number;
+}
+
+/** A growable list of (label, count), sorted by label; a count of 0 marks an entry removed. */
+class Postings {
+  labels = new Int32Array(4);
+  counts = new Uint16Array(4);
+  size = 0;
+  /** Entries with a count (the term's document frequency). */
+  live = 0;
+  /** The highest count and the shortest document length ever listed (bounds stay valid after removals). */
+  maxCount = 0;
+  minLength = Number.POSITIVE_INFINITY;
+
+  /** Index of `label`, or of where it would go (binary search). */
+  find(label: number): number {
+    let lo = 0;
+    let hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.labels[mid]! < label) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  set(label: number, count: number): void {
+    const at = this.size > 0 && this.labels[this.size - 1]! < label ? this.size : this.find(label);
+    if (at < this.size && this.labels[at] === label) {
+      if (this.counts[at] === 0) this.live++;
+      this.counts[at] = count;
+      return;
+    }
+    if (this.size === this.labels.length) {
+      const labels = new Int32Array(this.size * 2);
+      labels.set(this.labels);
+      const counts = new Uint16Array(this.size * 2);
+      counts.set(this.counts);
+      this.labels = labels;
+      this.counts = counts;
+    }
+    this.labels.copyWithin(at + 1, at, this.size);
+    this.counts.copyWithin(at + 1, at, this.size);
+    this.labels[at] = label;
+    this.counts[at] = count;
+    this.size++;
+    this.live++;
+  }
+
+  unset(label: number): void {
+    const at = this.find(label);
+    if (at >= this.size || this.labels[at] !== label || this.counts[at] === 0) return;
+    this.counts[at] = 0;
+    this.live--;
+    // Removed entries are squeezed out once they are half the list.
+    if (this.live * 2 < this.size) this.compact();
+  }
+
+  countOf(label: number): number {
+    const at = this.find(label);
+    return at < this.size && this.labels[at] === label ? this.counts[at]! : 0;
+  }
+
+  private compact(): void {
+    let to = 0;
+    for (let i = 0; i < this.size; i++) {
+      if (this.counts[i] === 0) continue;
+      this.labels[to] = this.labels[i]!;
+      this.counts[to] = this.counts[i]!;
+      to++;
+    }
+    this.size = to;
+  }
+}
+
+/** Grows a typed array to hold index `at`. */
+function grown<T extends Uint32Array | Int32Array>(array: T, at: number, make: (n: number) => T): T {
+  if (at < array.length) return array;
+  const next = make(Math.max(at + 1, array.length * 2));
+  next.set(array);
+  return next;
+}
+
+export class TermIndex {
+  private readonly ids = new Map<string, number>();
+  private readonly lists: Postings[] = [];
+  /** By label: document length + 1 (0: not indexed). */
+  private lengths = new Uint32Array(1024);
+  /** By label: where its term ids start in `forward`, and how many. */
+  private starts = new Uint32Array(1024);
+  private counts = new Uint32Array(1024);
+  private forward = new Int32Array(4096);
+  private forwardSize = 0;
+  private docs = 0;
+  private totalLength = 0;
+  /** Scratch: scores by label. */
+  private scores = new Float64Array(0);
+  /** BM25's length normalisation by label, for the average length it was computed at. */
+  private norms = new Float64Array(0);
+  private normsAverage = -1;
+
+  /** Documents indexed (BM25's n). */
+  get documents(): number {
+    return this.docs;
+  }
+
+  /** Mean document length in terms (0 when empty). */
+  get averageLength(): number {
+    return this.docs === 0 ? 0 : this.totalLength / this.docs;
+  }
+
+  has(label: number): boolean {
+    return (this.lengths[label] ?? 0) > 0;
+  }
+
+  /** Documents holding `term`. */
+  documentFrequency(term: string): number {
+    const id = this.ids.get(term);
+    return id === undefined ? 0 : this.lists[id]!.live;
+  }
+
+  /** Indexes (or re-indexes) the memory at `label`. */
+  add(label: number, doc: TermDoc): void {
+    if (!Number.isInteger(label) || label < 0) return;
+    if (this.has(label)) this.remove(label);
+    this.lengths = grown(this.lengths, label, (n) => new Uint32Array(n));
+    this.starts = grown(this.starts, label, (n) => new Uint32Array(n));
+    this.counts = grown(this.counts, label, (n) => new Uint32Array(n));
+    this.forward = grown(this.forward, this.forwardSize + doc.terms.length, (n) => new Int32Array(n));
+    this.starts[label] = this.forwardSize;
+    this.counts[label] = doc.terms.length;
+    for (let i = 0; i < doc.terms.length; i++) {
+      const term = doc.terms[i]!;
+      let id = this.ids.get(term);
+      if (id === undefined) {
+        id = this.lists.length;
+        this.ids.set(term, id);
+        this.lists.push(new Postings());
+      }
+      // A count past the 16-bit range is held at its top (BM25 saturates long before).
+      const list = this.lists[id]!;
+      const count = Math.max(1, Math.min(0xffff, doc.termCounts[i] ?? 1));
+      list.set(label, count);
+      if (count > list.maxCount) list.maxCount = count;
+      if (doc.termLength < list.minLength) list.minLength = doc.termLength;
+      this.forward[this.forwardSize++] = id;
+    }
+    this.lengths[label] = doc.termLength + 1;
+    this.docs++;
+    this.totalLength += doc.termLength;
+  }
+
+  /** Takes the memory at `label` out (nothing when it is not indexed). */
+  remove(label: number): void {
+    if (!this.has(label)) return;
+    const start = this.starts[label]!;
+    for (let i = start; i < start + this.counts[label]!; i++) this.lists[this.forward[i]!]!.unset(label);
+    this.docs--;
+    this.totalLength -= this.lengths[label]! - 1;
+    this.lengths[label] = 0;
+  }
+
+  /**
+   * The `k` memories with the highest BM25 for `queryTerms` (used as a set), best first, ties by
+   * label; `exclude` leaves labels out (they are not counted in the k).
+   */
+  top(queryTerms: readonly string[], k: number, exclude?: (label: number) => boolean): TermHit[] {
+    if (k <= 0 || this.docs === 0) return [];
+    const n = this.docs;
+    const norm = this.lengthNorms();
+    const terms = [...new Set(queryTerms)]
+      .map((t) => this.ids.get(t))
+      .filter((id): id is number => id !== undefined && this.lists[id]!.live > 0)
+      .map((id) => {
+        const list = this.lists[id]!;
+        // idf·(k1 + 1)·tf / (tf + K(dl)) is below idf·(k1 + 1) and, within one list, below its
+        // value at the list's highest count and shortest document.
+        const weight = bm25Idf(n, list.live) * (BM25_K1 + 1);
+        const bound = (weight * list.maxCount) / (list.maxCount + this.normOf(list.minLength));
+        return { list, weight, bound };
+      })
+      .sort((a, b) => b.bound - a.bound);
+    if (terms.length === 0) return [];
+    let unread = terms.reduce((sum, t) => sum + t.bound, 0);
+    if (this.scores.length < this.lengths.length) this.scores = new Float64Array(this.lengths.length);
+    const scores = this.scores;
+    let held: number[] = [];
+    let threshold = 0;
+    let best = 0;
+    try {
+      for (const term of terms) {
+        const reachable = unread;
+        const open = held.length < k || reachable >= threshold;
+        unread -= term.bound;
+        const { labels, counts, size } = term.list;
+        const weight = term.weight;
+        if (open) {
+          // Any memory holding this term may still enter the top k: read the whole list.
+          for (let i = 0; i < size; i++) {
+            const count = counts[i]!;
+            if (count === 0) continue;
+            const label = labels[i]!;
+            if (exclude !== undefined && exclude(label)) continue;
+            const before = scores[label]!;
+            if (before === 0) held.push(label);
+            const after = before + (weight * count) / (count + norm[label]!);
+            scores[label] = after;
+            if (after > best) best = after;
+          }
+        } else {
+          // Only the held memories can: those that cannot reach the k-th best score even with
+          // every unread term are dropped, and the rest look their count up.
+          const kept: number[] = [];
+          for (const label of held) {
+            if (scores[label]! + reachable < threshold) {
+              scores[label] = 0;
+              continue;
+            }
+            const count = term.list.countOf(label);
+            if (count > 0) scores[label] = scores[label]! + (weight * count) / (count + norm[label]!);
+            kept.push(label);
+          }
+          held = kept;
+        }
+        // The k-th score matters only once the unread terms could fall below it: never while
+        // they still exceed the best score held.
+        if (held.length >= k && unread < best) threshold = kthLargest(held, scores, k);
+      }
+      return held
+        .map((label) => ({ label, score: scores[label]! }))
+        .sort((a, b) => b.score - a.score || a.label - b.label)
+        .slice(0, k);
+    } finally {
+      for (const label of held) scores[label] = 0;
+    }
+  }
+
+  /** BM25's length normalisation k1·(1 − b + b·dl/avgdl), by label, for the current average. */
+  private lengthNorms(): Float64Array {
+    const avg = this.averageLength;
+    if (this.norms.length < this.lengths.length || this.normsAverage !== avg) {
+      if (this.norms.length < this.lengths.length) this.norms = new Float64Array(this.lengths.length);
+      for (let label = 0; label < this.lengths.length; label++) {
+        const length = this.lengths[label]!;
+        this.norms[label] = length > 0 ? this.normOf(length - 1) : 0;
+      }
+      this.normsAverage = avg;
+    }
+    return this.norms;
+  }
+
+  private normOf(length: number): number {
+    return BM25_K1 * (1 - BM25_B + (BM25_B * length) / Math.max(this.averageLength, 1));
+  }
+}
+
+/** The k-th largest score among `labels` (k ≤ labels.length): a min-heap of k. */
+function kthLargest(labels: readonly number[], scores: Float64Array, k: number): number {
+  const heap = new Float64Array(k);
+  let size = 0;
+  for (const label of labels) {
+    const s = scores[label]!;
+    if (size < k) {
+      let i = size++;
+      heap[i] = s;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (heap[parent]! <= heap[i]!) break;
+        [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+        i = parent;
+      }
+    } else if (s > heap[0]!) {
+      heap[0] = s;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < k && heap[l]! < heap[m]!) m = l;
+        if (r < k && heap[r]! < heap[m]!) m = r;
+        if (m === i) break;
+        [heap[m], heap[i]] = [heap[i]!, heap[m]!];
+        i = m;
+      }
+    }
+  }
+  return heap[0]!;
+}
