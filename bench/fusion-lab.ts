@@ -9,9 +9,8 @@
  * - `LexicalCorpus`: whole-corpus BM25 with the store's tokenizer and formula (bm25.ts), via
  *   postings; scores sum the query terms in first-seen order, as recall.ts's corpus scorer does,
  *   so the floats are identical.
- * - `nominateCandidates`: storage-dexie.ts `lexicalCandidates` (rarest nominating terms first,
- *   each document scored by the summed IDF of the query terms it holds, at most
- *   POSTINGS_PER_CANDIDATE·limit keys read, the best `limit` rows kept).
+ * - `nominateCandidates`: the store's `lexicalCandidates` with its lexical index in memory
+ *   (core/storage/read-cache.ts): the exact corpus-BM25 top `limit`, ties by label.
  * - `recallPool`: recall.ts's pool for `lexicalIndex: 'corpus'` with exact cosine in place of
  *   HNSW: the k·overfetch nearest documents, then the best max(k·overfetch, 20) nominated
  *   documents outside them by corpus BM25.
@@ -21,7 +20,6 @@
  *   chosen on the training queries only; the test queries are scored once, with the chosen
  *   configuration, after every choice is made.
  */
-import { NOMINATE_ALWAYS, POSTINGS_PER_CANDIDATE } from '../src/core/domain/lexical-index.ts';
 import { bm25Idf, bm25TermScore } from '../src/core/domain/bm25.ts';
 import { ndcgAtK } from '../src/core/domain/evaluate.ts';
 import { CORPUS_CANDIDATES_PER_SLOT } from '../src/core/ops/recall-pipeline.ts';
@@ -79,49 +77,29 @@ export class LexicalCorpus {
 }
 
 export interface Nomination {
-  /** Nominated documents, best summed IDF first (ties: lower index), at most `limit`. */
+  /** The best documents by corpus BM25 (ties: lower index), at most `limit`. */
   candidates: number[];
-  /** Posting keys read (at most POSTINGS_PER_CANDIDATE·limit). */
+  /** Posting entries of the query terms (what an exhaustive scorer reads; the store's MaxScore reads fewer). */
   keysRead: number;
-  /** Documents that received a nomination before the cut to `limit`. */
+  /** Documents holding at least one query term. */
   nominated: number;
-  /** True when a nominating term was cut short or skipped because the key budget ran out. */
+  /** Always false: the store's lexical index held in memory gives the exact top (core/domain/term-index.ts). */
   budgetExhausted: boolean;
 }
 
-/** storage-dexie.ts `lexicalCandidates`, on the in-memory postings. */
+/** The store's `lexicalCandidates` once its lexical index is in memory: the exact BM25 top `limit`. */
 export function nominateCandidates(corpus: LexicalCorpus, queryTerms: readonly string[], limit: number): Nomination {
-  const n = corpus.documentCount;
   const unique = [...new Set(queryTerms)];
-  const nominating = unique
-    .map((t) => [t, corpus.df(t)] as const)
-    .filter(([, df]) => df > 0 && df <= Math.max(NOMINATE_ALWAYS, n / 4))
-    .sort((a, b) => a[1] - b[1]);
-  const proxy = new Map<number, number>();
-  let budget = POSTINGS_PER_CANDIDATE * limit;
+  const bm = corpus.bm25(unique);
+  const holding = new Set<number>();
   let keysRead = 0;
-  let budgetExhausted = false;
-  // MaxScore, as core/domain/lexical-index.ts: the unread terms' summed IDF against the limit-th proxy.
-  let unread = nominating.reduce((sum, [, df]) => sum + bm25Idf(Math.max(n, df), df), 0);
-  for (const [term, df] of nominating) {
-    if (budget <= 0) {
-      budgetExhausted = true;
-      break;
-    }
-    if (proxy.size >= limit && unread < [...proxy.values()].sort((a, b) => b - a)[limit - 1]!) break;
-    const idf = bm25Idf(Math.max(n, df), df);
-    unread -= idf;
-    const ids = corpus.postingsOf(term).slice(0, budget);
-    if (ids.length < df) budgetExhausted = true;
-    budget -= ids.length;
-    keysRead += ids.length;
-    for (const d of ids) proxy.set(d, (proxy.get(d) ?? 0) + idf);
+  for (const t of unique) {
+    const list = corpus.postingsOf(t);
+    keysRead += list.length;
+    for (const d of list) holding.add(d);
   }
-  const candidates = [...proxy]
-    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-    .slice(0, limit)
-    .map(([d]) => d);
-  return { candidates, keysRead, nominated: proxy.size, budgetExhausted };
+  const candidates = [...holding].sort((a, b) => bm[b]! - bm[a]! || a - b).slice(0, limit);
+  return { candidates, keysRead, nominated: holding.size, budgetExhausted: false };
 }
 
 /** Indices of the `k` largest scores (ties: lower index first), optionally only those passing `keep`. */

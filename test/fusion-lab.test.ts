@@ -28,7 +28,7 @@ function corpusTexts(n: number, seed: number): string[] {
 }
 
 describe('fusion lab: the replica of the store’s corpus candidates', () => {
-  it('nominates exactly the rows storage-dexie’s lexicalCandidates returns, in the same order', async () => {
+  it('nominates exactly the rows the store’s lexicalCandidates returns (its exact BM25 top), in the same order', async () => {
     const texts = corpusTexts(600, 7);
     const name = uniqueName('lab-nominate');
     let next = 0;
@@ -41,7 +41,6 @@ describe('fusion lab: the replica of the store’s corpus candidates', () => {
     const storage = await openDexieStorage(name);
     const corpus = new LexicalCorpus(texts.map((t) => lexicalTerms(t)));
     const random = mulberry32(11);
-    let exhausted = 0;
     for (let q = 0; q < 25; q++) {
       const query = corpusTexts(1, 100 + q)[0]!.split(' ').slice(0, 3 + Math.floor(random() * 5)).join(' ');
       const terms = [...new Set(lexicalTerms(query))];
@@ -50,11 +49,8 @@ describe('fusion lab: the replica of the store’s corpus candidates', () => {
         const replica = nominateCandidates(corpus, terms, limit);
         expect(replica.candidates.map((d) => idOf[d])).toEqual(fromStore.candidates.map((c) => c.memory.id));
         for (const t of terms) expect(corpus.df(t)).toBe(fromStore.documentFrequencies.get(t) ?? 0);
-        if (replica.budgetExhausted) exhausted++;
       }
     }
-    // The key budget must bind in some cases, or this test would not cover the cut.
-    expect(exhausted).toBeGreaterThan(0);
     storage.close();
   });
 

@@ -102,12 +102,17 @@ function txOver(tables: Map<TableName, MemTable>, allowed: ReadonlySet<TableName
 interface Shared {
   tables: Map<TableName, MemTable>;
   queue: Promise<unknown>;
+  /** Names these tables for the engine port's `id` (every handle on them shares it). */
+  id: string;
 }
+
+let stores = 0;
 
 /** The engine over a store's tables; `isClosed` says whether this handle may still use them. */
 function memoryEngine(shared: Shared, isClosed: () => boolean, close: () => void): StorageEngine {
   const { tables } = shared;
   return {
+    id: shared.id,
     transaction(mode, names, body) {
       const run = async () => {
         if (isClosed()) throw new MemoryError('STORAGE_FAILURE', 'This in-memory storage is closed', { operation: 'use' });
@@ -133,7 +138,7 @@ function memoryEngine(shared: Shared, isClosed: () => boolean, close: () => void
 }
 
 function freshStore(): Shared {
-  return { tables: new Map(Object.entries(TABLES).map(([name, spec]) => [name as TableName, new MemTable(parseTable(spec))])), queue: Promise.resolve() };
+  return { tables: new Map(Object.entries(TABLES).map(([name, spec]) => [name as TableName, new MemTable(parseTable(spec))])), queue: Promise.resolve(), id: `memory:${++stores}` };
 }
 
 /** The engine alone, over fresh tables (the port's contract suite drives it directly). */

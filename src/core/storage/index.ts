@@ -12,6 +12,7 @@ import { journalStore } from './journal.ts';
 import { lexicalPostings } from './lexical.ts';
 import { memoryRows } from './memory-rows.ts';
 import type { StorageEngine } from './port.ts';
+import { ReadCache } from './read-cache.ts';
 import { metaStore, settingsStore } from './settings.ts';
 import { trashStore } from './trash.ts';
 import { runner } from './tx.ts';
@@ -21,14 +22,29 @@ export type { Key, KeyEntry, KeyRange, Query, StorageEngine, StorageTx, TxMode, 
 export { MAX_KEY, MIN_KEY } from './port.ts';
 export { TABLES, TABLE_NAMES, parseTable, type IndexSpec, type TableName, type TableSpec } from './schema.ts';
 
-/** The store's storage over a backend. */
-export function storageOver(engine: StorageEngine): MemoryStorage {
+export interface StorageOptions {
+  /**
+   * Up to this many memories, the first recall waits while the lexical index is read into memory
+   * (default 20,000, about a second); a larger store's recalls use the postings in storage meanwhile.
+   */
+  lexicalIndexWaitUpTo?: number;
+  /** Bytes of memory rows kept in memory at most (default 128 MiB; 0 keeps none). */
+  rowCacheBytes?: number;
+}
+
+/**
+ * The store's storage over a backend, with recall's reads served from memory where it can
+ * (read-cache.ts: the lexical index and recently used rows, kept current by this store's writes).
+ */
+export function storageOver(backend: StorageEngine, options: StorageOptions = {}): MemoryStorage {
+  const cache = new ReadCache(backend, options.rowCacheBytes);
+  const engine = cache.wrap();
   const run = runner(engine);
   return {
     ...metaStore(run),
-    ...memoryRows(engine, run),
+    ...memoryRows(engine, run, cache),
     ...vectorLog(run),
-    ...lexicalPostings(engine, run),
+    ...lexicalPostings(engine, run, cache, options.lexicalIndexWaitUpTo),
     ...graphStore(run),
     ...journalStore(run),
     ...trashStore(run),

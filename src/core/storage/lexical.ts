@@ -1,52 +1,76 @@
-/** The lexical postings role: BM25 statistics and candidates from the multi-entry `terms` index. */
+/**
+ * The lexical postings role: BM25 statistics and candidates. Candidates come from the lexical
+ * index held in memory (read-cache.ts: an exact BM25 top-k over every memory) once it is read;
+ * until then, and when it cannot be, from the multi-entry `terms` index in storage.
+ */
 import { nominateCandidates } from '../domain/lexical-index.ts';
-import type { LexicalCandidate, LexicalPostings } from '../ports.ts';
-import type { StorageEngine } from './port.ts';
-import { strip, type MemoryRow } from './rows.ts';
+import type { LexicalCandidate, LexicalPostings, StoreMeta } from '../ports.ts';
+import type { StorageEngine, StorageTx } from './port.ts';
+import { memoryOf, type ReadCache } from './read-cache.ts';
+import type { MemoryRow } from './rows.ts';
 import { rowsByLabels } from './memory-rows.ts';
 import { readMeta, ONE_CALL, type Run } from './tx.ts';
 
-/** Terms whose document frequency the candidate search keeps between calls. */
+/** Terms whose document frequency the candidate search in storage keeps between calls. */
 const DF_CACHE_TERMS = 50_000;
+/** Up to this many memories, the first recall waits for the lexical index to be read (about a second at most). */
+export const AWAIT_LEXICAL_INDEX_UP_TO = 20_000;
 
-export function lexicalPostings(engine: StorageEngine, run: Run): LexicalPostings {
+const candidateOf = (row: MemoryRow): LexicalCandidate => ({ memory: memoryOf(row), label: row.label, terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
+
+export function lexicalPostings(engine: StorageEngine, run: Run, cache: ReadCache, waitUpTo = AWAIT_LEXICAL_INDEX_UP_TO): LexicalPostings {
   /** Document frequencies by term, valid for one state of the lexical statistics. */
   let dfCache: { key: string; df: Map<string, number> } = { key: '', df: new Map() };
-  return {
-    lexicalStats: () =>
-      run('lexicalStats', 'r', ['meta'], async (tx) => {
-        const meta = await readMeta(tx);
-        const documents = meta?.lexicalDocs ?? 0;
-        return { documents, averageLength: documents > 0 ? (meta?.lexicalLength ?? 0) / documents : 0 };
-      }, ONE_CALL),
 
-    lexicalCandidates: (terms, limit) =>
-      run('lexicalCandidates', 'r', ['meta', 'memories'], async (tx) => {
-        const unique = [...new Set(terms)];
-        // Document frequencies: counting an index range is linear in the term's postings in
-        // IndexedDB, so the counts are kept until the lexical statistics change (any text change
-        // bumps the generation and the document/length totals in the same transaction).
-        const meta = await readMeta(tx);
-        const documents = meta?.lexicalDocs ?? 0;
-        const key = `${meta?.generation ?? 0}:${documents}:${meta?.lexicalLength ?? 0}`;
-        if (dfCache.key !== key || dfCache.df.size > DF_CACHE_TERMS) dfCache = { key, df: new Map() };
-        const cache = dfCache.df;
-        await Promise.all(unique.filter((t) => !cache.has(t)).map(async (t) => cache.set(t, await tx.count('memories', { index: 'terms', equals: t }))));
-        const df = new Map(unique.map((t) => [t, cache.get(t) ?? 0] as const));
-        // Candidates from the postings, keys only (core/domain/lexical-index.ts); only the best rows are read.
-        const best = await nominateCandidates(df, documents, limit, async (term, max) =>
-          (await tx.keys('memories', { index: 'terms', equals: term, limit: max })).map((k) => k.primaryKey as string),
-        );
-        const candidates: LexicalCandidate[] = [];
-        for (const row of await tx.getMany<MemoryRow>('memories', best)) {
-          if (row) candidates.push({ memory: strip(row), label: row.label, terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
-        }
-        return { candidates, documentFrequencies: df };
-      }),
+  /** The metadata row, compared with what the cache mirrors. */
+  const checkedMeta = async (operation: string): Promise<StoreMeta | undefined> => {
+    const epoch = cache.readEpoch;
+    const meta = await run(operation, 'r', ['meta'], readMeta, ONE_CALL);
+    cache.check(meta, epoch);
+    return meta;
+  };
+
+  /** Candidates from the postings in storage: keys only (core/domain/lexical-index.ts); only the best rows are read. */
+  const fromStorage = (terms: string[], limit: number) =>
+    run('lexicalCandidates', 'r', ['meta', 'memories'], async (tx: StorageTx) => {
+      // Document frequencies: counting an index range is linear in the term's postings in
+      // IndexedDB, so the counts are kept until the lexical statistics change (any text change
+      // bumps the generation and the document/length totals in the same transaction).
+      const meta = await readMeta(tx);
+      const documents = meta?.lexicalDocs ?? 0;
+      const key = `${meta?.generation ?? 0}:${documents}:${meta?.lexicalLength ?? 0}`;
+      if (dfCache.key !== key || dfCache.df.size > DF_CACHE_TERMS) dfCache = { key, df: new Map() };
+      const counts = dfCache.df;
+      await Promise.all(terms.filter((t) => !counts.has(t)).map(async (t) => counts.set(t, await tx.count('memories', { index: 'terms', equals: t }))));
+      const df = new Map(terms.map((t) => [t, counts.get(t) ?? 0] as const));
+      const best = await nominateCandidates(df, documents, limit, async (term, max) =>
+        (await tx.keys('memories', { index: 'terms', equals: term, limit: max })).map((k) => k.primaryKey as string),
+      );
+      const candidates = (await tx.getMany<MemoryRow>('memories', best)).flatMap((row) => (row ? [candidateOf(row)] : []));
+      return { candidates, documentFrequencies: df };
+    });
+
+  return {
+    lexicalStats: async () => {
+      const meta = await checkedMeta('lexicalStats');
+      const documents = meta?.lexicalDocs ?? 0;
+      return { documents, averageLength: documents > 0 ? (meta?.lexicalLength ?? 0) / documents : 0 };
+    },
+
+    lexicalCandidates: async (terms, limit) => {
+      const unique = [...new Set(terms)];
+      const meta = await checkedMeta('lexicalCandidates');
+      const index = await cache.termIndex(meta?.lexicalDocs ?? 0, waitUpTo);
+      if (!index) return fromStorage(unique, limit);
+      const df = new Map(unique.map((t) => [t, index.documentFrequency(t)] as const));
+      const labels = index.top(unique, limit).map((h) => h.label);
+      const candidates = (await rowsByLabels(engine, run, cache, labels, 'lexicalCandidates')).flatMap((row) => (row ? [candidateOf(row)] : []));
+      return { candidates, documentFrequencies: df };
+    },
 
     lexicalTermsOf: async (labels) => {
       const out = new Map<number, { terms: string[]; termCounts: number[]; termLength: number }>();
-      for (const row of await rowsByLabels(engine, run, labels, 'lexicalTermsOf')) if (row) out.set(row.label, { terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
+      for (const row of await rowsByLabels(engine, run, cache, labels, 'lexicalTermsOf')) if (row) out.set(row.label, { terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
       return out;
     },
   };

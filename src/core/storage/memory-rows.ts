@@ -3,22 +3,32 @@ import { sameState } from '../domain/undo-plan.ts';
 import type { ListQuery, MemoryRows, StoredCounts } from '../ports.ts';
 import { MEMORY_TYPES, type Memory } from '../types.ts';
 import { MIN_KEY, type StorageEngine } from './port.ts';
+import { memoryOf, type ReadCache } from './read-cache.ts';
 import { derivedFields, isDefined, loadedVector, rowOf, storedVector, strip, type MemoryRow, type VectorRow } from './rows.ts';
 import { bumpGeneration, deleteRows, dropVectors, journal, refuseHeld, requireMeta, ONE_CALL, type Run } from './tx.ts';
 
-/** Memory rows by label (undefined when absent): the engine's fast path, or one read transaction. */
-export function rowsByLabels(engine: StorageEngine, run: Run, labels: readonly number[], operation = 'getByLabels'): Promise<(MemoryRow | undefined)[]> {
-  if (engine.getByIndex) {
-    return engine.getByIndex<MemoryRow>('memories', 'label', labels).catch((error: unknown) => {
-      throw engine.mapError(error, operation);
-    });
-  }
-  return run(operation, 'r', ['memories'], (tx) =>
-    Promise.all(labels.map(async (label) => (await tx.query<MemoryRow>('memories', { index: 'label', equals: label, limit: 1 }))[0])),
-  );
+/**
+ * Memory rows by label (undefined when absent): from the cache, and what it lacks through the
+ * engine's fast path or one read transaction.
+ */
+export async function rowsByLabels(engine: StorageEngine, run: Run, cache: ReadCache, labels: readonly number[], operation = 'getByLabels'): Promise<(MemoryRow | undefined)[]> {
+  const out = cache.cachedRows(labels);
+  const missing = labels.filter((_, i) => out[i] === undefined);
+  if (missing.length === 0) return out;
+  const epoch = cache.readEpoch;
+  const read = engine.getByIndex
+    ? await engine.getByIndex<MemoryRow>('memories', 'label', missing).catch((error: unknown) => {
+        throw engine.mapError(error, operation);
+      })
+    : await run(operation, 'r', ['memories'], (tx) =>
+        Promise.all(missing.map(async (label) => (await tx.query<MemoryRow>('memories', { index: 'label', equals: label, limit: 1 }))[0])),
+      );
+  cache.remember(read, epoch);
+  let next = 0;
+  return out.map((row) => row ?? read[next++]);
 }
 
-export function memoryRows(engine: StorageEngine, run: Run): MemoryRows {
+export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): MemoryRows {
   const WRITE = ['meta', 'memories', 'vectors', 'tombstones', 'journal', 'importUndo'] as const;
   return {
     insert: (memories, vectors, ctx) =>
@@ -78,7 +88,7 @@ export function memoryRows(engine: StorageEngine, run: Run): MemoryRows {
 
     getByLabels: async (labels) => {
       const out = new Map<number, Memory>();
-      for (const row of await rowsByLabels(engine, run, labels)) if (row) out.set(row.label, strip(row));
+      for (const row of await rowsByLabels(engine, run, cache, labels)) if (row) out.set(row.label, memoryOf(row));
       return out;
     },
 

@@ -93,4 +93,9 @@ export interface StorageEngine {
    * transaction (recall's hot path). The rules fall back to a read transaction without it.
    */
   getByIndex?<T>(table: TableName, index: string, keys: readonly Key[]): Promise<(T | undefined)[]>;
+  /**
+   * Optional: which data this engine opens (a database name). Engines with the same id in one
+   * realm hold the same data, so a commit through one drops what the others cache.
+   */
+  readonly id?: string;
 }

@@ -1,0 +1,262 @@
+/**
+ * What recall reads most, held in memory beside the engine: the lexical index (term postings
+ * with an exact BM25 top-k, core/domain/term-index.ts) and the memory rows last read or written
+ * (a least-recently-used cache within a byte budget).
+ *
+ * Both are kept current by this store's own writes: the engine is wrapped so that a committed
+ * read-write transaction hands the cache what it wrote (memory rows put, memories and vectors
+ * deleted, the metadata row). What another writer does is noticed two ways and drops the cache
+ * (the lexical index is then read again): another engine on the same data in this realm says so
+ * when it commits, and anything else changes the metadata row's generation or lexical totals,
+ * which every recall reads first (`check`). A store has one owner at a time (the SharedWorker,
+ * the elected tab, the extension's offscreen document), as its vector index already assumes.
+ */
+import { TermIndex, type TermDoc } from '../domain/term-index.ts';
+import type { StoreMeta } from '../ports.ts';
+import type { Key, StorageEngine, StorageTx } from './port.ts';
+import type { Memory } from '../types.ts';
+import { strip, type MemoryRow } from './rows.ts';
+import type { TableName } from './schema.ts';
+
+/** Bytes of rows the cache holds at most (an estimate per row, see `rowBytes`). */
+export const ROW_CACHE_BYTES = 128 * 1024 * 1024;
+/** Rows read per page while the lexical index is read from storage. */
+const BUILD_PAGE = 2_000;
+
+type Change = { row: MemoryRow } | { gone: number } | { meta: StoreMeta };
+
+/** What a metadata row says about the data the cache mirrors. */
+const keyOf = (meta: StoreMeta | undefined): string => `${meta?.generation ?? 0}:${meta?.lexicalDocs ?? 0}:${meta?.lexicalLength ?? 0}`;
+
+/** A rough size of a row in memory: its strings twice (UTF-16), its arrays, the object. */
+function rowBytes(row: MemoryRow): number {
+  let bytes = 400 + 2 * (row.text?.length ?? 0);
+  for (const t of row.terms ?? []) bytes += 40 + 2 * t.length;
+  for (const t of row.tags ?? []) bytes += 40 + 2 * t.length;
+  bytes += 120 * (row.links?.length ?? 0);
+  return bytes;
+}
+
+/**
+ * The memory a cached row holds, as a storage read would give it: an object and arrays of its
+ * own, so a caller that changes what it got changes nothing in the cache.
+ */
+export function memoryOf(row: MemoryRow): Memory {
+  const memory = strip(row);
+  memory.tags = [...memory.tags];
+  memory.links = memory.links.map((l) => ({ ...l }));
+  memory.surfacesWhen = [...(memory.surfacesWhen ?? [])];
+  return memory;
+}
+
+/** Engines on the same data in this realm, by id, so a commit on one drops the others' caches. */
+const peers = new Map<string, Set<ReadCache>>();
+
+export class ReadCache {
+  private readonly rows = new Map<number, MemoryRow>();
+  private bytes = 0;
+  private terms = new TermIndex();
+  private lexical: 'empty' | 'building' | 'ready' = 'empty';
+  private building: Promise<void> | null = null;
+  /** Changes committed while the lexical index is read, applied after. */
+  private pending: Change[] | null = null;
+  /** The metadata key the cache mirrors (null: not yet seen). */
+  private key: string | null = null;
+  /** Bumped by every change and drop: a read that started before one does not fill the cache. */
+  private epoch = 0;
+
+  constructor(private readonly engine: StorageEngine, private readonly budget = ROW_CACHE_BYTES) {
+    if (engine.id !== undefined) (peers.get(engine.id) ?? peers.set(engine.id, new Set()).get(engine.id)!).add(this);
+  }
+
+  /** The engine with its read-write transactions reporting what they committed to this cache. */
+  wrap(): StorageEngine {
+    const { engine } = this;
+    return {
+      ...(engine.id === undefined ? {} : { id: engine.id }),
+      mapError: (error, operation) => engine.mapError(error, operation),
+      close: () => {
+        this.drop();
+        if (engine.id !== undefined) peers.get(engine.id)?.delete(this);
+        engine.close();
+      },
+      ...(engine.getByIndex ? { getByIndex: engine.getByIndex.bind(engine) } : {}),
+      transaction: async (mode, tables, body, options) => {
+        if (mode !== 'rw' || !tables.some(watched)) return engine.transaction(mode, tables, body, options);
+        const changes: Change[] = [];
+        const result = await engine.transaction(mode, tables, (tx) => body(recording(tx, changes)), options);
+        if (changes.length > 0) this.commit(changes);
+        return result;
+      },
+    };
+  }
+
+  /**
+   * Compares the metadata row, read from storage at `epoch`, with what the cache mirrors: when
+   * another writer changed it, drops the cache. A read that a commit of ours overtook says nothing.
+   */
+  check(meta: StoreMeta | undefined, epoch: number): void {
+    if (epoch !== this.epoch) return;
+    const key = keyOf(meta);
+    if (this.key !== null && this.key !== key) this.drop();
+    this.key = key;
+  }
+
+  /** Forgets everything (another writer changed the data). */
+  drop(): void {
+    this.epoch++;
+    this.rows.clear();
+    this.bytes = 0;
+    this.terms = new TermIndex();
+    this.lexical = 'empty';
+    this.pending = null;
+    this.building = null;
+  }
+
+  /**
+   * The cached row at each label (undefined where not cached). Shared with the cache: read it,
+   * never change it, and hand callers `memoryOf(row)`.
+   */
+  cachedRows(labels: readonly number[]): (MemoryRow | undefined)[] {
+    return labels.map((label) => {
+      const row = this.rows.get(label);
+      if (!row) return undefined;
+      // Most recently used last.
+      this.rows.delete(label);
+      this.rows.set(label, row);
+      return row;
+    });
+  }
+
+  /** The epoch to pass to `remember` and `check` for what is read from storage now. */
+  get readEpoch(): number {
+    return this.epoch;
+  }
+
+  /** Keeps rows read from storage, unless something changed since the read began. */
+  remember(rows: readonly (MemoryRow | undefined)[], epoch: number): void {
+    if (epoch !== this.epoch) return;
+    for (const row of rows) if (row) this.keep({ ...row });
+  }
+
+  /**
+   * The lexical index when it is ready. The first call starts reading it from storage: awaited
+   * when the store holds at most `awaitUpTo` memories, in the background otherwise (the caller
+   * then uses the postings in storage meanwhile).
+   */
+  async termIndex(documents: number, awaitUpTo: number): Promise<TermIndex | null> {
+    if (this.lexical === 'ready') return this.terms;
+    const building = this.building ?? this.startBuild();
+    if (documents > awaitUpTo) return null;
+    await building;
+    return this.readyIndex();
+  }
+
+  private readyIndex(): TermIndex | null {
+    return this.lexical === 'ready' ? this.terms : null;
+  }
+
+  private startBuild(): Promise<void> {
+    const terms = new TermIndex();
+    this.lexical = 'building';
+    this.pending = [];
+    let build: Promise<void> | null = null;
+    build = (async () => {
+      let after = -1;
+      for (;;) {
+        const from = after;
+        const epoch = this.epoch;
+        const page = await this.engine.transaction('r', ['memories'], (tx) =>
+          tx.query<MemoryRow>('memories', { index: 'label', range: { lower: from, lowerOpen: true }, limit: BUILD_PAGE }), { oneCall: true });
+        if (this.building !== build) return;
+        for (const row of page) terms.add(row.label, row);
+        this.remember(page, epoch);
+        if (page.length < BUILD_PAGE) break;
+        after = page[page.length - 1]!.label;
+        // Yield between pages: recall and writes go on meanwhile.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      if (this.building !== build) return;
+      for (const change of this.pending ?? []) applyTo(terms, change);
+      this.pending = null;
+      this.terms = terms;
+      this.lexical = 'ready';
+    })().catch(() => {
+      // A failed read leaves the index to be read again on the next recall.
+      if (this.building === build) this.drop();
+    });
+    this.building = build;
+    return build!;
+  }
+
+  private commit(changes: readonly Change[]): void {
+    this.epoch++;
+    for (const change of changes) {
+      if ('meta' in change) this.key = keyOf(change.meta);
+      else if ('row' in change) this.keep({ ...change.row, ...memoryOf(change.row) });
+      else this.forget(change.gone);
+      if (this.lexical === 'ready') applyTo(this.terms, change);
+      else if (this.lexical === 'building') this.pending!.push(change);
+    }
+    for (const other of this.engine.id === undefined ? [] : (peers.get(this.engine.id) ?? [])) if (other !== this) other.drop();
+  }
+
+  private keep(row: MemoryRow): void {
+    this.forget(row.label);
+    const bytes = rowBytes(row);
+    if (bytes > this.budget) return;
+    this.rows.set(row.label, row);
+    this.bytes += bytes;
+    for (const [label, oldest] of this.rows) {
+      if (this.bytes <= this.budget) break;
+      this.rows.delete(label);
+      this.bytes -= rowBytes(oldest);
+    }
+  }
+
+  private forget(label: number): void {
+    const row = this.rows.get(label);
+    if (!row) return;
+    this.rows.delete(label);
+    this.bytes -= rowBytes(row);
+  }
+}
+
+function applyTo(terms: TermIndex, change: Change): void {
+  if ('row' in change) terms.add(change.row.label, change.row as TermDoc);
+  else if ('gone' in change) terms.remove(change.gone);
+}
+
+const watched = (table: TableName): boolean => table === 'memories' || table === 'vectors' || table === 'meta';
+
+/** A transaction that notes the memory rows written, the labels deleted and the metadata row. */
+function recording(tx: StorageTx, changes: Change[]): StorageTx {
+  return {
+    get: (table, key) => tx.get(table, key),
+    getMany: (table, keys) => tx.getMany(table, keys),
+    query: (table, query) => tx.query(table, query),
+    keys: (table, query) => tx.keys(table, query),
+    count: (table, query) => tx.count(table, query),
+    add: async (table, rows) => {
+      const keys = await tx.add(table, rows);
+      note(table, rows, changes);
+      return keys;
+    },
+    put: async (table, rows) => {
+      await tx.put(table, rows);
+      note(table, rows, changes);
+    },
+    delete: async (table, keys: readonly Key[]) => {
+      // A memory row is deleted by id; the cache knows it by label.
+      const labels =
+        table === 'memories' ? (await tx.getMany<MemoryRow>('memories', keys)).flatMap((row) => (row ? [row.label] : [])) : table === 'vectors' ? (keys as number[]) : [];
+      await tx.delete(table, keys);
+      for (const label of labels) changes.push({ gone: label });
+    },
+  };
+}
+
+function note(table: TableName, rows: readonly object[], changes: Change[]): void {
+  if (table === 'memories') for (const row of rows) changes.push({ row: row as MemoryRow });
+  else if (table === 'meta') for (const row of rows as { key: string; value: StoreMeta }[]) if (row.key === 'store') changes.push({ meta: row.value });
+}
