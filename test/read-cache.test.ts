@@ -146,8 +146,14 @@ describe('the read cache stays what storage says', () => {
     await same('lunch noon');
     // Re-embedding relabels every memory.
     await s.stageVectors([{ id: 'a', contentHash: (await s.get('a'))!.contentHash, vector: vec(7) }, { id: 'b', contentHash: (await s.get('b'))!.contentHash, vector: vec(8) }], 'other');
+    const before = await s.labelsOf(['a', 'b']);
+    expect([...(await s.vectorsOf(before as number[])).keys()]).toEqual(before);
     await s.commitStaged('other', DIM, ctx('reindex'));
     await same('canary production cluster');
+    // The vectors follow the new labels; the old labels hold none.
+    expect((await s.vectorsOf(before as number[])).size).toBe(0);
+    const after = (await s.labelsOf(['a', 'b'])) as number[];
+    expect([...(await s.vectorsOf(after)).values()]).toEqual([vec(7), vec(8)]);
     // Graph changes forget.
     await s.applyGraphChanges({ forget: ['a'] }, ctx('forget'));
     await same('canary cluster');
@@ -194,6 +200,11 @@ describe('the read cache stays what storage says', () => {
     await two.insert([makeMemory('b', 'staging again')], [vec(2)], ctx());
     expect((await one.getByLabels([label!])).get(label!)!.tags).toEqual(['seen-by-one']);
     expect(await candidates(one, 'staging')).toEqual(['b', 'a']);
+    expect((await one.vectorsOf([label!])).get(label!)).toEqual(vec(1));
+    const tagged = (await two.get('a'))!;
+    await two.replace(tagged, { ...tagged, text: 'the staging cluster, moved' }, vec(5), ctx('edit'));
+    expect((await one.vectorsOf([label!])).size).toBe(0);
+    expect((await one.getByLabels([label!])).size).toBe(0);
   });
 
   it('a writer it never hears from: the metadata row it reads before each search drops what is stale', async () => {

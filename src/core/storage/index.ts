@@ -30,6 +30,8 @@ export interface StorageOptions {
   lexicalIndexWaitUpTo?: number;
   /** Bytes of memory rows kept in memory at most (default 128 MiB; 0 keeps none). */
   rowCacheBytes?: number;
+  /** Bytes of stored vectors kept in memory at most (default 96 MiB: 131,072 at 384-d; 0 keeps none). */
+  vectorCacheBytes?: number;
 }
 
 /**
@@ -37,13 +39,13 @@ export interface StorageOptions {
  * (read-cache.ts: the lexical index and recently used rows, kept current by this store's writes).
  */
 export function storageOver(backend: StorageEngine, options: StorageOptions = {}): MemoryStorage {
-  const cache = new ReadCache(backend, options.rowCacheBytes);
+  const cache = new ReadCache(backend, { rows: options.rowCacheBytes, vectors: options.vectorCacheBytes });
   const engine = cache.wrap();
   const run = runner(engine);
   return {
     ...metaStore(run),
     ...memoryRows(engine, run, cache),
-    ...vectorLog(run),
+    ...vectorLog(run, cache),
     ...lexicalPostings(engine, run, cache, options.lexicalIndexWaitUpTo),
     ...graphStore(run),
     ...journalStore(run),

@@ -15,15 +15,17 @@ import { TermIndex, type TermDoc } from '../domain/term-index.ts';
 import type { StoreMeta } from '../ports.ts';
 import type { Key, StorageEngine, StorageTx } from './port.ts';
 import type { Memory } from '../types.ts';
-import { strip, type MemoryRow } from './rows.ts';
+import { strip, type MemoryRow, type StoredVector, type VectorRow } from './rows.ts';
 import type { TableName } from './schema.ts';
 
 /** Bytes of rows the cache holds at most (an estimate per row, see `rowBytes`). */
 export const ROW_CACHE_BYTES = 128 * 1024 * 1024;
+/** Bytes of stored vectors the cache holds at most (768 a vector at 384-d: 131,072 of them). */
+export const VECTOR_CACHE_BYTES = 96 * 1024 * 1024;
 /** Rows read per page while the lexical index is read from storage. */
 const BUILD_PAGE = 2_000;
 
-type Change = { row: MemoryRow } | { gone: number } | { meta: StoreMeta };
+type Change = { row: MemoryRow } | { vector: VectorRow } | { gone: number } | { meta: StoreMeta };
 
 /** What a metadata row says about the data the cache mirrors. */
 const keyOf = (meta: StoreMeta | undefined): string => `${meta?.generation ?? 0}:${meta?.lexicalDocs ?? 0}:${meta?.lexicalLength ?? 0}`;
@@ -49,12 +51,54 @@ export function memoryOf(row: MemoryRow): Memory {
   return memory;
 }
 
+/** Values by label, least recently used first out once their estimated bytes pass the budget. */
+class Lru<V> {
+  private readonly map = new Map<number, V>();
+  private bytes = 0;
+
+  constructor(private readonly budget: number, private readonly sizeOf: (value: V) => number) {}
+
+  get(label: number): V | undefined {
+    const value = this.map.get(label);
+    if (value === undefined) return undefined;
+    // Most recently used last.
+    this.map.delete(label);
+    this.map.set(label, value);
+    return value;
+  }
+
+  set(label: number, value: V): void {
+    this.delete(label);
+    const bytes = this.sizeOf(value);
+    if (bytes > this.budget) return;
+    this.map.set(label, value);
+    this.bytes += bytes;
+    for (const [oldest, held] of this.map) {
+      if (this.bytes <= this.budget) break;
+      this.map.delete(oldest);
+      this.bytes -= this.sizeOf(held);
+    }
+  }
+
+  delete(label: number): void {
+    const value = this.map.get(label);
+    if (value === undefined) return;
+    this.map.delete(label);
+    this.bytes -= this.sizeOf(value);
+  }
+
+  clear(): void {
+    this.map.clear();
+    this.bytes = 0;
+  }
+}
+
 /** Engines on the same data in this realm, by id, so a commit on one drops the others' caches. */
 const peers = new Map<string, Set<ReadCache>>();
 
 export class ReadCache {
-  private readonly rows = new Map<number, MemoryRow>();
-  private bytes = 0;
+  private readonly rows: Lru<MemoryRow>;
+  private readonly vectors: Lru<StoredVector>;
   private terms = new TermIndex();
   private lexical: 'empty' | 'building' | 'ready' = 'empty';
   private building: Promise<void> | null = null;
@@ -65,7 +109,9 @@ export class ReadCache {
   /** Bumped by every change and drop: a read that started before one does not fill the cache. */
   private epoch = 0;
 
-  constructor(private readonly engine: StorageEngine, private readonly budget = ROW_CACHE_BYTES) {
+  constructor(private readonly engine: StorageEngine, budgets: { rows?: number; vectors?: number } = {}) {
+    this.rows = new Lru(budgets.rows ?? ROW_CACHE_BYTES, rowBytes);
+    this.vectors = new Lru(budgets.vectors ?? VECTOR_CACHE_BYTES, (v) => v.byteLength + 64);
     if (engine.id !== undefined) (peers.get(engine.id) ?? peers.set(engine.id, new Set()).get(engine.id)!).add(this);
   }
 
@@ -106,7 +152,7 @@ export class ReadCache {
   drop(): void {
     this.epoch++;
     this.rows.clear();
-    this.bytes = 0;
+    this.vectors.clear();
     this.terms = new TermIndex();
     this.lexical = 'empty';
     this.pending = null;
@@ -118,14 +164,18 @@ export class ReadCache {
    * never change it, and hand callers `memoryOf(row)`.
    */
   cachedRows(labels: readonly number[]): (MemoryRow | undefined)[] {
-    return labels.map((label) => {
-      const row = this.rows.get(label);
-      if (!row) return undefined;
-      // Most recently used last.
-      this.rows.delete(label);
-      this.rows.set(label, row);
-      return row;
-    });
+    return labels.map((label) => this.rows.get(label));
+  }
+
+  /** The cached stored vector at each label (undefined where not cached). Shared: never change it. */
+  cachedVectors(labels: readonly number[]): (StoredVector | undefined)[] {
+    return labels.map((label) => this.vectors.get(label));
+  }
+
+  /** Keeps vectors read from storage, unless something changed since the read began. */
+  rememberVectors(rows: readonly (VectorRow | undefined)[], epoch: number): void {
+    if (epoch !== this.epoch) return;
+    for (const row of rows) if (row) this.vectors.set(row.label, row.vector);
   }
 
   /** The epoch to pass to `remember` and `check` for what is read from storage now. */
@@ -136,7 +186,7 @@ export class ReadCache {
   /** Keeps rows read from storage, unless something changed since the read began. */
   remember(rows: readonly (MemoryRow | undefined)[], epoch: number): void {
     if (epoch !== this.epoch) return;
-    for (const row of rows) if (row) this.keep({ ...row });
+    for (const row of rows) if (row) this.rows.set(row.label, { ...row });
   }
 
   /**
@@ -193,32 +243,16 @@ export class ReadCache {
     this.epoch++;
     for (const change of changes) {
       if ('meta' in change) this.key = keyOf(change.meta);
-      else if ('row' in change) this.keep({ ...change.row, ...memoryOf(change.row) });
-      else this.forget(change.gone);
+      else if ('row' in change) this.rows.set(change.row.label, { ...change.row, ...memoryOf(change.row) });
+      else if ('vector' in change) this.vectors.set(change.vector.label, change.vector.vector);
+      else {
+        this.rows.delete(change.gone);
+        this.vectors.delete(change.gone);
+      }
       if (this.lexical === 'ready') applyTo(this.terms, change);
       else if (this.lexical === 'building') this.pending!.push(change);
     }
     for (const other of this.engine.id === undefined ? [] : (peers.get(this.engine.id) ?? [])) if (other !== this) other.drop();
-  }
-
-  private keep(row: MemoryRow): void {
-    this.forget(row.label);
-    const bytes = rowBytes(row);
-    if (bytes > this.budget) return;
-    this.rows.set(row.label, row);
-    this.bytes += bytes;
-    for (const [label, oldest] of this.rows) {
-      if (this.bytes <= this.budget) break;
-      this.rows.delete(label);
-      this.bytes -= rowBytes(oldest);
-    }
-  }
-
-  private forget(label: number): void {
-    const row = this.rows.get(label);
-    if (!row) return;
-    this.rows.delete(label);
-    this.bytes -= rowBytes(row);
   }
 }
 
@@ -258,5 +292,6 @@ function recording(tx: StorageTx, changes: Change[]): StorageTx {
 
 function note(table: TableName, rows: readonly object[], changes: Change[]): void {
   if (table === 'memories') for (const row of rows) changes.push({ row: row as MemoryRow });
+  else if (table === 'vectors') for (const row of rows) changes.push({ vector: row as VectorRow });
   else if (table === 'meta') for (const row of rows as { key: string; value: StoreMeta }[]) if (row.key === 'store') changes.push({ meta: row.value });
 }

@@ -2,9 +2,10 @@
 import { MemoryError } from '../errors.ts';
 import type { VectorLog } from '../ports.ts';
 import { firstPartRange, journal, leasedImports, requireMeta, ONE_CALL, type Run } from './tx.ts';
+import type { ReadCache } from './read-cache.ts';
 import { loadedVector, storedVector, type MemoryRow, type StagedRow, type TombstoneRow, type VectorRow } from './rows.ts';
 
-export function vectorLog(run: Run): VectorLog {
+export function vectorLog(run: Run, cache: ReadCache): VectorLog {
   return {
     vectorCount: () => run('vectorCount', 'r', ['vectors'], (tx) => tx.count('vectors'), ONE_CALL),
 
@@ -85,11 +86,20 @@ export function vectorLog(run: Run): VectorLog {
         return { generation };
       }),
 
-    vectorsOf: (labels) =>
-      run('vectorsOf', 'r', ['vectors'], async (tx) => {
-        const out = new Map<number, Float32Array>();
-        for (const row of await tx.getMany<VectorRow>('vectors', labels)) if (row) out.set(row.label, loadedVector(row.vector));
-        return out;
-      }, ONE_CALL),
+    vectorsOf: async (labels) => {
+      const out = new Map<number, Float32Array>();
+      const cached = cache.cachedVectors(labels);
+      const missing = labels.filter((label, i) => {
+        const stored = cached[i];
+        if (stored) out.set(label, loadedVector(stored));
+        return !stored;
+      });
+      if (missing.length === 0) return out;
+      const epoch = cache.readEpoch;
+      const rows = await run('vectorsOf', 'r', ['vectors'], (tx) => tx.getMany<VectorRow>('vectors', missing), ONE_CALL);
+      cache.rememberVectors(rows, epoch);
+      for (const row of rows) if (row) out.set(row.label, loadedVector(row.vector));
+      return out;
+    },
   };
 }
