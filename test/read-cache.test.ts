@@ -98,6 +98,23 @@ describe('TermIndex: the lexical index held in memory', () => {
     }
   });
 
+  it('long churn (every memory edited many times) keeps its answers and its memory bounded', () => {
+    const index = new TermIndex();
+    const texts = corpus(200, 21);
+    for (let round = 0; round < 60; round++) {
+      texts.forEach((text, i) => {
+        // An edit takes a new label, as the store gives one.
+        if (round > 0) index.remove((round - 1) * 200 + i);
+        index.add(round * 200 + i, lexicalFields(round % 2 ? text : `${text} again`));
+      });
+    }
+    expect(index.documents).toBe(200);
+    const fields = new Map(texts.map((text, i) => [59 * 200 + i, lexicalFields(`${text}`)]));
+    const query = lexicalTerms(corpus(1, 5)[0]!);
+    expectSameTop(index.top(query, 10), exhaustive(fields, query, 10));
+    expect((index as unknown as { forward: Int32Array }).forward.length).toBeLessThan(64 * 1024);
+  });
+
   it('answers nothing for absent terms and an empty index, and counts lengths', () => {
     const index = new TermIndex();
     expect(index.top(['a'], 5)).toEqual([]);

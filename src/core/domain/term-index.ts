@@ -116,6 +116,8 @@ export class TermIndex {
   private counts = new Uint32Array(1024);
   private forward = new Int32Array(4096);
   private forwardSize = 0;
+  /** Entries of `forward` that belong to indexed labels (the rest: left by removals). */
+  private forwardLive = 0;
   private docs = 0;
   private totalLength = 0;
   /** Scratch: scores by label. */
@@ -171,6 +173,7 @@ export class TermIndex {
       this.forward[this.forwardSize++] = id;
     }
     this.lengths[label] = doc.termLength + 1;
+    this.forwardLive += doc.terms.length;
     this.docs++;
     this.totalLength += doc.termLength;
   }
@@ -183,6 +186,24 @@ export class TermIndex {
     this.docs--;
     this.totalLength -= this.lengths[label]! - 1;
     this.lengths[label] = 0;
+    this.forwardLive -= this.counts[label]!;
+    if (this.forwardLive * 2 < this.forwardSize && this.forwardSize > 4096) this.compactForward();
+  }
+
+  /** Squeezes out the term lists of removed labels. */
+  private compactForward(): void {
+    const next = new Int32Array(Math.max(4096, this.forwardLive * 2));
+    let to = 0;
+    for (let label = 0; label < this.lengths.length; label++) {
+      if (this.lengths[label] === 0) continue;
+      const start = this.starts[label]!;
+      const count = this.counts[label]!;
+      next.set(this.forward.subarray(start, start + count), to);
+      this.starts[label] = to;
+      to += count;
+    }
+    this.forward = next;
+    this.forwardSize = to;
   }
 
   /**
