@@ -6,7 +6,7 @@
  * and hybrid, `k: 10`, no touch), the median of the per-query ratios, the exact index's
  * search p50, and reopening (close, open again, first recall answered) — one JSON line at the end.
  *
- * Usage: npx tsx bench/ab.ts --base /tmp/base [--n 10000] [--queries 300] [--storage dexie|memory]
+ * Usage: npx tsx bench/ab.ts --base /tmp/base [--n 10000] [--queries 300] [--storage dexie|memory] [--texts sentences|real]
  */
 import 'fake-indexeddb/auto';
 import path from 'node:path';
@@ -15,6 +15,8 @@ import type { Embedder, VectorIndex } from '../src/core/ports.ts';
 import type { LocalMemory } from '../src/local.ts';
 import { gaussian, makeClusteredVectors, mulberry32, perturb } from '../test/helpers/prng.ts';
 import { sentences } from './sentences.ts';
+import { realTexts } from './real-texts.ts';
+import { resolveDataDir } from './datasets.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {
@@ -62,8 +64,12 @@ const random = mulberry32(99);
 const normal = gaussian(random);
 const data = all.slice(0, N);
 const queries = all.slice(N).map((fresh, j) => (j % 2 === 0 ? fresh : perturb(data[Math.floor(random() * N)]!, 0.02 / Math.sqrt(DIM), normal)));
-const texts = sentences(N, 7);
-const queryTexts = sentences(QUERIES, 8).map((t, j) => `${t} [query ${j}]`);
+/** `--texts real`: real sentences (bench/real-texts.ts) instead of bench/sentences.ts's recombined phrases. */
+const TEXTS = flag('texts') ?? 'sentences';
+const real = TEXTS === 'real' ? realTexts(resolveDataDir(path.resolve(import.meta.dirname, '..')), N, QUERIES) : null;
+if (real && real.texts.length < N) throw new Error(`--texts real holds ${real.texts.length} texts, fewer than ${N}`);
+const texts = real ? real.texts : sentences(N, 7);
+const queryTexts = real ? real.queries : sentences(QUERIES, 8).map((t, j) => `${t} [query ${j}]`);
 const table = new Map<string, Float32Array>();
 texts.forEach((t, i) => table.set(t, data[i]!));
 queryTexts.forEach((t, j) => table.set(t, queries[j]!));

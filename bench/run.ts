@@ -4,7 +4,7 @@
  * fake-indexeddb stands in for the browser's IndexedDB here; `bench/browser.ts` measures the
  * same store through the worker in headless Chromium and is merged under "browser".
  *
- * Usage: npm run bench [-- --sizes 1000,10000,100000] [-- --skip-browser] [-- --index-only] [-- --models-only]
+ * Usage: npm run bench [-- --sizes 1000,10000,100000] [-- --skip-browser] [-- --index-only] [-- --models-only] [-- --texts sentences|real]
  *        npm run bench -- --million [--runs hnsw:100000,hnsw-i8:100000,hnsw-i8:1000000]   (bench/million.ts)
  *        npm run bench -- --compare [--sizes 100000]                                    (bench/index-compare.ts)
  *        npm run bench -- --sync [--rows 10000] [--live 30]                             (bench/sync.ts)
@@ -22,6 +22,9 @@ import type { Embedder } from '../src/core/ports.ts';
 import { createMemory, type LocalMemory } from '../src/local.ts';
 import { gaussian, makeClusteredVectors, mulberry32, perturb } from '../test/helpers/prng.ts';
 import { sentences } from './sentences.ts';
+import { realTexts } from './real-texts.ts';
+import { resolveDataDir } from './datasets.ts';
+import path from 'node:path';
 
 const args = process.argv.slice(2);
 // The long runs live in scripts of their own; `--million` and `--compare` hand over to them.
@@ -43,6 +46,20 @@ const INDEX_ONLY = args.includes('--index-only');
 const MODELS_ONLY = args.includes('--models-only');
 const DIM = 384;
 const QUERIES = 300;
+/**
+ * `--texts real`: the memories' texts are real sentences (bench/real-texts.ts: SciFact, STS-B,
+ * SICK, LoCoMo; a real vocabulary) instead of bench/sentences.ts's recombined phrases; the
+ * vectors stay synthetic either way (no model in the timings).
+ */
+const TEXTS = flag('texts') ?? 'sentences';
+if (TEXTS !== 'sentences' && TEXTS !== 'real') throw new Error('--texts sentences|real');
+
+function benchTexts(n: number): { texts: string[]; queryTexts: string[] } {
+  if (TEXTS === 'sentences') return { texts: sentences(n, 7), queryTexts: sentences(QUERIES, 8).map((t, j) => `${t} [query ${j}]`) };
+  const real = realTexts(resolveDataDir(path.resolve(import.meta.dirname, '..')), n, QUERIES);
+  if (real.texts.length < n) throw new Error(`--texts real holds ${real.texts.length} texts, fewer than ${n}`);
+  return { texts: real.texts, queryTexts: real.queries };
+}
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 const ms = (t0: number): number => performance.now() - t0;
@@ -110,8 +127,7 @@ async function benchIndex(n: number, retrievalFigures = false): Promise<{ figure
   const name = `bench-${n}-${Date.now()}`;
   const t0 = performance.now();
   const { data, queries } = makeCorpus(n);
-  const texts = sentences(n, 7);
-  const queryTexts = sentences(QUERIES, 8).map((t, j) => `${t} [query ${j}]`);
+  const { texts, queryTexts } = benchTexts(n);
   const table = new Map<string, Float32Array>();
   texts.forEach((t, i) => table.set(t, data[i]!));
   queryTexts.forEach((t, j) => table.set(t, queries[j]!));
@@ -398,6 +414,7 @@ console.log(
   JSON.stringify({
     machine: machine(),
     date: new Date().toISOString(),
+    texts: TEXTS,
     index,
     embed: { ...embed.models, 'use-lite-reference': { per_s: embed.reference === null ? null : Math.round(embed.reference) } },
     ...(browserModels ? { browser_models: browserModels } : {}),
