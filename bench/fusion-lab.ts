@@ -22,7 +22,6 @@
  */
 import { bm25Idf, bm25TermScore } from '../src/core/domain/bm25.ts';
 import { ndcgAtK } from '../src/core/domain/evaluate.ts';
-import { CORPUS_CANDIDATES_PER_SLOT } from '../src/core/ops/recall-pipeline.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Corpus BM25 and the store's candidate nomination
@@ -83,12 +82,10 @@ export interface Nomination {
   keysRead: number;
   /** Documents holding at least one query term. */
   nominated: number;
-  /** Always false: the store's lexical index held in memory gives the exact top (core/domain/term-index.ts). */
-  budgetExhausted: boolean;
 }
 
-/** The store's `lexicalCandidates` once its lexical index is in memory: the exact BM25 top `limit`. */
-export function nominateCandidates(corpus: LexicalCorpus, queryTerms: readonly string[], limit: number): Nomination {
+/** The store's `lexicalCandidates` once its lexical index is in memory: the exact BM25 top `limit` outside `exclude`. */
+export function nominateCandidates(corpus: LexicalCorpus, queryTerms: readonly string[], limit: number, exclude: ReadonlySet<number> = new Set()): Nomination {
   const unique = [...new Set(queryTerms)];
   const bm = corpus.bm25(unique);
   const holding = new Set<number>();
@@ -96,10 +93,10 @@ export function nominateCandidates(corpus: LexicalCorpus, queryTerms: readonly s
   for (const t of unique) {
     const list = corpus.postingsOf(t);
     keysRead += list.length;
-    for (const d of list) holding.add(d);
+    for (const d of list) if (!exclude.has(d)) holding.add(d);
   }
   const candidates = [...holding].sort((a, b) => bm[b]! - bm[a]! || a - b).slice(0, limit);
-  return { candidates, keysRead, nominated: holding.size, budgetExhausted: false };
+  return { candidates, keysRead, nominated: holding.size };
 }
 
 /** Indices of the `k` largest scores (ties: lower index first), optionally only those passing `keep`. */
@@ -130,8 +127,8 @@ export function recallPool(corpus: LexicalCorpus, bm: ArrayLike<number>, cos: Ar
   const slotsDefault = Math.max(options.k * options.overfetch, 20);
   const cosinePool = topIndices(cos, options.cosinePool ?? options.k * options.overfetch);
   const slots = options.lexicalSlots ?? slotsDefault;
-  const nomination = nominateCandidates(corpus, queryTerms, CORPUS_CANDIDATES_PER_SLOT * slots);
   const inPool = new Set(cosinePool);
+  const nomination = nominateCandidates(corpus, queryTerms, slots, inPool);
   // Stable sort: ties keep nomination order, as in recall.ts.
   const outside = nomination.candidates
     .filter((d) => !inPool.has(d))

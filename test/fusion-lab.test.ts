@@ -49,6 +49,11 @@ describe('fusion lab: the replica of the store’s corpus candidates', () => {
         const replica = nominateCandidates(corpus, terms, limit);
         expect(replica.candidates.map((d) => idOf[d])).toEqual(fromStore.candidates.map((c) => c.memory.id));
         for (const t of terms) expect(corpus.df(t)).toBe(fromStore.documentFrequencies.get(t) ?? 0);
+        // Leaving out what recall's cosine pool holds: the next best fill the places.
+        const held = new Set(fromStore.candidates.slice(0, 3).map((c) => c.label));
+        const rest = await storage.lexicalCandidates(terms, limit, { exclude: held });
+        const heldDocs = new Set(fromStore.candidates.slice(0, 3).map((c) => idOf.indexOf(c.memory.id)));
+        expect(rest.candidates.map((c) => c.memory.id)).toEqual(nominateCandidates(corpus, terms, limit, heldDocs).candidates.map((d) => idOf[d]));
       }
     }
     storage.close();

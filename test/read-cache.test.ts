@@ -185,6 +185,18 @@ describe('the read cache stays what storage says', () => {
     expect(await candidates(s, 'imported')).toEqual([]);
   });
 
+  it('the lexical top leaves out what the caller holds and refuses, and fills their places', async () => {
+    const s = storageOver(createMemoryEngine());
+    await s.initMeta(META);
+    const texts = ['staging cluster', 'staging cluster one', 'staging cluster two', 'staging notes', 'the staging area', 'staging'];
+    await s.insert(texts.map((t, i) => makeMemory(`m${i}`, t)), texts.map((_, i) => vec(i)), ctx());
+    const all = await candidates(s, 'staging cluster', 10);
+    expect(all).toHaveLength(6);
+    const labels = (await s.labelsOf(all)) as number[];
+    const { candidates: rest } = await s.lexicalCandidates(lexicalTerms('staging cluster'), 3, { exclude: new Set(labels.slice(0, 2)), accept: (m) => m.id !== all[3] });
+    expect(rest.map((c) => c.memory.id)).toEqual([all[2], all[4], all[5]]);
+  });
+
   it('what a caller gets is its own: changing it changes nothing cached', async () => {
     const s = storageOver(createMemoryEngine());
     await s.initMeta(META);

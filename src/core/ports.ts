@@ -291,6 +291,13 @@ export interface StoreMeta {
   lexicalLength?: number;
 }
 
+export interface LexicalCandidateOptions {
+  /** Labels the caller holds already (recall's cosine pool): not candidates, not counted in the limit. */
+  exclude?: ReadonlySet<number>;
+  /** Memories the caller would drop (recall's filters): not counted in the limit. */
+  accept?: (memory: Memory) => boolean;
+}
+
 /** A memory found through the lexical index, with its stored term statistics. */
 export interface LexicalCandidate {
   memory: Memory;
@@ -408,11 +415,15 @@ export interface LexicalPostings {
   /** Corpus statistics of the persistent lexical index. */
   lexicalStats(): Promise<{ documents: number; averageLength: number }>;
   /**
-   * The memories most likely to score highest under BM25 for these terms — ranked by the summed
-   * IDF of the query terms each contains; terms found in more than a quarter of the memories
-   * nominate none — at most `limit`, and how many memories contain each term (BM25's IDF).
+   * The best `limit` memories by corpus BM25 for these terms (used as a set), best first, ties by
+   * label — leaving out the labels in `exclude` and the memories `accept` refuses — and how many
+   * memories contain each term (BM25's IDF). Exact once the lexical index is in memory
+   * (core/storage/read-cache.ts); until then nominated from the postings in storage: the
+   * `CORPUS_CANDIDATES_PER_SLOT`·limit memories with the highest summed IDF of the query terms
+   * they hold (terms in more than a quarter of the memories nominate none), which may include
+   * excluded or refused ones, so callers score and filter what they get.
    */
-  lexicalCandidates(terms: string[], limit: number): Promise<{ candidates: LexicalCandidate[]; documentFrequencies: Map<string, number> }>;
+  lexicalCandidates(terms: string[], limit: number, options?: LexicalCandidateOptions): Promise<{ candidates: LexicalCandidate[]; documentFrequencies: Map<string, number> }>;
   /** Stored term statistics of the memories behind these labels. */
   lexicalTermsOf(labels: number[]): Promise<Map<number, { terms: string[]; termCounts: number[]; termLength: number }>>;
 }

@@ -34,13 +34,6 @@ const RECALL_KEYS: ReadonlySet<string> = new Set([
   'lexicalIndex', 'expand', 'signal', 'minConfidence', 'sort', 'recencyWeight',
 ]);
 
-/**
- * Rows the corpus index reads per recall, as a multiple of the max(k·overfetch, 20) that join
- * the pool: the memories with the highest summed IDF of the query terms they contain, then
- * scored with exact BM25.
- */
-export const CORPUS_CANDIDATES_PER_SLOT = 4;
-
 export type CheckedRecall = ReturnType<typeof checkRecallOptions>;
 
 /** Validates every recall option up front, naming the field of the first bad one. */
@@ -210,13 +203,15 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
   if (o.mode === 'hybrid' && o.lexicalIndex === 'corpus') {
     const queryTerms = [...new Set(lexicalTerms(query))];
     const lexicalSlots = Math.max(o.k * o.overfetch, 20);
+    const inPool = new Set(pool.map((c) => c.label));
     const [stats, { candidates, documentFrequencies: df }] = await Promise.all([
       storage.lexicalStats(),
-      storage.lexicalCandidates(queryTerms, CORPUS_CANDIDATES_PER_SLOT * lexicalSlots),
+      storage.lexicalCandidates(queryTerms, lexicalSlots, { exclude: inPool, accept }),
     ]);
     const termsOf = new Map<number, { terms: string[]; termCounts: number[]; termLength: number }>(candidates.map((c) => [c.label, c]));
     const scorer = corpusScorer(stats, df, termsOf);
-    const inPool = new Set(pool.map((c) => c.label));
+    // The postings in storage (before the lexical index is in memory) may nominate pool members
+    // and filtered memories: they are dropped here, and the best by exact BM25 kept.
     const outside = candidates.filter((c) => !inPool.has(c.label) && accept(c.memory));
     const lexicalScores = scorer(queryTerms, outside.map((c) => ({ memory: c.memory, cosine: 0, label: c.label }) as Candidate));
     const best = outside

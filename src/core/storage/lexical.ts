@@ -13,6 +13,12 @@ import { readMeta, ONE_CALL, type Run } from './tx.ts';
 
 /** Terms whose document frequency the candidate search in storage keeps between calls. */
 const DF_CACHE_TERMS = 50_000;
+/**
+ * Candidates the postings in storage nominate per memory asked for: the nomination ranks by
+ * summed IDF, an approximation of BM25, so a margin is read and scored exactly by the caller.
+ */
+export const CORPUS_CANDIDATES_PER_SLOT = 4;
+
 /** Up to this many memories, the first recall waits for the lexical index to be read (about a second at most). */
 export const AWAIT_LEXICAL_INDEX_UP_TO = 20_000;
 
@@ -57,15 +63,21 @@ export function lexicalPostings(engine: StorageEngine, run: Run, cache: ReadCach
       return { documents, averageLength: documents > 0 ? (meta?.lexicalLength ?? 0) / documents : 0 };
     },
 
-    lexicalCandidates: async (terms, limit) => {
+    lexicalCandidates: async (terms, limit, options = {}) => {
       const unique = [...new Set(terms)];
       const meta = await checkedMeta('lexicalCandidates');
       const index = await cache.termIndex(meta?.lexicalDocs ?? 0, waitUpTo);
-      if (!index) return fromStorage(unique, limit);
+      if (!index) return fromStorage(unique, CORPUS_CANDIDATES_PER_SLOT * limit);
       const df = new Map(unique.map((t) => [t, index.documentFrequency(t)] as const));
-      const labels = index.top(unique, limit).map((h) => h.label);
-      const candidates = (await rowsByLabels(engine, run, cache, labels, 'lexicalCandidates')).flatMap((row) => (row ? [candidateOf(row)] : []));
-      return { candidates, documentFrequencies: df };
+      const { exclude, accept } = options;
+      const skip = exclude && exclude.size > 0 ? (label: number) => exclude.has(label) : undefined;
+      // The exact top; when the caller's filter refuses some, a wider top fills their places.
+      for (let wanted = limit; ; wanted *= 2) {
+        const hits = index.top(unique, wanted, skip);
+        const rows = await rowsByLabels(engine, run, cache, hits.map((h) => h.label), 'lexicalCandidates');
+        const candidates = rows.flatMap((row) => (row ? [candidateOf(row)] : [])).filter((c) => !accept || accept(c.memory));
+        if (candidates.length >= limit || hits.length < wanted) return { candidates: candidates.slice(0, limit), documentFrequencies: df };
+      }
     },
 
     lexicalTermsOf: async (labels) => {
