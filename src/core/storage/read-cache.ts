@@ -94,7 +94,7 @@ class Lru<V> {
 }
 
 /** Engines on the same data in this realm, by id, so a commit on one drops the others' caches. */
-const peers = new Map<string, Set<ReadCache>>();
+const peers = new Map<string, Set<WeakRef<ReadCache>>>();
 
 export class ReadCache {
   private readonly rows: Lru<MemoryRow>;
@@ -108,11 +108,13 @@ export class ReadCache {
   private key: string | null = null;
   /** Bumped by every change and drop: a read that started before one does not fill the cache. */
   private epoch = 0;
+  private readonly self = new WeakRef(this);
 
   constructor(private readonly engine: StorageEngine, budgets: { rows?: number; vectors?: number } = {}) {
     this.rows = new Lru(budgets.rows ?? ROW_CACHE_BYTES, rowBytes);
     this.vectors = new Lru(budgets.vectors ?? VECTOR_CACHE_BYTES, (v) => v.byteLength + 64);
-    if (engine.id !== undefined) (peers.get(engine.id) ?? peers.set(engine.id, new Set()).get(engine.id)!).add(this);
+    // Held weakly: a store dropped without being closed does not keep its cache alive.
+    if (engine.id !== undefined) (peers.get(engine.id) ?? peers.set(engine.id, new Set()).get(engine.id)!).add(this.self);
   }
 
   /** The engine with its read-write transactions reporting what they committed to this cache. */
@@ -123,7 +125,7 @@ export class ReadCache {
       mapError: (error, operation) => engine.mapError(error, operation),
       close: () => {
         this.drop();
-        if (engine.id !== undefined) peers.get(engine.id)?.delete(this);
+        this.leavePeers();
         engine.close();
       },
       ...(engine.getByIndex ? { getByIndex: engine.getByIndex.bind(engine) } : {}),
@@ -135,6 +137,13 @@ export class ReadCache {
         return result;
       },
     };
+  }
+
+  private leavePeers(): void {
+    if (this.engine.id === undefined) return;
+    const others = peers.get(this.engine.id);
+    others?.delete(this.self);
+    if (others?.size === 0) peers.delete(this.engine.id);
   }
 
   /**
@@ -252,7 +261,13 @@ export class ReadCache {
       if (this.lexical === 'ready') applyTo(this.terms, change);
       else if (this.lexical === 'building') this.pending!.push(change);
     }
-    for (const other of this.engine.id === undefined ? [] : (peers.get(this.engine.id) ?? [])) if (other !== this) other.drop();
+    const others = this.engine.id === undefined ? undefined : peers.get(this.engine.id);
+    if (!others) return;
+    for (const ref of others) {
+      const other = ref.deref();
+      if (!other) others.delete(ref);
+      else if (other !== this) other.drop();
+    }
   }
 }
 
