@@ -13,10 +13,11 @@
  */
 import { TermIndex, type TermDoc } from '../domain/term-index.ts';
 import type { StoreMeta } from '../ports.ts';
-import type { Key, StorageEngine, StorageTx } from './port.ts';
+import { Lru } from './lru.ts';
+import type { StorageEngine } from './port.ts';
+import { recording, watched, type Change } from './recording-tx.ts';
 import type { Memory } from '../types.ts';
 import { strip, type MemoryRow, type StoredVector, type VectorRow } from './rows.ts';
-import type { TableName } from './schema.ts';
 
 /** Bytes of rows the cache holds at most (an estimate per row, see `rowBytes`). */
 export const ROW_CACHE_BYTES = 128 * 1024 * 1024;
@@ -25,7 +26,6 @@ export const VECTOR_CACHE_BYTES = 96 * 1024 * 1024;
 /** Rows read per page while the lexical index is read from storage. */
 const BUILD_PAGE = 2_000;
 
-type Change = { row: MemoryRow } | { vector: VectorRow } | { gone: number } | { meta: StoreMeta };
 
 /** What a metadata row says about the data the cache mirrors. */
 const keyOf = (meta: StoreMeta | undefined): string => `${meta?.generation ?? 0}:${meta?.lexicalDocs ?? 0}:${meta?.lexicalLength ?? 0}`;
@@ -49,48 +49,6 @@ export function memoryOf(row: MemoryRow): Memory {
   memory.links = memory.links.map((l) => ({ ...l }));
   memory.surfacesWhen = [...(memory.surfacesWhen ?? [])];
   return memory;
-}
-
-/** Values by label, least recently used first out once their estimated bytes pass the budget. */
-class Lru<V> {
-  private readonly map = new Map<number, V>();
-  private bytes = 0;
-
-  constructor(private readonly budget: number, private readonly sizeOf: (value: V) => number) {}
-
-  get(label: number): V | undefined {
-    const value = this.map.get(label);
-    if (value === undefined) return undefined;
-    // Most recently used last.
-    this.map.delete(label);
-    this.map.set(label, value);
-    return value;
-  }
-
-  set(label: number, value: V): void {
-    this.delete(label);
-    const bytes = this.sizeOf(value);
-    if (bytes > this.budget) return;
-    this.map.set(label, value);
-    this.bytes += bytes;
-    for (const [oldest, held] of this.map) {
-      if (this.bytes <= this.budget) break;
-      this.map.delete(oldest);
-      this.bytes -= this.sizeOf(held);
-    }
-  }
-
-  delete(label: number): void {
-    const value = this.map.get(label);
-    if (value === undefined) return;
-    this.map.delete(label);
-    this.bytes -= this.sizeOf(value);
-  }
-
-  clear(): void {
-    this.map.clear();
-    this.bytes = 0;
-  }
 }
 
 /** Engines on the same data in this realm, by id, so a commit on one drops the others' caches. */
@@ -274,39 +232,4 @@ export class ReadCache {
 function applyTo(terms: TermIndex, change: Change): void {
   if ('row' in change) terms.add(change.row.label, change.row as TermDoc);
   else if ('gone' in change) terms.remove(change.gone);
-}
-
-const watched = (table: TableName): boolean => table === 'memories' || table === 'vectors' || table === 'meta';
-
-/** A transaction that notes the memory rows written, the labels deleted and the metadata row. */
-function recording(tx: StorageTx, changes: Change[]): StorageTx {
-  return {
-    get: (table, key) => tx.get(table, key),
-    getMany: (table, keys) => tx.getMany(table, keys),
-    query: (table, query) => tx.query(table, query),
-    keys: (table, query) => tx.keys(table, query),
-    count: (table, query) => tx.count(table, query),
-    add: async (table, rows) => {
-      const keys = await tx.add(table, rows);
-      note(table, rows, changes);
-      return keys;
-    },
-    put: async (table, rows) => {
-      await tx.put(table, rows);
-      note(table, rows, changes);
-    },
-    delete: async (table, keys: readonly Key[]) => {
-      // A memory row is deleted by id; the cache knows it by label.
-      const labels =
-        table === 'memories' ? (await tx.getMany<MemoryRow>('memories', keys)).flatMap((row) => (row ? [row.label] : [])) : table === 'vectors' ? (keys as number[]) : [];
-      await tx.delete(table, keys);
-      for (const label of labels) changes.push({ gone: label });
-    },
-  };
-}
-
-function note(table: TableName, rows: readonly object[], changes: Change[]): void {
-  if (table === 'memories') for (const row of rows) changes.push({ row: row as MemoryRow });
-  else if (table === 'vectors') for (const row of rows) changes.push({ vector: row as VectorRow });
-  else if (table === 'meta') for (const row of rows as { key: string; value: StoreMeta }[]) if (row.key === 'store') changes.push({ meta: row.value });
 }

@@ -1,0 +1,47 @@
+/**
+ * A transaction that notes what it committed for the read cache: memory rows and vectors
+ * written, labels deleted (a memory row is deleted by id, so its label is read first), and the
+ * metadata row.
+ */
+import type { StoreMeta } from '../ports.ts';
+import type { Key, StorageTx } from './port.ts';
+import type { MemoryRow, VectorRow } from './rows.ts';
+import type { TableName } from './schema.ts';
+
+export type Change = { row: MemoryRow } | { vector: VectorRow } | { gone: number } | { meta: StoreMeta };
+
+/** Whether writes to the table concern the read cache. */
+export const watched = (table: TableName): boolean => table === 'memories' || table === 'vectors' || table === 'meta';
+
+/** `tx`, noting into `changes` what its writes change for the read cache. */
+export function recording(tx: StorageTx, changes: Change[]): StorageTx {
+  return {
+    get: (table, key) => tx.get(table, key),
+    getMany: (table, keys) => tx.getMany(table, keys),
+    query: (table, query) => tx.query(table, query),
+    keys: (table, query) => tx.keys(table, query),
+    count: (table, query) => tx.count(table, query),
+    add: async (table, rows) => {
+      const keys = await tx.add(table, rows);
+      note(table, rows, changes);
+      return keys;
+    },
+    put: async (table, rows) => {
+      await tx.put(table, rows);
+      note(table, rows, changes);
+    },
+    delete: async (table, keys: readonly Key[]) => {
+      // A memory row is deleted by id; the cache knows it by label.
+      const labels =
+        table === 'memories' ? (await tx.getMany<MemoryRow>('memories', keys)).flatMap((row) => (row ? [row.label] : [])) : table === 'vectors' ? (keys as number[]) : [];
+      await tx.delete(table, keys);
+      for (const label of labels) changes.push({ gone: label });
+    },
+  };
+}
+
+function note(table: TableName, rows: readonly object[], changes: Change[]): void {
+  if (table === 'memories') for (const row of rows) changes.push({ row: row as MemoryRow });
+  else if (table === 'vectors') for (const row of rows) changes.push({ vector: row as VectorRow });
+  else if (table === 'meta') for (const row of rows as { key: string; value: StoreMeta }[]) if (row.key === 'store') changes.push({ meta: row.value });
+}
