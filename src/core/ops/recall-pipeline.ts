@@ -195,8 +195,8 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
     fetch = Math.min(live, fetch * 4);
   }
 
-  // 2. Corpus lexical union: memories that share rare query terms join with their real cosine
-  //    (vectors from the index where it holds them, else from storage).
+  // 2. Corpus lexical union: the best memories outside the pool by corpus BM25 join with their
+  //    real cosine (vectors from the index where it holds them, else from storage).
   const held = indexFirst(index, storage);
   let lexicalScorer: LexicalScorer | undefined;
   let corpusTerms: Map<number, { terms: string[]; termCounts: number[]; termLength: number }> | undefined;
