@@ -23,8 +23,13 @@ import { strip, type MemoryRow, type StoredVector, type VectorRow } from './rows
 export const ROW_CACHE_BYTES = 128 * 1024 * 1024;
 /** Bytes of stored vectors the cache holds at most (768 a vector at 384-d: 131,072 of them). */
 export const VECTOR_CACHE_BYTES = 96 * 1024 * 1024;
-/** Rows read per page while the lexical index is read from storage. */
+/**
+ * Rows read per page while the lexical index is read from storage: large when a recall waits for
+ * it, small in the background, so that a recall's own reads never queue behind more than one
+ * short page (fake-indexeddb runs transactions one at a time; a page of 2,000 took ~60 ms).
+ */
 const BUILD_PAGE = 2_000;
+const BACKGROUND_PAGE = 250;
 
 
 /** What a metadata row says about the data the cache mirrors. */
@@ -163,8 +168,9 @@ export class ReadCache {
    */
   async termIndex(documents: number, awaitUpTo: number): Promise<TermIndex | null> {
     if (this.lexical === 'ready') return this.terms;
-    const building = this.building ?? this.startBuild();
-    if (documents > awaitUpTo) return null;
+    const background = documents > awaitUpTo;
+    const building = this.building ?? this.startBuild(background);
+    if (background) return null;
     await building;
     return this.readyIndex();
   }
@@ -173,25 +179,29 @@ export class ReadCache {
     return this.lexical === 'ready' ? this.terms : null;
   }
 
-  private startBuild(): Promise<void> {
+  private startBuild(background: boolean): Promise<void> {
     const terms = new TermIndex();
+    const pageSize = background ? BACKGROUND_PAGE : BUILD_PAGE;
+    const pause = (): Promise<unknown> => new Promise((resolve) => setTimeout(resolve, 0));
     this.lexical = 'building';
     this.pending = [];
     let build: Promise<void> | null = null;
     build = (async () => {
+      // In the background, the recall that asked goes first.
+      if (background) await pause();
       let after = -1;
       for (;;) {
         const from = after;
         const epoch = this.epoch;
         const page = await this.engine.transaction('r', ['memories'], (tx) =>
-          tx.query<MemoryRow>('memories', { index: 'label', range: { lower: from, lowerOpen: true }, limit: BUILD_PAGE }), { oneCall: true });
+          tx.query<MemoryRow>('memories', { index: 'label', range: { lower: from, lowerOpen: true }, limit: pageSize }), { oneCall: true });
         if (this.building !== build) return;
         for (const row of page) terms.add(row.label, row);
         this.remember(page, epoch);
-        if (page.length < BUILD_PAGE) break;
+        if (page.length < pageSize) break;
         after = page[page.length - 1]!.label;
         // Yield between pages: recall and writes go on meanwhile.
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        await pause();
       }
       if (this.building !== build) return;
       for (const change of this.pending ?? []) applyTo(terms, change);
