@@ -1,15 +1,17 @@
 /**
  * What recall reads most, held in memory beside the engine: the lexical index (term postings
- * with an exact BM25 top-k, core/domain/term-index.ts) and the memory rows last read or written
- * (a least-recently-used cache within a byte budget).
+ * with an exact BM25 top-k, core/domain/term-index.ts), and the memory rows and stored vectors
+ * last read or written (least recently used first out, each within a byte budget).
  *
- * Both are kept current by this store's own writes: the engine is wrapped so that a committed
- * read-write transaction hands the cache what it wrote (memory rows put, memories and vectors
- * deleted, the metadata row). What another writer does is noticed two ways and drops the cache
- * (the lexical index is then read again): another engine on the same data in this realm says so
- * when it commits, and anything else changes the metadata row's generation or lexical totals,
- * which every recall reads first (`check`). A store has one owner at a time (the SharedWorker,
- * the elected tab, the extension's offscreen document), as its vector index already assumes.
+ * All are kept current by this store's own writes: the engine is wrapped so that a committed
+ * read-write transaction hands the cache what it wrote (recording-tx.ts: memory rows and vectors
+ * put, memories and vectors deleted, the metadata row). What another writer does is noticed two
+ * ways and drops the cache (the lexical index is then read again): another engine on the same
+ * data in this realm says so when it commits, and a writer elsewhere moves the metadata row's
+ * generation or lexical totals, which every corpus search reads first (`check`). A change that
+ * leaves that row alone (a touch, a tag edit) made in another realm is not seen until then: a
+ * store has one owner at a time (the SharedWorker, the elected tab, the extension's offscreen
+ * document), as its vector index, which another realm's writes do not reach either, assumes.
  */
 import { TermIndex, type TermDoc } from '../domain/term-index.ts';
 import type { StoreMeta } from '../ports.ts';
@@ -30,7 +32,6 @@ export const VECTOR_CACHE_BYTES = 96 * 1024 * 1024;
  */
 const BUILD_PAGE = 2_000;
 const BACKGROUND_PAGE = 250;
-
 
 /** What a metadata row says about the data the cache mirrors. */
 const keyOf = (meta: StoreMeta | undefined): string => `${meta?.generation ?? 0}:${meta?.lexicalDocs ?? 0}:${meta?.lexicalLength ?? 0}`;
