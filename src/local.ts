@@ -39,7 +39,7 @@ export { contentHash } from './core/domain/text.ts';
 export { createMemoryStorage, memoryStorages } from './adapters/storage-memory.ts';
 // A storage backend of your own: implement the engine port, get every storage rule from storageOver (CONTRIBUTING.md).
 export { storageOver, TABLES, parseTable, MIN_KEY, MAX_KEY } from './core/storage/index.ts';
-export type { StorageEngine, StorageTx, TxMode, Query, KeyRange, Key, KeyEntry, TableName, TableSpec, IndexSpec } from './core/storage/index.ts';
+export type { StorageEngine, StorageOptions, StorageTx, TxMode, Query, KeyRange, Key, KeyEntry, TableName, TableSpec, IndexSpec } from './core/storage/index.ts';
 export { pouchReplicas } from './adapters/sync-pouchdb.ts';
 export type { SyncReplica, SyncReplicaFactory } from './core/sync/ports.ts';
 export type { StoreInfo, StoreCatalog } from './core/catalog.ts';
