@@ -68,6 +68,8 @@ export interface MemoryEntities {
   readonly folded: string;
   /** The words said name a time ("yesterday", "last week", "in May", "two days ago", a date). */
   readonly saysWhen: boolean;
+  /** False when the words said cannot mention `name` (lower-case): a cheap test before `mentions`. */
+  mayMention(name: string): boolean;
 }
 
 const TIME_WORDS =
@@ -78,6 +80,7 @@ class Entities implements MemoryEntities {
   private names: Set<string> | undefined;
   private when: boolean | undefined;
   private foldedBody: string | undefined;
+  private lowered: string | undefined;
   constructor(private readonly text: string) {}
   private get said(): { speaker: string | null; body: string } {
     // A long memory is read by its opening: who said it, the names and times near the start.
@@ -100,6 +103,10 @@ class Entities implements MemoryEntities {
   }
   get folded(): string {
     return (this.foldedBody ??= fold(this.said.body));
+  }
+  mayMention(name: string): boolean {
+    // Every mention is a word of the body, lower-cased (a possessive's "s" dropped).
+    return (this.lowered ??= this.said.body.toLowerCase()).includes(name);
   }
   get saysWhen(): boolean {
     return (this.when ??= TIME_WORDS.test(this.said.body) || /\b\d{1,2}(?:st|nd|rd|th)? of\b|\b\d{4}-\d{2}-\d{2}\b/.test(this.said.body));
@@ -134,5 +141,5 @@ export function memoryEntities(memory: Pick<Memory, 'text'>): MemoryEntities {
 export function nameCredit(entities: MemoryEntities, name: string): number {
   const speaker = entities.speaker;
   if (speaker !== null && (speaker === name || speaker.split(' ')[0] === name)) return 1;
-  return entities.mentions.has(name) ? 0.5 : 0;
+  return entities.mayMention(name) && entities.mentions.has(name) ? 0.5 : 0;
 }

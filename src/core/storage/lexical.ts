@@ -28,12 +28,23 @@ export function lexicalPostings(engine: StorageEngine, run: Run, cache: ReadCach
   /** Document frequencies by term, valid for one state of the lexical statistics. */
   let dfCache: { key: string; df: Map<string, number> } = { key: '', df: new Map() };
 
-  /** The metadata row, compared with what the cache mirrors. */
-  const checkedMeta = async (operation: string): Promise<StoreMeta | undefined> => {
-    const epoch = cache.readEpoch;
-    const meta = await run(operation, 'r', ['meta'], readMeta, ONE_CALL);
-    cache.check(meta, epoch);
-    return meta;
+  /**
+   * The metadata row, compared with what the cache mirrors. Calls while a read is under way share
+   * it (recall asks for the statistics and the candidates side by side).
+   */
+  let reading: Promise<StoreMeta | undefined> | null = null;
+  const checkedMeta = (operation: string): Promise<StoreMeta | undefined> => {
+    reading ??= (async () => {
+      const epoch = cache.readEpoch;
+      try {
+        const meta = await run(operation, 'r', ['meta'], readMeta, ONE_CALL);
+        cache.check(meta, epoch);
+        return meta;
+      } finally {
+        reading = null;
+      }
+    })();
+    return reading;
   };
 
   /** Candidates from the postings in storage: keys only (core/domain/lexical-index.ts); only the best rows are read. */
