@@ -91,7 +91,8 @@ export function vectorLog(run: Run, cache: ReadCache): VectorLog {
       const cached = cache.cachedVectors(labels);
       const missing = labels.filter((label, i) => {
         const stored = cached[i];
-        if (stored) out.set(label, loadedVector(stored));
+        // The caller's own array: a float32 row (from before v11) would otherwise be the cached one.
+        if (stored) out.set(label, stored instanceof Float32Array ? stored.slice() : loadedVector(stored));
         return !stored;
       });
       if (missing.length === 0) return out;
