@@ -537,7 +537,9 @@ describe('sync through pouchdb-server', () => {
       const back = Date.now() + 15_000;
       while ((await a.get(m.id))?.tags[0] !== 'wifi' && Date.now() < back) await new Promise((r) => setTimeout(r, 50));
       expect((await a.get(m.id))!.tags).toEqual(['wifi']);
-      // The background round announced what it changed (the worker turns this into change events).
+      // The background round announced what it changed (the worker turns this into change events):
+      // the announcement follows the round's write, so it may come a moment after the tag shows.
+      while (!heard.includes(m.id) && Date.now() < back) await new Promise((r) => setTimeout(r, 50));
       expect(heard).toContain(m.id);
       expect(await a.stopSync()).toEqual({ stopped: true });
       expect((await a.syncStatus()).state).toBe('off');
