@@ -36,7 +36,8 @@ export interface StorageOptions {
 
 /**
  * The store's storage over a backend, with recall's reads served from memory where it can
- * (read-cache.ts: the lexical index and recently used rows, kept current by this store's writes).
+ * (read-cache.ts: the lexical index, and recently used rows and vectors, kept current by this
+ * store's writes).
  */
 export function storageOver(backend: StorageEngine, options: StorageOptions = {}): MemoryStorage {
   const cache = new ReadCache(backend, { rows: options.rowCacheBytes, vectors: options.vectorCacheBytes });
