@@ -68,11 +68,6 @@ class ExactIndex implements VectorIndex {
     }
   }
 
-  vectorOf(label: number): Float32Array | undefined {
-    const row = this.rowOf.get(label);
-    return row === undefined ? undefined : this.matrix.slice(row * this.dim, (row + 1) * this.dim);
-  }
-
   remove(labels: number[]): void {
     this.alive();
     const dim = this.dim;

@@ -73,12 +73,6 @@ export interface VectorIndex {
   remove(labels: number[]): void;
   /** Best `k` by cosine similarity, best first; `filter` limits the labels considered. */
   search(query: Float32Array, k: number, filter?: (label: number) => boolean): IndexHit[];
-  /**
-   * Optional: the vector held for `label`, scaled to unit length, when the index keeps it at
-   * full precision (undefined otherwise, or when the label is not held). Recall takes cosines
-   * from it instead of reading storage.
-   */
-  vectorOf?(label: number): Float32Array | undefined;
   /** Drop everything. */
   clear(): void;
   /**

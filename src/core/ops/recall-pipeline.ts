@@ -14,7 +14,7 @@ import { mmrSelect } from '../domain/mmr.ts';
 import type { RandomSource, VectorLog } from '../ports.ts';
 import { attachNeighbours, timeAnchor, type Candidate } from './recall-neighbours.ts';
 import { seededRandom } from '../domain/seeded-random.ts';
-import { indexFirst, rescoreHits } from '../services/rescore.ts';
+import { rescoreHits } from '../services/rescore.ts';
 import { FUSIONS, RECALL_MODES, checkWeights, scoreCandidates, type LexicalScorer } from '../domain/scoring.ts';
 import { checkChoice, checkNumberInRange } from '../domain/validate.ts';
 import { checkExpandOptions, expandHits, storageGraphReader, type ExpandOptions } from '../domain/graph.ts';
@@ -196,8 +196,7 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
   }
 
   // 2. Corpus lexical union: the best memories outside the pool by corpus BM25 join with their
-  //    real cosine (vectors from the index where it holds them, else from storage).
-  const held = indexFirst(index, storage);
+  //    real cosine.
   let lexicalScorer: LexicalScorer | undefined;
   let corpusTerms: Map<number, { terms: string[]; termCounts: number[]; termLength: number }> | undefined;
   if (o.mode === 'hybrid' && o.lexicalIndex === 'corpus') {
@@ -219,7 +218,7 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
       .filter((x) => x.s > 0)
       .sort((a, b) => b.s - a.s)
       .slice(0, lexicalSlots);
-    const vectors = await held.vectorsOf(best.map((x) => x.c.label));
+    const vectors = await storage.vectorsOf(best.map((x) => x.c.label));
     for (const { c } of best) {
       const v = vectors.get(c.label);
       if (v) pool.push({ memory: c.memory, cosine: cosine(vector, v), label: c.label, filtered: false });
@@ -230,7 +229,7 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
 
   // 2b. Conversation neighbours: a short turn ("Yes! It was amazing.") is found through the
   //     turns around it (the `context` signal), and the turns around the best matches join.
-  if (o.mode === 'hybrid' && o.fusion === 'weighted' && o.weights.context > 0) await attachNeighbours({ getByLabels: storage.getByLabels, vectorsOf: held.vectorsOf }, pool, vector, accept);
+  if (o.mode === 'hybrid' && o.fusion === 'weighted' && o.weights.context > 0) await attachNeighbours(storage, pool, vector, accept);
   if (corpusTerms) {
     const termsOf = corpusTerms;
     const missing = pool.filter((c) => !termsOf.has(c.label)).map((c) => c.label);

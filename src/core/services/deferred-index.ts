@@ -111,12 +111,6 @@ export class DeferredIndex implements VectorIndex {
     this.addNow(labels, vectors);
   }
 
-  vectorOf(label: number): Float32Array | undefined {
-    const pending = this.pending.get(label);
-    if (pending) return pending.vector.map((x) => x * pending.inv);
-    return this.inner.vectorOf?.(label);
-  }
-
   /** Makes the vectors searchable now and inserts them into the wrapped index later. */
   addDeferred(labels: number[], vectors: Float32Array[]): void {
     if (this.inner.kind === 'exact' || this.stopped) {

@@ -37,25 +37,3 @@ function inverseNorm(v: Float32Array): number {
   const n = Math.sqrt(dot(v, v));
   return n > 0 ? 1 / n : 0;
 }
-
-/**
- * Vectors by label from the index where it holds them at full precision (no storage read), the
- * rest from storage. Cosines taken from either agree: both are the stored vector (the index's
- * scaled to unit length).
- */
-export function indexFirst(index: Pick<VectorIndex, 'vectorOf'>, storage: Pick<MemoryStorage, 'vectorsOf'>): Pick<MemoryStorage, 'vectorsOf'> {
-  return {
-    async vectorsOf(labels) {
-      const out = new Map<number, Float32Array>();
-      if (!index.vectorOf) return storage.vectorsOf(labels);
-      const missing: number[] = [];
-      for (const label of labels) {
-        const v = index.vectorOf(label);
-        if (v) out.set(label, v);
-        else missing.push(label);
-      }
-      if (missing.length) for (const [label, v] of await storage.vectorsOf(missing)) out.set(label, v);
-      return out;
-    },
-  };
-}
