@@ -6,7 +6,7 @@
 import { nominateCandidates } from '../domain/lexical-index.ts';
 import type { LexicalCandidate, LexicalPostings, StoreMeta } from '../ports.ts';
 import type { StorageEngine, StorageTx } from './port.ts';
-import { memoryOf, type ReadCache } from './read-cache.ts';
+import { lexicalKey, memoryOf, type ReadCache } from './read-cache.ts';
 import type { MemoryRow } from './rows.ts';
 import { rowsByLabels } from './memory-rows.ts';
 import { readMeta, ONE_CALL, type Run } from './tx.ts';
@@ -55,7 +55,7 @@ export function lexicalPostings(engine: StorageEngine, run: Run, cache: ReadCach
       // bumps the generation and the document/length totals in the same transaction).
       const meta = await readMeta(tx);
       const documents = meta?.lexicalDocs ?? 0;
-      const key = `${meta?.generation ?? 0}:${documents}:${meta?.lexicalLength ?? 0}`;
+      const key = lexicalKey(meta);
       if (dfCache.key !== key || dfCache.df.size > DF_CACHE_TERMS) dfCache = { key, df: new Map() };
       const counts = dfCache.df;
       await Promise.all(terms.filter((t) => !counts.has(t)).map(async (t) => counts.set(t, await tx.count('memories', { index: 'terms', equals: t }))));
