@@ -115,6 +115,20 @@ describe('TermIndex: the lexical index held in memory', () => {
     expect((index as unknown as { forward: Int32Array }).forward.length).toBeLessThan(64 * 1024);
   });
 
+  it('writing a memory again with the same text (a touch, a tag edit) changes nothing in it', () => {
+    const index = new TermIndex();
+    index.add(4, lexicalFields('deploy the staging cluster'));
+    const size = (): number => (index as unknown as { forwardSize: number }).forwardSize;
+    const before = size();
+    for (let i = 0; i < 100; i++) index.add(4, lexicalFields('deploy the staging cluster'));
+    expect(size()).toBe(before);
+    expect(index.documents).toBe(1);
+    // A changed text is indexed again.
+    index.add(4, lexicalFields('deploy production'));
+    expect(index.top(lexicalTerms('staging'), 5)).toEqual([]);
+    expect(index.top(lexicalTerms('production'), 5).map((h) => h.label)).toEqual([4]);
+  });
+
   it('answers nothing for absent terms and an empty index, and counts lengths', () => {
     const index = new TermIndex();
     expect(index.top(['a'], 5)).toEqual([]);

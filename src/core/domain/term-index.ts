@@ -98,6 +98,9 @@ class Postings {
   }
 }
 
+/** A term's count as a posting holds it: at least 1, and past the 16-bit range at its top (BM25 saturates long before). */
+const storedCount = (count: number | undefined): number => Math.max(1, Math.min(0xffff, count ?? 1));
+
 /** Grows a typed array to hold index `at`. */
 function grown<T extends Uint32Array | Int32Array>(array: T, at: number, make: (n: number) => T): T {
   if (at < array.length) return array;
@@ -149,7 +152,11 @@ export class TermIndex {
   /** Indexes (or re-indexes) the memory at `label`. */
   add(label: number, doc: TermDoc): void {
     if (!Number.isInteger(label) || label < 0) return;
-    if (this.has(label)) this.remove(label);
+    if (this.has(label)) {
+      // Most writes of an indexed memory keep its text (a touch, a tag edit): nothing to redo.
+      if (this.holds(label, doc)) return;
+      this.remove(label);
+    }
     this.lengths = grown(this.lengths, label, (n) => new Uint32Array(n));
     this.starts = grown(this.starts, label, (n) => new Uint32Array(n));
     this.counts = grown(this.counts, label, (n) => new Uint32Array(n));
@@ -164,9 +171,8 @@ export class TermIndex {
         this.ids.set(term, id);
         this.lists.push(new Postings());
       }
-      // A count past the 16-bit range is held at its top (BM25 saturates long before).
       const list = this.lists[id]!;
-      const count = Math.max(1, Math.min(0xffff, doc.termCounts[i] ?? 1));
+      const count = storedCount(doc.termCounts[i]);
       list.set(label, count);
       if (count > list.maxCount) list.maxCount = count;
       if (doc.termLength < list.minLength) list.minLength = doc.termLength;
@@ -176,6 +182,16 @@ export class TermIndex {
     this.forwardLive += doc.terms.length;
     this.docs++;
     this.totalLength += doc.termLength;
+  }
+
+  /** Whether `label` is indexed with exactly these terms, counts and length. */
+  private holds(label: number, doc: TermDoc): boolean {
+    if (this.lengths[label]! - 1 !== doc.termLength || this.counts[label] !== doc.terms.length) return false;
+    const start = this.starts[label]!;
+    return doc.terms.every((term, i) => {
+      const id = this.ids.get(term);
+      return id !== undefined && id === this.forward[start + i] && this.lists[id]!.countOf(label) === storedCount(doc.termCounts[i]);
+    });
   }
 
   /** Takes the memory at `label` out (nothing when it is not indexed). */
