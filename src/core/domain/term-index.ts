@@ -7,8 +7,9 @@
  * The top-k is MaxScore (Turtle & Flood, 1995), term at a time: terms are read rarest first
  * (highest upper bound first); once the summed upper bounds of the terms still unread fall below
  * the k-th best score held, no memory outside the held ones can enter the top k, so the longer,
- * commoner lists are no longer scanned: only the held memories that can still reach the k-th
- * score look their counts up in them (a binary search each), and the rest are dropped. A term's
+ * commoner lists are no longer scanned for new memories: only the held memories that can still
+ * reach the k-th score take their counts from them (a binary search each, or one pass over the
+ * list when the held memories are many), and the rest are dropped. A term's
  * upper bound is idf·(k1 + 1), which its BM25 contribution never reaches. The result is the
  * top k an exhaustive BM25 over every memory would give, ties by label.
  *
@@ -123,8 +124,9 @@ export class TermIndex {
   private forwardLive = 0;
   private docs = 0;
   private totalLength = 0;
-  /** Scratch: scores by label. */
+  /** Scratch: scores by label, and the labels scored so far. */
   private scores = new Float64Array(0);
+  private held = new Int32Array(0);
   /** BM25's length normalisation by label, for the average length it was computed at. */
   private norms = new Float64Array(0);
   private normsAverage = -1;
@@ -224,9 +226,9 @@ export class TermIndex {
 
   /**
    * The `k` memories with the highest BM25 for `queryTerms` (used as a set), best first, ties by
-   * label; `exclude` leaves labels out (they are not counted in the k).
+   * label; the labels in `exclude` are left out (they are not counted in the k).
    */
-  top(queryTerms: readonly string[], k: number, exclude?: (label: number) => boolean): TermHit[] {
+  top(queryTerms: readonly string[], k: number, exclude?: Iterable<number>): TermHit[] {
     if (k <= 0 || this.docs === 0) return [];
     const n = this.docs;
     const norm = this.lengthNorms();
@@ -244,56 +246,80 @@ export class TermIndex {
       .sort((a, b) => b.bound - a.bound);
     if (terms.length === 0) return [];
     let unread = terms.reduce((sum, t) => sum + t.bound, 0);
-    if (this.scores.length < this.lengths.length) this.scores = new Float64Array(this.lengths.length);
+    if (this.scores.length < this.lengths.length) {
+      this.scores = new Float64Array(this.lengths.length);
+      this.held = new Int32Array(this.lengths.length);
+    }
     const scores = this.scores;
-    let held: number[] = [];
+    const held = this.held;
+    // An excluded label scores −∞ while this runs: whatever it adds stays −∞, and it is never held.
+    const excluded: number[] = [];
+    for (const label of exclude ?? []) {
+      if (label >= 0 && label < scores.length && scores[label] === 0) {
+        scores[label] = Number.NEGATIVE_INFINITY;
+        excluded.push(label);
+      }
+    }
+    let size = 0;
     let threshold = 0;
     let best = 0;
     try {
       for (const term of terms) {
         const reachable = unread;
-        const open = held.length < k || reachable >= threshold;
+        const open = size < k || reachable >= threshold;
         unread -= term.bound;
-        const { labels, counts, size } = term.list;
+        const { labels, counts } = term.list;
+        const listSize = term.list.size;
         const weight = term.weight;
         if (open) {
           // Any memory holding this term may still enter the top k: read the whole list.
-          for (let i = 0; i < size; i++) {
+          for (let i = 0; i < listSize; i++) {
             const count = counts[i]!;
             if (count === 0) continue;
             const label = labels[i]!;
-            if (exclude !== undefined && exclude(label)) continue;
             const before = scores[label]!;
-            if (before === 0) held.push(label);
+            if (before === 0) held[size++] = label;
             const after = before + (weight * count) / (count + norm[label]!);
             scores[label] = after;
             if (after > best) best = after;
           }
         } else {
           // Only the held memories can: those that cannot reach the k-th best score even with
-          // every unread term are dropped, and the rest look their count up.
-          const kept: number[] = [];
-          for (const label of held) {
-            if (scores[label]! + reachable < threshold) {
-              scores[label] = 0;
-              continue;
-            }
-            const count = term.list.countOf(label);
-            if (count > 0) scores[label] = scores[label]! + (weight * count) / (count + norm[label]!);
-            kept.push(label);
+          // every unread term are dropped, and the rest take their count from the list, by a
+          // binary search each or, when that costs more, by one pass over the list.
+          let kept = 0;
+          for (let i = 0; i < size; i++) {
+            const label = held[i]!;
+            if (scores[label]! + reachable < threshold) scores[label] = 0;
+            else held[kept++] = label;
           }
-          held = kept;
+          size = kept;
+          if (size * Math.log2(listSize + 1) < listSize) {
+            for (let i = 0; i < size; i++) {
+              const label = held[i]!;
+              const count = term.list.countOf(label);
+              if (count > 0) scores[label] = scores[label]! + (weight * count) / (count + norm[label]!);
+            }
+          } else {
+            // Held labels score above 0; the rest 0 (or −∞, excluded).
+            for (let i = 0; i < listSize; i++) {
+              const label = labels[i]!;
+              const before = scores[label]!;
+              const count = counts[i]!;
+              if (before > 0 && count > 0) scores[label] = before + (weight * count) / (count + norm[label]!);
+            }
+          }
         }
         // The k-th score matters only once the unread terms could fall below it: never while
         // they still exceed the best score held.
-        if (held.length >= k && unread < best) threshold = kthLargest(held, scores, k);
+        if (size >= k && unread < best) threshold = kthLargest(held, size, scores, k);
       }
-      return held
-        .map((label) => ({ label, score: scores[label]! }))
-        .sort((a, b) => b.score - a.score || a.label - b.label)
-        .slice(0, k);
+      const hits: TermHit[] = [];
+      for (let i = 0; i < size; i++) hits.push({ label: held[i]!, score: scores[held[i]!]! });
+      return hits.sort((a, b) => b.score - a.score || a.label - b.label).slice(0, k);
     } finally {
-      for (const label of held) scores[label] = 0;
+      for (let i = 0; i < size; i++) scores[held[i]!] = 0;
+      for (const label of excluded) scores[label] = 0;
     }
   }
 
@@ -316,34 +342,35 @@ export class TermIndex {
   }
 }
 
-/** The k-th largest score among `labels` (k ≤ labels.length): a min-heap of k. */
-function kthLargest(labels: readonly number[], scores: Float64Array, k: number): number {
+/** The k-th largest score among the first `size` of `labels` (k ≤ size): a min-heap of k. */
+function kthLargest(labels: Int32Array, size: number, scores: Float64Array, k: number): number {
   const heap = new Float64Array(k);
-  let size = 0;
-  for (const label of labels) {
-    const s = scores[label]!;
-    if (size < k) {
-      let i = size++;
+  let filled = 0;
+  for (let j = 0; j < size; j++) {
+    const s = scores[labels[j]!]!;
+    if (filled < k) {
+      let i = filled++;
       heap[i] = s;
       while (i > 0) {
         const parent = (i - 1) >> 1;
-        if (heap[parent]! <= heap[i]!) break;
-        [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+        if (heap[parent]! <= s) break;
+        heap[i] = heap[parent]!;
         i = parent;
       }
+      heap[i] = s;
     } else if (s > heap[0]!) {
-      heap[0] = s;
+      // Sift the new value down from the root.
       let i = 0;
       for (;;) {
         const l = 2 * i + 1;
+        if (l >= k) break;
         const r = l + 1;
-        let m = i;
-        if (l < k && heap[l]! < heap[m]!) m = l;
-        if (r < k && heap[r]! < heap[m]!) m = r;
-        if (m === i) break;
-        [heap[m], heap[i]] = [heap[i]!, heap[m]!];
+        const m = r < k && heap[r]! < heap[l]! ? r : l;
+        if (heap[m]! >= s) break;
+        heap[i] = heap[m]!;
         i = m;
       }
+      heap[i] = s;
     }
   }
   return heap[0]!;

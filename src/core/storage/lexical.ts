@@ -81,10 +81,9 @@ export function lexicalPostings(engine: StorageEngine, run: Run, cache: ReadCach
       if (!index) return fromStorage(unique, CORPUS_CANDIDATES_PER_SLOT * limit);
       const df = new Map(unique.map((t) => [t, index.documentFrequency(t)] as const));
       const { exclude, accept } = options;
-      const skip = exclude && exclude.size > 0 ? (label: number) => exclude.has(label) : undefined;
       // The exact top; when the caller's filter refuses some, a wider top fills their places.
       for (let wanted = limit; ; wanted *= 2) {
-        const hits = index.top(unique, wanted, skip);
+        const hits = index.top(unique, wanted, exclude);
         const rows = await rowsByLabels(engine, run, cache, hits.map((h) => h.label), 'lexicalCandidates');
         const candidates = rows.flatMap((row) => (row ? [candidateOf(row)] : [])).filter((c) => !accept || accept(c.memory));
         if (candidates.length >= limit || hits.length < wanted) return { candidates: candidates.slice(0, limit), documentFrequencies: df };
