@@ -50,24 +50,32 @@ export function fuseWeighted(input: FusionInput): IndexedHit[] {
   const relevanceTotal = sum(relevanceNames.map((name) => w[name]));
   const contextTotal = sum(CONTEXT.map((name) => w[name]));
 
+  const share = (name: CoreSignal): number => (contextTotal > 0 ? (w.tieBand * w[name]) / contextTotal : 0);
+  // Per signal, once: a relevance signal's fixed weight, a context signal's share of the tie band
+  // (scaled by each memory's relevance gate below) and its ungated extra.
+  const isRelevance = CORE_SIGNALS.map((name) => signalSpec(name).role === 'relevance');
+  const fixed = CORE_SIGNALS.map((name, i) => (isRelevance[i] ? (relevanceTotal <= 0 || dropped.has(name) ? 0 : w[name] / relevanceTotal) : 0));
+  const shares = CORE_SIGNALS.map((name) => share(name));
+  const extras = CORE_SIGNALS.map((name) => extraWeight(name, input));
+
   return rows.map((row) => {
     const { memory } = row.item;
     const g = row.gate;
-    const share = (name: CoreSignal): number => (contextTotal > 0 ? (w.tieBand * w[name]) / contextTotal : 0);
-    const eff = Object.fromEntries(
-      CORE_SIGNALS.map((name) => [
-        name,
-        signalSpec(name).role === 'relevance'
-          ? relevanceTotal <= 0 || dropped.has(name) ? 0 : w[name] / relevanceTotal
-          : g * share(name) + extraWeight(name, input),
-      ]),
-    ) as Record<CoreSignal, number>;
-    const parts = CORE_SIGNALS.map((name) => eff[name] * row.values[name]);
+    const effs: number[] = [];
+    const parts: number[] = [];
+    let signalSum = 0;
+    for (let i = 0; i < CORE_SIGNALS.length; i++) {
+      const e = isRelevance[i] ? fixed[i]! : g * shares[i]! + extras[i]!;
+      effs.push(e);
+      parts.push(e * row.values[CORE_SIGNALS[i]!]);
+      signalSum += parts[i]!;
+    }
     const polarityWeight = g * w.polarityWeight;
     const polarityPart = polarityWeight * memory.polarity;
-    const score = sum(parts) + polarityPart;
+    const score = signalSum + polarityPart;
     const hit: IndexedHit = { memory, score, cosine: row.item.cosine, index: row.index };
     if (input.explain) {
+      const eff = Object.fromEntries(CORE_SIGNALS.map((name, i) => [name, effs[i]!])) as Record<CoreSignal, number>;
       const gateNote = g < 1 ? ` (×${g.toFixed(2)}, its relevance)` : '';
       const signals: Signal[] = CORE_SIGNALS.map((name, i) => {
         const spec = signalSpec(name);

@@ -44,7 +44,7 @@ import { bm25Pool, type PoolBm25Result } from './bm25.ts';
 import { classifyConfidence, type Confidence, type ConfidenceThresholds } from './confidence.ts';
 import { fuseLinear, fuseRrf, fuseWeighted, type FusionInput, type IndexedHit } from './fusion.ts';
 import { lexicalCoverage, type RelevanceJudge, type RelevanceJudgement } from './relevance.ts';
-import { CORE_SIGNALS, SIGNALS, polaritySignal, round, type CoreSignal, type Row } from './signals.ts';
+import { CORE_SIGNALS, SIGNALS, polaritySignal, round, type CoreSignal, type Row, type SignalInput } from './signals.ts';
 import { analyseQuery, type QueryAnalysis } from './query.ts';
 import { lexicalTerms } from './tokenize.ts';
 import { checkBoolean, checkChoice, checkKnownKeys, checkNumberInRange, checkObject } from './validate.ts';
@@ -253,6 +253,13 @@ function scoreSemantic(pool: readonly PoolItem[], opts: CheckedScoreOptions): In
   return out;
 }
 
+/** Every signal's value for one candidate, in the signals' order. */
+function signalValues(item: PoolItem, input: SignalInput): Record<CoreSignal, number> {
+  const values = {} as Record<CoreSignal, number>;
+  for (const signal of SIGNALS) values[signal.name] = signal.value(item, input);
+  return values;
+}
+
 /** BM25 over the whole pool, then one row per surviving candidate. */
 function buildRows(
   pool: readonly PoolItem[],
@@ -274,7 +281,7 @@ function buildRows(
     rows.push({
       item,
       index,
-      values: Object.fromEntries(SIGNALS.map((signal) => [signal.name, signal.value(item, input)])) as Record<CoreSignal, number>,
+      values: signalValues(item, input),
       matched: bm25.matched[index]!,
       bm25Raw: bm25.raw[index]!,
       gate: judged ? judged[index]!.probability : 1,

@@ -126,6 +126,7 @@ function corpusScorer(
   termsOf: Map<number, { terms: string[]; termCounts: number[]; termLength: number }>,
 ): LexicalScorer {
   return (queryTerms, pool) => {
+    const idfs = queryTerms.map((t) => bm25Idf(stats.documents, df.get(t) ?? 0));
     const raw: number[] = [];
     const matched: string[][] = [];
     for (const item of pool) {
@@ -133,18 +134,18 @@ function corpusScorer(
       let score = 0;
       const hits: string[] = [];
       if (doc) {
-        for (const t of queryTerms) {
+        queryTerms.forEach((t, q) => {
+          if ((df.get(t) ?? 0) === 0) return;
           const i = doc.terms.indexOf(t);
-          const n = df.get(t) ?? 0;
-          if (i < 0 || n === 0) continue;
+          if (i < 0) return;
           hits.push(t);
-          score += bm25TermScore(bm25Idf(stats.documents, n), doc.termCounts[i]!, doc.termLength, stats.averageLength, BM25_K1, BM25_B);
-        }
+          score += bm25TermScore(idfs[q]!, doc.termCounts[i]!, doc.termLength, stats.averageLength, BM25_K1, BM25_B);
+        });
       }
       raw.push(score);
       matched.push(hits);
     }
-    return normaliseBm25(raw, matched, queryTerms.map((t) => bm25Idf(stats.documents, df.get(t) ?? 0)));
+    return normaliseBm25(raw, matched, idfs);
   };
 }
 
