@@ -314,8 +314,13 @@ export class TermIndex {
         // they still exceed the best score held.
         if (size >= k && unread < best) threshold = kthLargest(held, size, scores, k);
       }
+      // Only the memories at or above the k-th score are sorted.
+      const floor = size > k ? kthLargest(held, size, scores, k) : Number.NEGATIVE_INFINITY;
       const hits: TermHit[] = [];
-      for (let i = 0; i < size; i++) hits.push({ label: held[i]!, score: scores[held[i]!]! });
+      for (let i = 0; i < size; i++) {
+        const score = scores[held[i]!]!;
+        if (score >= floor) hits.push({ label: held[i]!, score });
+      }
       return hits.sort((a, b) => b.score - a.score || a.label - b.label).slice(0, k);
     } finally {
       for (let i = 0; i < size; i++) scores[held[i]!] = 0;
