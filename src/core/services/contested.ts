@@ -17,11 +17,14 @@ export async function contestedBy(storage: ContestedReader, memories: readonly M
   if (memories.length === 0) return new Map();
   for (const m of memories) for (const l of m.links) if (l.rel === KEEP_BOTH_REL && l.to !== m.id) others.get(m.id)!.add(l.to);
   const ids = memories.map((m) => m.id);
-  const incoming = storage.incomingMany ? await storage.incomingMany(ids) : new Map(await Promise.all(ids.map(async (id) => [id, await storage.incoming(id)] as const)));
+  const [incoming, pending] = await Promise.all([
+    storage.incomingMany ? storage.incomingMany(ids) : Promise.all(ids.map(async (id) => [id, await storage.incoming(id)] as const)).then((entries) => new Map(entries)),
+    storage.listConflicts('pending'),
+  ]);
   for (const m of memories) {
     for (const l of incoming.get(m.id) ?? []) if (l.rel === KEEP_BOTH_REL && l.from !== m.id) others.get(m.id)!.add(l.from);
   }
-  for (const c of await storage.listConflicts('pending')) {
+  for (const c of pending) {
     if (c.kind === 'duplicate') continue;
     others.get(c.newId)?.add(c.oldId);
     others.get(c.oldId)?.add(c.newId);
