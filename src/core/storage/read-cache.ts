@@ -57,7 +57,7 @@ export function memoryOf(row: MemoryRow): Memory {
   const memory = strip(row);
   memory.tags = [...memory.tags];
   memory.links = memory.links.map((l) => ({ ...l }));
-  memory.surfacesWhen = [...(memory.surfacesWhen ?? [])];
+  memory.surfacesWhen = [...memory.surfacesWhen];
   return memory;
 }
 

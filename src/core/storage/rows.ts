@@ -85,10 +85,34 @@ export function rowOf(memory: Memory, label: number, pinMoved?: boolean): Memory
   return { ...memory, ...derivedFields(memory), label, ...(pinMoved ? { pinMoved: true } : {}) };
 }
 
-/** The memory a row holds, without what storage derived. */
+/**
+ * The memory a row holds, without what storage derived: its fields by name (the compiler asks
+ * for every field of `Memory`), which is several times faster than a rest copy on recall's path.
+ * A row from before `surfacesWhen` reads as none.
+ */
 export function strip(row: MemoryRow): Memory {
-  const { label: _label, terms: _terms, termCounts: _counts, termLength: _length, linkTargets: _targets, pinMoved: _pinMoved, superseded: _s, positive: _p, ...memory } = row;
-  return memory;
+  return {
+    id: row.id,
+    text: row.text,
+    type: row.type,
+    tags: row.tags,
+    importance: row.importance,
+    createdAt: row.createdAt,
+    lastAccessed: row.lastAccessed,
+    accessCount: row.accessCount,
+    source: row.source,
+    links: row.links,
+    supersededBy: row.supersededBy,
+    supersededAt: row.supersededAt,
+    polarity: row.polarity,
+    expiresAt: row.expiresAt,
+    pinned: row.pinned,
+    trust: row.trust,
+    contentHash: row.contentHash,
+    validFrom: row.validFrom,
+    validUntil: row.validUntil,
+    surfacesWhen: row.surfacesWhen ?? [],
+  };
 }
 
 /** What a vector is stored as. */
