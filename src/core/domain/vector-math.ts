@@ -39,6 +39,18 @@ export function cosine(a: Float32Array, b: Float32Array): number {
 }
 
 /**
+ * Cosine with `a` fixed, its norm computed once: `cosineFrom(a)(b)` equals `cosine(a, b)` to the
+ * last bit (the same sums), for the many vectors one query is compared with.
+ */
+export function cosineFrom(a: Float32Array): (b: Float32Array) => number {
+  const na = dot(a, 0, a, a.length);
+  return (b) => {
+    const nb = dot(b, 0, b, b.length);
+    return na > 0 && nb > 0 ? dot(a, 0, b, a.length) / Math.sqrt(na * nb) : 0;
+  };
+}
+
+/**
  * Cosine in one pass, summing in index order: off the hot paths (the relevance background's
  * samples, calibration, benchmarks, golden checks), where its figures were fitted and recorded
  * with exactly this order. 0 when either vector is zero.
@@ -53,6 +65,21 @@ export function cosineInOrder(a: ArrayLike<number>, b: ArrayLike<number>): numbe
     nb += b[i]! * b[i]!;
   }
   return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+}
+
+/** `cosineInOrder` with `a` fixed, its norm summed once: equal to it to the last bit. */
+export function cosineInOrderFrom(a: ArrayLike<number>): (b: ArrayLike<number>) => number {
+  let na = 0;
+  for (let i = 0; i < a.length; i++) na += a[i]! * a[i]!;
+  return (b) => {
+    let dot = 0;
+    let nb = 0;
+    for (let i = 0; i < a.length; i++) {
+      dot += a[i]! * b[i]!;
+      nb += b[i]! * b[i]!;
+    }
+    return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+  };
 }
 
 /** Writes `src / |src|` into `dst` at `offset` (zeros stay zeros) without touching `src`. */

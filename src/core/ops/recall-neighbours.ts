@@ -3,7 +3,7 @@
  * just before and after it, one batched read) and the moment a query's relative time counts from.
  */
 import { memoryEntities } from '../domain/query.ts';
-import { cosine } from '../domain/vector-math.ts';
+import { cosineFrom } from '../domain/vector-math.ts';
 import type { MemoryRows, VectorLog } from '../ports.ts';
 import type { Memory } from '../types.ts';
 import type { PoolItem } from '../domain/scoring.ts';
@@ -56,9 +56,10 @@ export async function attachNeighbours(storage: Pick<MemoryRows, 'getByLabels'> 
   const [rows, vectors] = await Promise.all([storage.getByLabels(wanted), storage.vectorsOf(wanted)]);
   const joiners = new Set(best.slice(0, NEIGHBOUR_JOINERS).flatMap((c) => [c.label - 1, c.label + 1]));
   const outside = new Map<number, { memory: Memory; cosine: number }>();
+  const toQuery = cosineFrom(query);
   for (const [label, memory] of rows) {
     const v = vectors.get(label);
-    if (v) outside.set(label, { memory, cosine: cosine(query, v) });
+    if (v) outside.set(label, { memory, cosine: toQuery(v) });
   }
   const neighbour = (label: number): { memory: Memory; cosine: number } | undefined => byLabel.get(label) ?? outside.get(label);
   const joined: Candidate[] = [];

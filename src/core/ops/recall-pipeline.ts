@@ -21,7 +21,7 @@ import { checkExpandOptions, expandHits, storageGraphReader, type ExpandOptions 
 import { lexicalTerms } from '../domain/tokenize.ts';
 import { trustRank } from '../domain/trust.ts';
 import type { Memory, RecallHit, RecallOptions } from '../types.ts';
-import { cosine } from '../domain/vector-math.ts';
+import { cosine, cosineFrom } from '../domain/vector-math.ts';
 import { checkBoolean, checkImportance, checkInteger, checkKnownKeys, checkObject, checkSource, checkTag, checkTimestamp, checkTrust, checkType } from '../domain/validate.ts';
 
 export const LEXICAL_INDEXES = ['pool', 'corpus'] as const;
@@ -220,9 +220,10 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
       .sort((a, b) => b.s - a.s)
       .slice(0, lexicalSlots);
     const vectors = await storage.vectorsOf(best.map((x) => x.c.label));
+    const toQuery = cosineFrom(vector);
     for (const { c } of best) {
       const v = vectors.get(c.label);
-      if (v) pool.push({ memory: c.memory, cosine: cosine(vector, v), label: c.label, filtered: false });
+      if (v) pool.push({ memory: c.memory, cosine: toQuery(v), label: c.label, filtered: false });
     }
     lexicalScorer = scorer;
     corpusTerms = termsOf;

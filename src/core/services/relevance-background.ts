@@ -23,7 +23,7 @@ import {
   type RelevanceCalibration,
   type RelevanceJudge,
 } from '../domain/relevance.ts';
-import { cosineInOrder as cosine } from '../domain/vector-math.ts';
+import { cosineInOrder as cosine, cosineInOrderFrom } from '../domain/vector-math.ts';
 
 /** Background assumed for an unknown embedder before the store can measure its own. */
 export const FALLBACK_BACKGROUND = Object.freeze({ median: 0.1, spread: 0.1 });
@@ -77,7 +77,8 @@ export class RelevanceBackground {
   judgeFor(query: Float32Array): RelevanceJudge {
     const calibration = this.calibration();
     if (!this.reference || this.sample.length < MIN_STORE_BACKGROUND) return relevanceJudge({ calibration });
-    return relevanceJudge({ calibration, queryBackground: this.sample.map((v) => cosine(query, v)) });
+    const toQuery = cosineInOrderFrom(query);
+    return relevanceJudge({ calibration, queryBackground: this.sample.map((v) => toQuery(v)) });
   }
 
   /** What `stats().confidence` reports. */
