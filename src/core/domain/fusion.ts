@@ -50,12 +50,11 @@ export function fuseWeighted(input: FusionInput): IndexedHit[] {
   const relevanceTotal = sum(relevanceNames.map((name) => w[name]));
   const contextTotal = sum(CONTEXT.map((name) => w[name]));
 
-  const share = (name: CoreSignal): number => (contextTotal > 0 ? (w.tieBand * w[name]) / contextTotal : 0);
   // Per signal, once: a relevance signal's fixed weight, a context signal's share of the tie band
   // (scaled by each memory's relevance gate below) and its ungated extra.
   const isRelevance = CORE_SIGNALS.map((name) => signalSpec(name).role === 'relevance');
   const fixed = CORE_SIGNALS.map((name, i) => (isRelevance[i] ? (relevanceTotal <= 0 || dropped.has(name) ? 0 : w[name] / relevanceTotal) : 0));
-  const shares = CORE_SIGNALS.map((name) => share(name));
+  const shares = CORE_SIGNALS.map((name) => (contextTotal > 0 ? (w.tieBand * w[name]) / contextTotal : 0));
   const extras = CORE_SIGNALS.map((name) => extraWeight(name, input));
 
   return rows.map((row) => {
@@ -86,9 +85,9 @@ export function fuseWeighted(input: FusionInput): IndexedHit[] {
           details.dropped = true;
           details.configuredWeight = w[name];
         } else if (spec.role === 'context') {
-          reason += `; breaks near-ties: at most ${share(name).toFixed(3)}${gateNote}`;
+          reason += `; breaks near-ties: at most ${shares[i]!.toFixed(3)}${gateNote}`;
           details.relevanceGate = g;
-          const extra = extraWeight(name, input);
+          const extra = extras[i]!;
           if (extra > 0) {
             reason += ` plus recencyWeight ${extra}`;
             details.recencyWeight = extra;

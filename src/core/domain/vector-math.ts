@@ -33,15 +33,10 @@ export function inverseNorm(v: Float32Array): number {
 
 /** Cosine similarity of two vectors of one length (0 when either is zero). */
 export function cosine(a: Float32Array, b: Float32Array): number {
-  const na = dot(a, 0, a, a.length);
-  const nb = dot(b, 0, b, b.length);
-  return na > 0 && nb > 0 ? dot(a, 0, b, a.length) / Math.sqrt(na * nb) : 0;
+  return cosineFrom(a)(b);
 }
 
-/**
- * Cosine with `a` fixed, its norm computed once: `cosineFrom(a)(b)` equals `cosine(a, b)` to the
- * last bit (the same sums), for the many vectors one query is compared with.
- */
+/** Cosine with `a` fixed, its norm computed once: for the many vectors one query is compared with. */
 export function cosineFrom(a: Float32Array): (b: Float32Array) => number {
   const na = dot(a, 0, a, a.length);
   return (b) => {
@@ -56,18 +51,10 @@ export function cosineFrom(a: Float32Array): (b: Float32Array) => number {
  * with exactly this order. 0 when either vector is zero.
  */
 export function cosineInOrder(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+  return cosineInOrderFrom(a)(b);
 }
 
-/** `cosineInOrder` with `a` fixed, its norm summed once: equal to it to the last bit. */
+/** `cosineInOrder` with `a` fixed, its norm summed once (each sum in index order, as before). */
 export function cosineInOrderFrom(a: ArrayLike<number>): (b: ArrayLike<number>) => number {
   let na = 0;
   for (let i = 0; i < a.length; i++) na += a[i]! * a[i]!;

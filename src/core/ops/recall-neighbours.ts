@@ -52,9 +52,11 @@ export async function attachNeighbours(storage: Pick<MemoryRows, 'getByLabels'> 
   const byLabel = new Map(pool.map((c) => [c.label, c]));
   const wanted = [...new Set(best.flatMap((c) => [c.label - 1, c.label + 1]))].filter((l) => l >= 0 && !byLabel.has(l));
   if (wanted.length === 0 && best.length === 0) return;
-  // A vector without its memory row is never used: both are read side by side.
-  const [rows, vectors] = await Promise.all([storage.getByLabels(wanted), storage.vectorsOf(wanted)]);
+  const rows = await storage.getByLabels(wanted);
   const joiners = new Set(best.slice(0, NEIGHBOUR_JOINERS).flatMap((c) => [c.label - 1, c.label + 1]));
+  // Only the rows that exist: a label with no memory (the newest's next, a forgotten one) has no
+  // cached vector either, and asking would read storage on every recall.
+  const vectors = await storage.vectorsOf([...rows.keys()]);
   const outside = new Map<number, { memory: Memory; cosine: number }>();
   const toQuery = cosineFrom(query);
   for (const [label, memory] of rows) {

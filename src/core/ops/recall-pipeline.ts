@@ -134,13 +134,13 @@ function corpusScorer(
       let score = 0;
       const hits: string[] = [];
       if (doc) {
-        queryTerms.forEach((t, q) => {
-          if ((df.get(t) ?? 0) === 0) return;
+        for (let q = 0; q < queryTerms.length; q++) {
+          const t = queryTerms[q]!;
           const i = doc.terms.indexOf(t);
-          if (i < 0) return;
+          if (i < 0 || (df.get(t) ?? 0) === 0) continue;
           hits.push(t);
           score += bm25TermScore(idfs[q]!, doc.termCounts[i]!, doc.termLength, stats.averageLength, BM25_K1, BM25_B);
-        });
+        }
       }
       raw.push(score);
       matched.push(hits);
