@@ -19,6 +19,11 @@
  * process's RSS as the OS reports it, plus the worker's JS heap and index memory), and open to
  * first recall in a fresh worker (median of 3, from page.goto).
  *
+ * `--profile`: where the time goes (e2e/profiling.ts): the worker times every storage-engine
+ * call and transaction, the index's work and the store's methods, and the run reports the totals
+ * for each ingest chunk (per memory), for the recalls (per recall) and for one more open in a
+ * fresh worker; the page's own time of each call is there too, so the RPC's share shows.
+ *
  * `--index-only`: the int8 index alone in the worker, without store rows (a store ingests a few
  * hundred memories a second on this machine, so a million through the store takes hours): the
  * corpus vectors inserted, the block snapshot written, bare index searches timed and their
@@ -52,6 +57,22 @@ const RECALLS = 300;
 const WARMUP = 20;
 const K = 10;
 const COLD_RUNS = 3;
+const PROFILE = args.includes('--profile');
+
+type PhaseTotals = Record<string, { ms: number; calls: number; items: number }>;
+
+/** Totals scaled to one unit of work (a memory, a recall): ms and calls per unit, longest first. */
+function perUnit(totals: PhaseTotals, units: number, pageMs?: number): Record<string, { ms: number; calls: number }> {
+  const out: Record<string, { ms: number; calls: number }> = {};
+  if (pageMs !== undefined) out['page (round trip)'] = { ms: round(pageMs / units, 4), calls: 1 };
+  for (const [name, t] of Object.entries(totals)) out[name] = { ms: round(t.ms / units, 4), calls: round(t.calls / units, 4) };
+  return out;
+}
+
+function logProfile(title: string, profile: Record<string, { ms: number; calls: number }>): void {
+  log(`  profile, ${title}:`);
+  for (const [name, t] of Object.entries(profile).slice(0, 14)) log(`    ${t.ms.toFixed(4).padStart(10)} ms  ${String(t.calls).padStart(8)} calls  ${name}`);
+}
 
 const log = (line: string): void => void process.stderr.write(`[bench:million] ${new Date().toISOString().slice(11, 19)} ${line}\n`);
 const round = (x: number, digits = 2): number => Math.round(x * 10 ** digits) / 10 ** digits;
@@ -236,15 +257,24 @@ interface RunResult {
   index_wasm_bytes: number | null;
   open_to_first_recall_ms: number;
   open_runs: { ms: number; in_page_ms: number; opened: string | null; fresh_worker: boolean }[];
+  /** With --profile: per memory for each ingest chunk, per recall, and one open in a fresh worker. */
+  profile?: {
+    ingest: { to: number; per_s: number; per_memory: Record<string, { ms: number; calls: number }> }[];
+    recall: Record<string, { ms: number; calls: number }>;
+    open: { ms: number; phases: Record<string, { ms: number; calls: number }> };
+  };
 }
 
 async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<RunResult> {
-  const profile = join(CACHE, 'profiles', `${kind}-${n}`);
-  mkdirSync(profile, { recursive: true });
-  context = await launch(profile);
+  const profileDir = join(CACHE, 'profiles', `${kind}-${n}`);
+  mkdirSync(profileDir, { recursive: true });
+  context = await launch(profileDir);
   const name = `million-${kind}-${n}`;
   let page = await readyPage(base);
+  const profile: NonNullable<RunResult['profile']> = { ingest: [], recall: {}, open: { ms: 0, phases: {} } };
+  if (PROFILE) await page.evaluate(() => window.bench.setProfiling(true));
   await page.evaluate(([name, index]) => window.bench.open(name!, { index: index as 'hnsw' }), [name, kind]);
+  if (PROFILE) await page.evaluate(() => window.bench.profile());
   const existing = await page.evaluate(([name]) => window.bench.stats(name!).then((s) => s.count), [name]);
   if (existing > n) throw new Error(`${name} holds ${existing} memories, more than ${n}`);
   const reused = existing === n;
@@ -260,6 +290,11 @@ async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<R
       const rate = (to - from) / (ms / 1000);
       if (to > n * 0.9) sustained = sustained === null ? rate : Math.min(sustained, rate);
       log(`  ${to.toLocaleString('en')} / ${n.toLocaleString('en')}: ${Math.round(rate)}/s`);
+      if (PROFILE) {
+        const perMemory = perUnit(await page.evaluate(() => window.bench.profile()), to - from, ms);
+        profile.ingest.push({ to, per_s: Math.round(rate), per_memory: perMemory });
+        logProfile(`ingest to ${to.toLocaleString('en')}, per memory`, perMemory);
+      }
     }
   }
   const flushMs = await page.evaluate(([name]) => window.bench.flush(name!), [name]);
@@ -269,12 +304,18 @@ async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<R
 
   // Search: latency, quality, memory.
   const rss: number[] = [];
-  const sampler = setInterval(() => rss.push(Math.max(0, ...rendererRss(profile))), 250);
+  const sampler = setInterval(() => rss.push(Math.max(0, ...rendererRss(profileDir))), 250);
+  if (PROFILE) await page.evaluate(() => window.bench.profile());
   const { samples } = await page.evaluate(([name, count, warmup, k]) => window.bench.recallLatency(name as string, count as number, warmup as number, k as number, 500_000), [name, RECALLS, WARMUP, K] as const);
+  if (PROFILE) {
+    // The warm-up recalls are in the totals too: per recall over all of them.
+    profile.recall = perUnit(await page.evaluate(() => window.bench.profile()), RECALLS + WARMUP, samples.reduce((a, b) => a + b, 0) * ((RECALLS + WARMUP) / RECALLS));
+    logProfile('per recall', profile.recall);
+  }
   const hits = await page.evaluate(([name, queries, k]) => window.bench.recallHits(name as string, queries as string[], k as number), [name, queriesFor(n), K] as const);
   const memory = await page.evaluate(() => window.bench.workerMemory());
   clearInterval(sampler);
-  rss.push(Math.max(0, ...rendererRss(profile)));
+  rss.push(Math.max(0, ...rendererRss(profileDir)));
   const truth = truthFor(n);
   let found = 0;
   hits.forEach((texts, j) => {
@@ -300,9 +341,20 @@ async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<R
     openRuns.push({ ms: Math.round(cold.firstRecallEpochMs - before), in_page_ms: Math.round(cold.inPageMs), opened, fresh_worker: cold.info.startedAt > closedAt });
     log(`  open → first recall: ${openRuns[i]!.ms} ms (in page ${openRuns[i]!.in_page_ms} ms, index ${opened}, fresh worker ${openRuns[i]!.fresh_worker})`);
   }
+  if (PROFILE) {
+    // One more open in a fresh worker, profiled (switching profiling on starts the worker first).
+    for (const p of context.pages()) await p.close();
+    await sleep(1500);
+    const before = Date.now();
+    page = await readyPage(base, `?cold=${encodeURIComponent(name)}&index=${kind}&profile=1`);
+    await page.waitForFunction(() => window.bench?.cold !== undefined, undefined, { timeout: 300_000, polling: 5 });
+    const cold = await page.evaluate(() => window.bench.cold!);
+    profile.open = { ms: Math.round(cold.firstRecallEpochMs - before), phases: perUnit(cold.profile ?? {}, 1) };
+    logProfile(`open → first recall (${profile.open.ms} ms)`, profile.open.phases);
+  }
   await context.close();
   context = undefined;
-  const disk = diskBytes(join(profile, 'Default', 'IndexedDB'));
+  const disk = diskBytes(join(profileDir, 'Default', 'IndexedDB'));
   log(`${name}: ${Math.round(disk / 2 ** 20)} MiB of IndexedDB files on disk, ${Math.round(disk / n)} B a memory`);
   const sortedOpen = openRuns.map((r) => r.ms).sort((a, b) => a - b);
   return {
@@ -324,6 +376,7 @@ async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<R
     index_wasm_bytes: kind === 'hnsw-i8' ? memory.i8IndexBytes.reserved : memory.hnswlibBytes,
     open_to_first_recall_ms: sortedOpen[sortedOpen.length >> 1]!,
     open_runs: openRuns,
+    ...(PROFILE ? { profile } : {}),
   };
 }
 

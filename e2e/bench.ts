@@ -8,6 +8,7 @@
 import * as Comlink from 'comlink';
 import { connectMemory, type ConnectOptions, type MemoryClient } from '../src/index.ts';
 import type { BenchHostApi, BenchInfo, EmbedProbe, IndexBenchResult, Isolation, OpenProbe, RecallProbe, WorkerMemory } from './bench.worker.ts';
+import type { PhaseTotal } from './profiling.ts';
 
 export interface ColdStartResult {
   /** performance.now() (ms since navigation start) when this script began. */
@@ -26,6 +27,8 @@ export interface ColdStartResult {
   indexSize: number;
   count: number;
   info: BenchInfo;
+  /** When profiled (`&profile=1`): the worker's totals from connect to the first recall's result. */
+  profile?: Record<string, PhaseTotal>;
   error?: string;
 }
 
@@ -54,6 +57,10 @@ export interface BenchApi {
   indexCold?: Promise<{ loadMs: number; firstSearchMs: number; size: number; workerStartedAt: number; firstSearchEpochMs: number; memory: WorkerMemory }>;
   /** The worker's JS heap and index memory. */
   workerMemory(): Promise<WorkerMemory>;
+  /** Profiling on or off for the stores the worker opens from now on (e2e/profiling.ts). */
+  setProfiling(on: boolean): Promise<void>;
+  /** The profile's totals since the last call. */
+  profile(): Promise<Record<string, PhaseTotal>>;
   /** The steps of opening `name` from its snapshot, timed one by one (needs a fresh worker). */
   probeOpen(name: string): Promise<{ probe: OpenProbe; info: BenchInfo }>;
   cold?: Promise<ColdStartResult>;
@@ -120,13 +127,15 @@ async function withWorker<T>(task: (remote: Comlink.Remote<BenchHostApi>) => Pro
 
 const info = (): Promise<BenchInfo> => withWorker((remote) => remote.benchInfo());
 
-async function coldStart(name: string, index?: 'hnsw' | 'hnsw-i8' | 'exact'): Promise<ColdStartResult> {
+async function coldStart(name: string, index?: 'hnsw' | 'hnsw-i8' | 'exact', profiled = false): Promise<ColdStartResult> {
+  if (profiled) await window.bench.setProfiling(true);
   const t0 = performance.now();
   const memory = await connect({ name, ...(index ? { index } : {}) });
   const tConnected = performance.now();
   const hits = await memory.recall('q:1000000', { k: 10, touch: false, mode: 'semantic' });
   const tEnd = performance.now();
   // Everything below is after the measurement.
+  const profile = profiled ? await window.bench.profile() : undefined;
   const stats = await memory.stats();
   clients.set(name, memory);
   return {
@@ -141,6 +150,7 @@ async function coldStart(name: string, index?: 'hnsw' | 'hnsw-i8' | 'exact'): Pr
     indexSize: stats.index.size,
     count: stats.count,
     info: await info(),
+    ...(profile ? { profile } : {}),
   };
 }
 
@@ -218,6 +228,8 @@ window.bench = {
     return out;
   },
   workerMemory: () => withWorker((remote) => remote.memoryInfo()),
+  setProfiling: (on) => withWorker((remote) => remote.setProfiling(on)),
+  profile: () => withWorker((remote) => remote.profile()),
   indexBench: (name, n, queries, k) => withWorker((remote) => remote.indexBench(name, n, queries, k)),
   info,
   probe: (name, runs, k) => withWorker((remote) => remote.probeRecall(name, runs, k)),
@@ -237,7 +249,9 @@ const coldStore = new URLSearchParams(location.search).get('cold');
 const coldIndex = (new URLSearchParams(location.search).get('index') ?? undefined) as 'hnsw' | 'hnsw-i8' | 'exact' | undefined;
 if (coldStore) {
   status.textContent = `cold start: ${coldStore}…`;
-  window.bench.cold = coldStart(coldStore, coldIndex).then(
+  // Profiled: switched on over a connection of its own first (which starts the worker a little
+  // earlier); the bench's plain cold runs stay as they were.
+  window.bench.cold = coldStart(coldStore, coldIndex, new URLSearchParams(location.search).has('profile')).then(
     (result) => {
       status.textContent = `cold start: ${Math.round(result.inPageMs)} ms`;
       return result;

@@ -22,7 +22,9 @@
  */
 import * as Comlink from 'comlink';
 import { createMemory, type CreateMemoryOptions, type Embedder, type LocalMemory } from '../src/local.ts';
-import { databaseName, openDexieStorage } from '../src/adapters/storage-dexie.ts';
+import { databaseName, openDexieEngine, openDexieStorage } from '../src/adapters/storage-dexie.ts';
+import { storageOver } from '../src/core/storage/index.ts';
+import { PhaseLedger, timeCalls, timedEngine, timedIndex, type PhaseTotal } from './profiling.ts';
 import { StoreRegistry, createHost, type OpenedStore } from '../src/rpc/host.ts';
 import { openOptions, type OpenRequest } from '../src/rpc/protocol.ts';
 import { installErrorTransfer } from '../src/transport/error-transfer.ts';
@@ -84,12 +86,28 @@ const i8Indexes = new Map<string, { memory(): { usedBytes: number; reservedBytes
 
 /** 'hnsw-i8' wired as createMemory wires it, keeping a handle on the index for `memoryInfo`. */
 function indexOption(request: OpenRequest): CreateMemoryOptions['index'] {
-  if (request.index !== 'hnsw-i8') return request.index;
+  if (request.index !== 'hnsw-i8') return profiling ? timedIndexFactory(request.index) : request.index;
   return async (options) => {
     const [{ createHnswI8IndexFactory }, { idbBlockStore }] = await Promise.all([import('../src/adapters/index-hnsw-i8.ts'), import('../src/adapters/index-blocks-idb.ts')]);
     const index = await createHnswI8IndexFactory({ blocks: (name) => idbBlockStore({ database: databaseName(name) }) })(options);
     i8Indexes.set(options.name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number } });
-    return index;
+    return profiling ? timedIndex(index, profiling) : index;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Profiling (bench/million.ts --profile): the stores opened while it is on get their storage
+// engine, index and methods timed (e2e/profiling.ts); `profile()` hands the totals over.
+
+let profiling: PhaseLedger | null = null;
+
+function timedIndexFactory(choice: 'hnsw' | 'exact' | undefined): NonNullable<CreateMemoryOptions['index']> {
+  return async (options) => {
+    const index =
+      choice === 'exact'
+        ? (await import('../src/adapters/index-exact.ts')).createExactIndex({ dim: options.dim })
+        : await (await import('../src/adapters/index-hnsw.ts')).createHnswIndexFactory()(options);
+    return timedIndex(index, profiling!);
   };
 }
 
@@ -134,9 +152,14 @@ async function open(request: OpenRequest, onProgress?: CreateMemoryOptions['onPr
       : await createMemory({
           ...openOptions(request),
           embedder: syntheticEmbedder,
-          ...(request.index ? { index: indexOption(request) } : {}),
+          ...(request.index || profiling ? { index: indexOption(request) } : {}),
+          ...(profiling ? { storage: async (store: string) => storageOver(timedEngine(await openDexieEngine(store), profiling!)) } : {}),
           ...(onProgress ? { onProgress } : {}),
         });
+  if (profiling) {
+    profiling.add('store open', performance.now() - t0);
+    timeCalls(store as unknown as { call(method: string, args: unknown[]): Promise<unknown> }, profiling);
+  }
   opens.push({
     name: request.name,
     embedder: store.embedder.id,
@@ -566,6 +589,13 @@ function connection() {
     }),
     probeRecall,
     probeOpen,
+    /** Profiling on for the stores opened from now on (off: none), and the totals so far cleared. */
+    setProfiling: async (on: boolean): Promise<void> => {
+      profiling = on ? (profiling ?? new PhaseLedger()) : null;
+      profiling?.take();
+    },
+    /** The profile's totals since the last call (empty when profiling is off). */
+    profile: async (): Promise<Record<string, PhaseTotal>> => profiling?.take() ?? {},
     embedProbe,
     isolation: async () => isolation(),
     memoryInfo,
