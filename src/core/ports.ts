@@ -430,7 +430,7 @@ export interface GraphStore {
    * Optional fast path: links pointing at any of `ids`, in one index read, by target (a target
    * with none may be absent). Without it, callers ask `incoming` once per id.
    */
-  incomingMany?(ids: string[]): Promise<Map<string, { from: string; rel: string }[]>>;
+  incomingMany?(ids: string[], rel?: string): Promise<Map<string, { from: string; rel: string }[]>>;
   /** Whether a superseded memory's pin moved to its superseder. */
   pinMoved(id: string): Promise<boolean>;
   /** Applies a graph write in one transaction (text never changes here). */

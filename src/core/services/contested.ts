@@ -18,7 +18,7 @@ export async function contestedBy(storage: ContestedReader, memories: readonly M
   for (const m of memories) for (const l of m.links) if (l.rel === KEEP_BOTH_REL && l.to !== m.id) others.get(m.id)!.add(l.to);
   const ids = memories.map((m) => m.id);
   const [incoming, pending] = await Promise.all([
-    storage.incomingMany ? storage.incomingMany(ids) : Promise.all(ids.map(async (id) => [id, await storage.incoming(id)] as const)).then((entries) => new Map(entries)),
+    storage.incomingMany ? storage.incomingMany(ids, KEEP_BOTH_REL) : Promise.all(ids.map(async (id) => [id, await storage.incoming(id)] as const)).then((entries) => new Map(entries)),
     storage.listConflicts('pending'),
   ]);
   for (const m of memories) {

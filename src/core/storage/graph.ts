@@ -2,10 +2,24 @@
 import { MemoryError } from '../errors.ts';
 import type { GraphChanges, GraphStore } from '../ports.ts';
 import type { PendingConflict } from '../domain/review.ts';
+import type { ReadCache } from './read-cache.ts';
 import { isDefined, rowOf, strip, type MemoryRow } from './rows.ts';
+import { LINK_SCAN_ROWS, type LinkRelations } from './store-facts.ts';
 import { deleteRows, journal, refuseHeld, requireMeta, ONE_CALL, type Run } from './tx.ts';
 
-export function graphStore(run: Run): GraphStore {
+export function graphStore(run: Run, cache: ReadCache): GraphStore {
+  /** Which relations the stored links use: one bounded read, then kept (store-facts.ts). */
+  const linkRelations = (): Promise<LinkRelations> =>
+    cache.fact(
+      cache.facts.linkRelations,
+      () =>
+        run('linkRelations', 'r', ['memories'], async (tx) => {
+          const rows = await tx.query<MemoryRow>('memories', { index: 'linkTargets', limit: LINK_SCAN_ROWS });
+          return rows.length >= LINK_SCAN_ROWS ? 'many' : new Set(rows.flatMap((row) => row.links.map((l) => l.rel)));
+        }, ONE_CALL),
+      (relations) => (cache.facts.linkRelations = relations),
+    );
+
   return {
     incoming: (id) =>
       run('incoming', 'r', ['memories'], async (tx) => {
@@ -16,17 +30,25 @@ export function graphStore(run: Run): GraphStore {
         return out;
       }, ONE_CALL),
 
-    incomingMany: (ids) =>
-      run('incomingMany', 'r', ['memories'], async (tx) => {
+    incomingMany: async (ids, rel) => {
+      // No stored link has the relation: nothing to read.
+      if (rel !== undefined) {
+        const relations = await linkRelations();
+        if (relations !== 'many' && !relations.has(rel)) return new Map();
+      }
+      return run('incomingMany', 'r', ['memories'], async (tx) => {
         const wanted = new Set(ids);
         const out = new Map<string, { from: string; rel: string }[]>();
         // One index read for every target; a row linking to several of them comes once per target.
         const rows = new Map((await tx.query<MemoryRow>('memories', { index: 'linkTargets', anyOf: [...wanted] })).map((row) => [row.id, row]));
         for (const row of rows.values()) {
-          for (const link of row.links) if (wanted.has(link.to)) out.set(link.to, [...(out.get(link.to) ?? []), { from: row.id, rel: link.rel }]);
+          for (const link of row.links) {
+            if (wanted.has(link.to) && (rel === undefined || link.rel === rel)) out.set(link.to, [...(out.get(link.to) ?? []), { from: row.id, rel: link.rel }]);
+          }
         }
         return out;
-      }, ONE_CALL),
+      }, ONE_CALL);
+    },
 
     pinMoved: (id) => run('pinMoved', 'r', ['memories'], async (tx) => (await tx.get<MemoryRow>('memories', id))?.pinMoved === true, ONE_CALL),
 
@@ -53,14 +75,18 @@ export function graphStore(run: Run): GraphStore {
         return { added: [], removedLabels, generation };
       }),
 
-    listConflicts: (status) =>
-      run(
-        'listConflicts',
-        'r',
-        ['conflicts'],
-        async (tx) => (await tx.query<PendingConflict>('conflicts', status ? { index: 'status', equals: status } : {})).sort((a, b) => a.createdAt - b.createdAt),
-        ONE_CALL,
-      ),
+    listConflicts: (status) => {
+      const read = () =>
+        run(
+          'listConflicts',
+          'r',
+          ['conflicts'],
+          async (tx) => (await tx.query<PendingConflict>('conflicts', status ? { index: 'status', equals: status } : {})).sort((a, b) => a.createdAt - b.createdAt),
+          ONE_CALL,
+        );
+      // The pending records are asked by every recall (its contested check): kept until the queue changes.
+      return status === 'pending' ? cache.fact(cache.facts.pending, read, (records) => (cache.facts.pending = records)) : read();
+    },
 
     getConflict: (id) => run('getConflict', 'r', ['conflicts'], (tx) => tx.get<PendingConflict>('conflicts', id), ONE_CALL),
   };

@@ -48,7 +48,7 @@ export function storageOver(backend: StorageEngine, options: StorageOptions = {}
     ...memoryRows(engine, run, cache),
     ...vectorLog(run, cache),
     ...lexicalPostings(engine, run, cache, options.lexicalIndexWaitUpTo),
-    ...graphStore(run),
+    ...graphStore(run, cache),
     ...journalStore(run),
     ...trashStore(run),
     ...importLog(run),

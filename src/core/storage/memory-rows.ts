@@ -175,7 +175,12 @@ export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): M
     },
 
     // An equality lookup: a range like above(0) walks the whole index in fake-indexeddb (11 ms at 100k, against 0.06 ms).
-    hasPositivePolarity: () => run('hasPositivePolarity', 'r', ['memories'], async (tx) => (await tx.keys('memories', { index: 'positive', equals: 1, limit: 1 })).length > 0, ONE_CALL),
+    hasPositivePolarity: () =>
+      cache.fact(
+        cache.facts.positive,
+        () => run('hasPositivePolarity', 'r', ['memories'], async (tx) => (await tx.keys('memories', { index: 'positive', equals: 1, limit: 1 })).length > 0, ONE_CALL),
+        (positive) => (cache.facts.positive = positive),
+      ),
 
     ids: () =>
       run('ids', 'r', ['memories'], async (tx) => (await tx.query<MemoryRow>('memories')).map((m) => ({ id: m.id, text: m.text, contentHash: m.contentHash })), ONE_CALL),

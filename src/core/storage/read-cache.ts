@@ -20,6 +20,7 @@ import type { StorageEngine } from './port.ts';
 import { recording, watched, type Change } from './recording-tx.ts';
 import type { Memory } from '../types.ts';
 import { strip, type MemoryRow, type StoredVector, type VectorRow } from './rows.ts';
+import { StoreFacts } from './store-facts.ts';
 
 /** Bytes of rows the cache holds at most (an estimate per row, see `rowBytes`). */
 export const ROW_CACHE_BYTES = 128 * 1024 * 1024;
@@ -77,6 +78,8 @@ export class ReadCache {
   /** Bumped by every change and drop: a read that started before one does not fill the cache. */
   private epoch = 0;
   private readonly self = new WeakRef(this);
+  /** Whole-store facts recall asks every time (store-facts.ts), kept and dropped with the rest. */
+  readonly facts = new StoreFacts();
 
   constructor(private readonly engine: StorageEngine, budgets: { rows?: number; vectors?: number } = {}) {
     this.rows = new Lru(budgets.rows ?? ROW_CACHE_BYTES, rowBytes);
@@ -134,6 +137,7 @@ export class ReadCache {
     this.lexical = 'empty';
     this.pending = null;
     this.building = null;
+    this.facts.clear();
   }
 
   /**
@@ -158,6 +162,18 @@ export class ReadCache {
   /** The epoch to pass to `remember` and `check` for what is read from storage now. */
   get readEpoch(): number {
     return this.epoch;
+  }
+
+  /**
+   * A fact that is `known`, or else read from storage and kept (by `keep`) unless something
+   * changed while it was read.
+   */
+  async fact<T>(known: T | null, read: () => Promise<T>, keep: (value: T) => void): Promise<T> {
+    if (known !== null) return known;
+    const epoch = this.epoch;
+    const value = await read();
+    if (epoch === this.epoch) keep(value);
+    return value;
   }
 
   /** Keeps rows read from storage, unless something changed since the read began. */
@@ -226,13 +242,14 @@ export class ReadCache {
   private commit(changes: readonly Change[]): void {
     this.epoch++;
     for (const change of changes) {
+      this.facts.note(change);
       if ('meta' in change) this.key = lexicalKey(change.meta);
       else if ('row' in change) this.rows.set(change.row.label, { ...change.row, ...memoryOf(change.row) });
       else if ('vector' in change) this.vectors.set(change.vector.label, change.vector.vector);
-      else {
+      else if ('gone' in change) {
         this.rows.delete(change.gone);
         this.vectors.delete(change.gone);
-      }
+      } else continue;
       if (this.lexical === 'ready') applyTo(this.terms, change);
       else if (this.lexical === 'building') this.pending!.push(change);
     }
