@@ -77,7 +77,10 @@ async function makeRoom(ctx: Using<'rows' | 'trash'>, incoming: number): Promise
 
 /**
  * Embeds (unless given vectors) and writes one batch; the index is updated after the transaction
- * commits. `roomMade`: the caller already settled the quota for this write.
+ * commits. `roomMade`: the caller already settled the quota for this write. `deferIndex`: the
+ * vectors are searchable at once (by exact scan) and go into the graph in the background, while
+ * the next batch is written (core/services/deferred-index.ts): in a browser the storage engine
+ * works in another process, so the graph insertion and the writes overlap.
  */
 export async function writeBatch(
   ctx: Using<'rows' | 'trash'>,
@@ -85,6 +88,7 @@ export async function writeBatch(
   options: LongRunOptions,
   precomputed?: Float32Array[],
   roomMade = false,
+  deferIndex = false,
 ): Promise<{ memories: Memory[]; vectors: Float32Array[] }> {
   const vectors = precomputed ?? (await embed(ctx, prepared.map((p) => p.text), options));
   if (ctx.settings.quota && !roomMade) await makeRoom(ctx, prepared.length);
@@ -92,7 +96,7 @@ export async function writeBatch(
   const now = ctx.clock.now();
   const memories = await Promise.all(prepared.map((p) => buildMemory(ctx, p.text, p.input, now)));
   const written = await ctx.storage.insert(memories, vectors, journalFor(ctx, 'remember'));
-  ctx.commit(written);
+  ctx.commit(written, deferIndex ? { deferred: true } : undefined);
   reportChanged(ctx, memories.map((m) => m.id));
   return { memories, vectors };
 }
@@ -161,6 +165,8 @@ export async function rememberMany(ctx: Using<'graph' | 'rows' | 'trash'>, items
       },
       undefined,
       true,
+      // A call of several batches: each batch's graph insertion overlaps the next one's writes.
+      total > batchSize,
     );
     for (const [i, memory] of stored.entries()) {
       const policy = batch[i]!.input.onConflict ?? manyPolicy;

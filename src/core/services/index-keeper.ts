@@ -40,8 +40,10 @@ export class IndexKeeper {
   ) {
     this.delay = options.snapshotDelayMs ?? 2000;
     this.deferred = index instanceof DeferredIndex ? index : null;
-    // The drain's end is the moment a snapshot can hold everything: write it then, not after a debounce.
-    if (this.deferred) this.deferred.onDrained = () => void this.persist(this.dirtyGeneration).catch(() => undefined);
+    // The drain's end is the moment a snapshot can hold everything: write it then, unless writes
+    // go on (a debounced snapshot is already due: a bulk rememberMany drains after every batch,
+    // and a snapshot per batch cost more than the writes themselves).
+    if (this.deferred) this.deferred.onDrained = () => void (this.timer === undefined && this.persist(this.dirtyGeneration).catch(() => undefined));
   }
 
   get snapshotGeneration(): number | null {
