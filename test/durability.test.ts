@@ -3,7 +3,8 @@ import * as Comlink from 'comlink';
 import Dexie from 'dexie';
 import { connectEndpoint } from '../src/client/connect.ts';
 import { REGISTRY_DATABASE } from '../src/adapters/registry-dexie.ts';
-import { databaseName } from '../src/adapters/storage-dexie.ts';
+import { databaseName, openDexieEngine } from '../src/adapters/storage-dexie.ts';
+import { storageOver, type StorageEngine } from '../src/core/storage/index.ts';
 import { assess, nextRecord } from '../src/core/services/durability.ts';
 import type { DurabilitySnapshot, StoreRecord } from '../src/core/ports.ts';
 import { createMemory, deleteMemory, type CreateMemoryOptions, type LocalMemory } from '../src/local.ts';
@@ -52,6 +53,38 @@ describe('durability: the canary and the registry', () => {
     const report = await again.durability();
     expect(report).toMatchObject({ canary: 'ok', suspectedLoss: false, count: 3, lastCount: 3, lastSeen: 1_800_000_060 });
     await again.close();
+  });
+
+  it('the first check runs a moment after the open, not in front of the first recalls (its row count is linear); close or durability() runs it', async () => {
+    const name = uniqueName('dur');
+    const first = await open(name);
+    await first.rememberMany(['one', 'two', 'three']);
+    await first.close();
+    /** The engine, counting the row counts of the memories table. */
+    const counting = (engine: StorageEngine, seen: { counts: number }): StorageEngine => ({
+      ...engine,
+      ...(engine.id !== undefined ? { id: engine.id } : {}),
+      transaction: (mode, tables, body, options) =>
+        engine.transaction(mode, tables, (tx) => body({ ...tx, count: (table, q) => (table === 'memories' && !q && seen.counts++, tx.count(table, q)) }), options),
+      mapError: (e, op) => engine.mapError(e, op),
+      close: () => engine.close(),
+    });
+    for (const settle of ['close', 'durability'] as const) {
+      const seen = { counts: 0 };
+      const engine = counting(await openDexieEngine(name), seen);
+      const store = await open(name, { storage: () => storageOver(engine) });
+      await store.recall('one', { touch: false });
+      await store.recall('two', { touch: false, mode: 'semantic' });
+      expect(seen.counts).toBe(0);
+      if (settle === 'durability') {
+        expect((await store.durability()).count).toBe(3);
+        expect(seen.counts).toBe(1);
+        await store.close();
+      } else {
+        await store.close();
+        expect(seen.counts).toBe(1);
+      }
+    }
   });
 
   it('a database deleted behind the registry’s back is a suspected loss, kept until acknowledged; the last export time survives it', async () => {

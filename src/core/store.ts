@@ -81,6 +81,9 @@ export interface StoreOpenOptions extends LongRunOptions {
   importLease?: Pick<ImportLeaseOptions, 'ttlSeconds' | 'heartbeatSeconds' | 'locks'>;
 }
 
+/** How long after opening the first durability check runs (see the end of `openStore`). */
+const FIRST_DURABILITY_CHECK_MS = 3_000;
+
 /** An open store: the view of the actor it was opened with, and how its index came up. */
 export type OpenStore = StoreView & { readonly opened: IndexOpenOutcome | 'pending-reindex' };
 
@@ -267,8 +270,10 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
   state.scheduler = scheduler;
   scheduler.start();
   // The first durability check plants the canary and tells a new store from a lost one. It
-  // counts the rows (a linear IndexedDB count in browsers: ~200 ms at 100k), so it runs behind
-  // the open; durability() and close() queue after it.
-  void ctx.durability.check().catch(() => undefined);
+  // counts the rows (a linear IndexedDB count in browsers: 190–300 ms at 100k, seconds at a
+  // million), and the first recalls' reads queued behind that count (their storage reads took
+  // 180–300 ms at 100k instead of a few), so it runs a moment after the open; durability() runs
+  // one at once, and close() runs it if it has not run yet.
+  ctx.durability.changed(FIRST_DURABILITY_CHECK_MS);
   return Object.defineProperty(api, 'opened', { get: () => state.opened, enumerable: false }) as OpenStore;
 }

@@ -129,14 +129,14 @@ export class DurabilityMonitor {
     private readonly refreshDelayMs = 5000,
   ) {}
 
-  /** Schedules a registry refresh after a write (debounced). */
-  changed(): void {
+  /** Schedules a registry refresh after a write (debounced), or after `delayMs`. */
+  changed(delayMs = this.refreshDelayMs): void {
     this.dirty = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.dirty) void this.check().catch(() => undefined);
-    }, this.refreshDelayMs);
+    }, delayMs);
   }
 
   check(options: { acknowledge?: boolean; exportedAt?: number } = {}): Promise<DurabilityReport> {
