@@ -7,7 +7,9 @@
  *
  * Each run (index kind × size) gets a Chromium profile of its own under bench/.cache/profiles/
  * (git-ignored) so origin storage is the store's alone; a profile that already holds the store
- * is reused (ingesting a million takes a while), so a repeat run measures without re-ingesting.
+ * is reused (ingesting a million takes a while), so a repeat run measures without re-ingesting
+ * (the site is served on the port the earlier runs used, kept in bench/.cache/profiles/port:
+ * IndexedDB belongs to an origin, and a new port is a new origin with empty storage).
  * Memories are `m:<i>` texts embedded by the bench worker's synthetic 384-d embedder (the
  * vectors are computed, not modelled: "precomputed vectors"), 2,000 per rememberMany call.
  *
@@ -140,10 +142,34 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The port the site is served on. IndexedDB belongs to an origin, port included, so a profile's
+ * store is found again only on the port it was written from: the port is kept beside the
+ * profiles and used again while it is free.
+ */
+async function sitePort(): Promise<number> {
+  const file = join(CACHE, 'profiles', 'port');
+  const saved = existsSync(file) ? Number(readFileSync(file, 'utf8')) : NaN;
+  if (Number.isInteger(saved) && saved > 0) {
+    const free = await new Promise<boolean>((resolveFree) => {
+      const probe = createServer();
+      probe.once('error', () => resolveFree(false));
+      probe.listen(saved, '127.0.0.1', () => probe.close(() => resolveFree(true)));
+    });
+    if (free) return saved;
+    log(`port ${saved} is taken: the stores of earlier runs will not be found (a new origin)`);
+    return freePort();
+  }
+  const port = await freePort();
+  mkdirSync(join(CACHE, 'profiles'), { recursive: true });
+  writeFileSync(file, String(port));
+  return port;
+}
+
 async function startServer(): Promise<string> {
   siteDir = mkdtempSync(join(tmpdir(), 'houkai-million-site-'));
   cpSync(join(root, 'dist/e2e'), siteDir, { recursive: true });
-  const port = await freePort();
+  const port = await sitePort();
   const base = `http://127.0.0.1:${port}`;
   server = spawn(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'preview', '--outDir', siteDir, '--port', String(port), '--strictPort', '--host', '127.0.0.1'], {
     cwd: root,
