@@ -94,7 +94,7 @@ export async function reflect(ctx: Using<'graph' | 'rows' | 'trash' | 'vectors'>
     const { links: _links, ...fields } = item.summary;
     const {
       memories: [summary],
-    } = await writeBatch(reflection, [{ text: item.summary.text, input: fields }], {}, undefined, false);
+    } = await writeBatch(reflection, [{ text: item.summary.text, input: fields }], {});
     for (const id of item.supersede) {
       await supersedeMemory(reflection, id, summary!.id, { movePin: false });
       await link(reflection, summary!.id, id, 'derived_from');

@@ -75,20 +75,25 @@ async function makeRoom(ctx: Using<'rows' | 'trash'>, incoming: number): Promise
   reportChanged(ctx, evicted);
 }
 
-/**
- * Embeds (unless given vectors) and writes one batch; the index is updated after the transaction
- * commits. `roomMade`: the caller already settled the quota for this write. `deferIndex`: the
- * vectors are searchable at once (by exact scan) and go into the graph in the background, while
- * the next batch is written (core/services/deferred-index.ts): in a browser the storage engine
- * works in another process, so the graph insertion and the writes overlap.
- */
+/** How one batch is written (all optional). */
+export interface BatchWrite {
+  /** The batch's vectors, already computed (else the batch is embedded here). */
+  vectors?: Float32Array[];
+  /** The caller already settled the quota for this write. */
+  roomMade?: boolean;
+  /**
+   * The vectors are searchable at once (by exact scan) and go into the graph in the background,
+   * while the next batch is written (core/services/deferred-index.ts).
+   */
+  deferIndex?: boolean;
+}
+
+/** Embeds (unless given vectors) and writes one batch; the index is updated after the transaction commits. */
 export async function writeBatch(
   ctx: Using<'rows' | 'trash'>,
   prepared: { text: string; input: MemoryInput }[],
   options: LongRunOptions,
-  precomputed?: Float32Array[],
-  roomMade = false,
-  deferIndex = false,
+  { vectors: precomputed, roomMade = false, deferIndex = false }: BatchWrite = {},
 ): Promise<{ memories: Memory[]; vectors: Float32Array[] }> {
   const vectors = precomputed ?? (await embed(ctx, prepared.map((p) => p.text), options));
   if (ctx.settings.quota && !roomMade) await makeRoom(ctx, prepared.length);
@@ -122,7 +127,7 @@ export async function remember(ctx: Using<'graph' | 'rows' | 'trash'>, text: str
   }
   const {
     memories: [memory],
-  } = await writeBatch(ctx, [prepared], {}, [vector!]);
+  } = await writeBatch(ctx, [prepared], {}, { vectors: [vector!] });
   // 'raise' found nothing before the write; 'ignore' does not look.
   if (policy === 'raise' || policy === 'ignore') return { memory: memory!, conflicts: [], action: 'stored' };
   const conflicts = await scanForWrite(ctx, memory!, vector!, settings);
@@ -163,10 +168,8 @@ export async function rememberMany(ctx: Using<'graph' | 'rows' | 'trash'>, items
           if (e.kind === 'embed') opts.onProgress?.({ kind: 'embed', done: start + e.done, total });
         },
       },
-      undefined,
-      true,
       // A call of several batches: each batch's graph insertion overlaps the next one's writes.
-      total > batchSize,
+      { roomMade: true, deferIndex: total > batchSize },
     );
     for (const [i, memory] of stored.entries()) {
       const policy = batch[i]!.input.onConflict ?? manyPolicy;

@@ -43,7 +43,11 @@ export class IndexKeeper {
     // The drain's end is the moment a snapshot can hold everything: write it then, unless writes
     // go on (a debounced snapshot is already due: a bulk rememberMany drains after every batch,
     // and a snapshot per batch cost more than the writes themselves).
-    if (this.deferred) this.deferred.onDrained = () => void (this.timer === undefined && this.persist(this.dirtyGeneration).catch(() => undefined));
+    if (this.deferred) {
+      this.deferred.onDrained = () => {
+        if (this.timer === undefined) void this.persist(this.dirtyGeneration).catch(() => undefined);
+      };
+    }
   }
 
   get snapshotGeneration(): number | null {
