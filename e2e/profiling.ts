@@ -1,5 +1,5 @@
 /**
- * Where a store's time goes, measured at its ports: a ledger of named phases, and decorators
+ * Where a store's time goes, measured at its ports (the unit tests count storage calls with it too): a ledger of named phases, and decorators
  * that time every call of the storage engine (core/storage/port.ts) and the vector index
  * (core/ports.ts `VectorIndex`) without changing what they do. The bench worker wraps a store's
  * ports with them when profiling is on (bench/million.ts `--profile`), so the breakdown of an
@@ -67,6 +67,9 @@ export class PhaseLedger {
 
 const lengthOf = (value: unknown): number => (Array.isArray(value) ? value.length : value === undefined ? 0 : 1);
 
+/** `idb <op> <table>[.<index>]`: a call's name in the ledger. */
+const callName = (op: string, table: string, query?: { index?: string }): string => `idb ${op} ${table}${query?.index ? `.${query.index}` : ''}`;
+
 /** The calls of one transaction, each timed into the ledger. */
 function timedTx(tx: StorageTx, ledger: PhaseLedger): StorageTx {
   return {
@@ -75,16 +78,16 @@ function timedTx(tx: StorageTx, ledger: PhaseLedger): StorageTx {
     async query(table, query) {
       const t0 = performance.now();
       const rows = await tx.query(table, query);
-      ledger.add(`idb query ${table}${query?.index ? `.${query.index}` : ''}`, performance.now() - t0, rows.length);
+      ledger.add(callName('query', table, query), performance.now() - t0, rows.length);
       return rows as never;
     },
     async keys(table, query) {
       const t0 = performance.now();
       const keys = await tx.keys(table, query);
-      ledger.add(`idb keys ${table}${query?.index ? `.${query.index}` : ''}`, performance.now() - t0, keys.length);
+      ledger.add(callName('keys', table, query), performance.now() - t0, keys.length);
       return keys;
     },
-    count: (table, query) => ledger.time(`idb count ${table}${query?.index ? `.${query.index}` : ''}`, () => tx.count(table, query)),
+    count: (table, query) => ledger.time(callName('count', table, query), () => tx.count(table, query)),
     add: (table, rows) => ledger.time(`idb add ${table}`, () => tx.add(table, rows), rows.length),
     put: (table, rows) => ledger.time(`idb put ${table}`, () => tx.put(table, rows), rows.length),
     delete: (table, keys) => ledger.time(`idb delete ${table}`, () => tx.delete(table, keys), keys.length),

@@ -4,7 +4,8 @@ import Dexie from 'dexie';
 import { connectEndpoint } from '../src/client/connect.ts';
 import { REGISTRY_DATABASE } from '../src/adapters/registry-dexie.ts';
 import { databaseName, openDexieEngine } from '../src/adapters/storage-dexie.ts';
-import { storageOver, type StorageEngine } from '../src/core/storage/index.ts';
+import { storageOver } from '../src/core/storage/index.ts';
+import { PhaseLedger, timedEngine } from '../e2e/profiling.ts';
 import { assess, nextRecord } from '../src/core/services/durability.ts';
 import type { DurabilitySnapshot, StoreRecord } from '../src/core/ports.ts';
 import { createMemory, deleteMemory, type CreateMemoryOptions, type LocalMemory } from '../src/local.ts';
@@ -60,29 +61,22 @@ describe('durability: the canary and the registry', () => {
     const first = await open(name);
     await first.rememberMany(['one', 'two', 'three']);
     await first.close();
-    /** The engine, counting the row counts of the memories table. */
-    const counting = (engine: StorageEngine, seen: { counts: number }): StorageEngine => ({
-      ...engine,
-      ...(engine.id !== undefined ? { id: engine.id } : {}),
-      transaction: (mode, tables, body, options) =>
-        engine.transaction(mode, tables, (tx) => body({ ...tx, count: (table, q) => (table === 'memories' && !q && seen.counts++, tx.count(table, q)) }), options),
-      mapError: (e, op) => engine.mapError(e, op),
-      close: () => engine.close(),
-    });
     for (const settle of ['close', 'durability'] as const) {
-      const seen = { counts: 0 };
-      const engine = counting(await openDexieEngine(name), seen);
-      const store = await open(name, { storage: () => storageOver(engine) });
+      // The row counts of the memories table (`idb count memories`), counted at the engine.
+      const ledger = new PhaseLedger();
+      const engine = await openDexieEngine(name);
+      const counts = (): number => ledger.take(false)['idb count memories']?.calls ?? 0;
+      const store = await open(name, { storage: () => storageOver(timedEngine(engine, ledger)) });
       await store.recall('one', { touch: false });
       await store.recall('two', { touch: false, mode: 'semantic' });
-      expect(seen.counts).toBe(0);
+      expect(counts()).toBe(0);
       if (settle === 'durability') {
         expect((await store.durability()).count).toBe(3);
-        expect(seen.counts).toBe(1);
+        expect(counts()).toBe(1);
         await store.close();
       } else {
         await store.close();
-        expect(seen.counts).toBe(1);
+        expect(counts()).toBe(1);
       }
     }
   });

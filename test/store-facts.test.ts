@@ -8,37 +8,20 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryEngine } from '../src/adapters/storage-memory.ts';
 import { KEEP_BOTH_REL } from '../src/core/domain/review.ts';
 import type { MemoryStorage } from '../src/core/ports.ts';
-import { storageOver, type StorageEngine, type StorageTx, type TableName } from '../src/core/storage/index.ts';
+import { storageOver } from '../src/core/storage/index.ts';
 import { createMemory } from '../src/local.ts';
+import { PhaseLedger, timedEngine } from '../e2e/profiling.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
-
-/** The engine, with every table a read touched counted. */
-function counting(engine: StorageEngine): StorageEngine & { reads: Map<string, number> } {
-  const reads = new Map<string, number>();
-  const seen = (what: string) => reads.set(what, (reads.get(what) ?? 0) + 1);
-  const wrapTx = (tx: StorageTx): StorageTx => ({
-    ...tx,
-    query: (table: TableName, q) => (seen(`${table}${q?.index ? `.${q.index}` : ''}`), tx.query(table, q)) as never,
-    keys: (table: TableName, q) => (seen(`${table}${q?.index ? `.${q.index}` : ''}`), tx.keys(table, q)),
-  });
-  return {
-    ...engine,
-    ...(engine.id !== undefined ? { id: engine.id } : {}),
-    reads,
-    transaction: (mode, tables, body, options) => engine.transaction(mode, tables, (tx) => body(wrapTx(tx)), options),
-    mapError: (e, op) => engine.mapError(e, op),
-    close: () => engine.close(),
-  };
-}
 
 async function opened() {
   const engine = createMemoryEngine();
-  const counted = counting(engine);
-  const storage = storageOver(counted);
+  // Every storage call, by name (`idb query memories.linkTargets`…), counted at the engine.
+  const reads = new PhaseLedger();
+  const storage = storageOver(timedEngine(engine, reads));
   const store = await createMemory({ name: 'facts', embedder: createHashEmbedder(), index: 'exact', storage: () => storage });
   /** What storage says, read afresh (a new cache over the same data). */
   const fresh = (): MemoryStorage => storageOver(engine);
-  return { store, storage, fresh, reads: counted.reads };
+  return { store, storage, fresh, reads };
 }
 
 describe('whole-store facts kept between recalls', () => {
@@ -48,11 +31,11 @@ describe('whole-store facts kept between recalls', () => {
     // The first recalls of each mode learn the facts (semantic recall asks about polarity).
     await store.recall('when is the standup?', { touch: false });
     await store.recall('when is the standup?', { touch: false, mode: 'semantic' });
-    reads.clear();
+    reads.take();
     await store.recall('what package manager?', { touch: false });
     await store.recall('deploy day', { touch: false, mode: 'semantic' });
     // The link-target index, the positive-polarity index and the review queue: not read again.
-    expect([...reads.keys()].filter((what) => /linkTargets|positive|conflicts/.test(what))).toEqual([]);
+    expect(Object.keys(reads.take()).filter((what) => what.startsWith('idb ') && /linkTargets|positive|conflicts/.test(what))).toEqual([]);
     await store.close();
   });
 
