@@ -131,15 +131,22 @@ function ensureBuild(): void {
   if (run.status !== 0) throw new Error('the e2e build failed');
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
+/** Binds `port` on loopback and lets it go: the port it got (any free one for 0), or null when taken. */
+async function probePort(port: number): Promise<number | null> {
+  return new Promise((resolvePort) => {
     const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
+    probe.once('error', () => resolvePort(null));
+    probe.listen(port, '127.0.0.1', () => {
       const address = probe.address();
-      probe.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+      probe.close(() => resolvePort(typeof address === 'object' && address ? address.port : null));
     });
   });
+}
+
+async function freePort(): Promise<number> {
+  const port = await probePort(0);
+  if (port === null) throw new Error('no free port on 127.0.0.1');
+  return port;
 }
 
 /**
@@ -151,12 +158,7 @@ async function sitePort(): Promise<number> {
   const file = join(CACHE, 'profiles', 'port');
   const saved = existsSync(file) ? Number(readFileSync(file, 'utf8')) : NaN;
   if (Number.isInteger(saved) && saved > 0) {
-    const free = await new Promise<boolean>((resolveFree) => {
-      const probe = createServer();
-      probe.once('error', () => resolveFree(false));
-      probe.listen(saved, '127.0.0.1', () => probe.close(() => resolveFree(true)));
-    });
-    if (free) return saved;
+    if ((await probePort(saved)) !== null) return saved;
     log(`port ${saved} is taken: the stores of earlier runs will not be found (a new origin)`);
     return freePort();
   }
