@@ -341,7 +341,7 @@ async function main(): Promise<void> {
     const probe = await page.evaluate(([name, runs, k]) => window.bench.probe(name as string, runs as number, k as number), [name, 100, K] as const);
     log(
       `  inside the worker: recall p50 ${probe.recallInWorker.p50} ms (embed ${probe.embed.p50} ms, getByLabels(${probe.fetch}) ${probe.getByLabels.p50} ms; ` +
-        `raw IDB: vectors+memories ${probe.rawVectorsThenMemories.p50} ms, label index ${probe.rawByLabelIndex.p50} ms)`,
+        `raw IDB: rows+vectors ${probe.rawRowsAndVectors.p50} ms, rows by label ${probe.rawRowsByLabel.p50} ms)`,
     );
     details[`n${n}`] = {
       worker_side: probe,

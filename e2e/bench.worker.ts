@@ -192,10 +192,10 @@ export interface RecallProbe {
   embed: { p50: number; p99: number };
   /** The storage adapter's getByLabels for `fetch` random labels (what recall does after the index search). */
   getByLabels: { p50: number; p99: number };
-  /** The same rows read straight through the `label` index of `memories` in one IndexedDB transaction. */
-  rawByLabelIndex: { p50: number; p99: number };
-  /** The `vectors` + `memories` primary-key reads getByLabels performs, in raw IndexedDB. */
-  rawVectorsThenMemories: { p50: number; p99: number };
+  /** The same rows read straight from `memoryRows` by primary key (the label) in one IndexedDB transaction. */
+  rawRowsByLabel: { p50: number; p99: number };
+  /** The rows and their vectors (`memoryRows` + `vectors`, both by label) in one IndexedDB transaction: what a recall reads. */
+  rawRowsAndVectors: { p50: number; p99: number };
   fetch: number;
 }
 
@@ -241,20 +241,18 @@ async function probeRecall(name: string, runs: number, k: number): Promise<Recal
     storage.close();
   }
   const db = await idbRequest(indexedDB.open(databaseName(name)));
-  const byIndex: number[] = [];
+  const byLabel: number[] = [];
   const twoStores: number[] = [];
   try {
     for (let j = 0; j < runs; j++) {
       const labels = pickLabels();
       let t0 = performance.now();
-      const tx = db.transaction('memories', 'readonly');
-      const index = tx.objectStore('memories').index('label');
-      await Promise.all(labels.map((label) => idbRequest(index.get(label))));
-      byIndex.push(performance.now() - t0);
+      const rows = db.transaction('memoryRows', 'readonly').objectStore('memoryRows');
+      await Promise.all(labels.map((label) => idbRequest(rows.get(label))));
+      byLabel.push(performance.now() - t0);
       t0 = performance.now();
-      const tx2 = db.transaction(['vectors', 'memories'], 'readonly');
-      const rows = await Promise.all(labels.map((label) => idbRequest(tx2.objectStore('vectors').get(label) as IDBRequest<{ id?: string } | undefined>)));
-      await Promise.all(rows.map((row) => idbRequest(tx2.objectStore('memories').get(row?.id ?? ''))));
+      const tx2 = db.transaction(['vectors', 'memoryRows'], 'readonly');
+      await Promise.all(labels.flatMap((label) => [idbRequest(tx2.objectStore('vectors').get(label)), idbRequest(tx2.objectStore('memoryRows').get(label))]));
       twoStores.push(performance.now() - t0);
     }
   } finally {
@@ -264,8 +262,8 @@ async function probeRecall(name: string, runs: number, k: number): Promise<Recal
     recallInWorker: quantiles(recall),
     embed: quantiles(embed),
     getByLabels: quantiles(byLabels),
-    rawByLabelIndex: quantiles(byIndex),
-    rawVectorsThenMemories: quantiles(twoStores),
+    rawRowsByLabel: quantiles(byLabel),
+    rawRowsAndVectors: quantiles(twoStores),
     fetch: pool,
   };
 }
@@ -442,7 +440,7 @@ async function probeOpen(name: string): Promise<OpenProbe> {
 async function rowCount(name: string): Promise<number | undefined> {
   const db = await idbRequest(indexedDB.open(databaseName(name)));
   try {
-    return await idbRequest(db.transaction('memories', 'readonly').objectStore('memories').count());
+    return await idbRequest(db.transaction('memoryRows', 'readonly').objectStore('memoryRows').count());
   } finally {
     db.close();
   }

@@ -124,10 +124,6 @@ export function timedEngine(engine: StorageEngine, ledger: PhaseLedger): Storage
     mapError: (error, operation) => engine.mapError(error, operation),
     close: () => engine.close(),
   };
-  if (engine.getByIndex) {
-    const direct = engine.getByIndex.bind(engine);
-    timed.getByIndex = (table, index, keys) => ledger.time(`idb getByIndex ${table}.${index}`, () => direct(table, index, keys), keys.length);
-  }
   return timed;
 }
 

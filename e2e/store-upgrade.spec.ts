@@ -1,7 +1,8 @@
 /**
  * Issue 19: a store written by an earlier schema is upgraded as it opens, in the browser's real
  * IndexedDB, with progress on the opening screen, and nothing is lost: schema v11 rewrites every
- * vector as binary16 and trims the memories table's indexes.
+ * vector as binary16 and trims the memories table's indexes; v12 (issue #30) moves every row to a
+ * table keyed by label.
  */
 import { expect, test } from 'playwright/test';
 import { guardPages, memoryCount, shot } from './app-helpers.ts';
@@ -38,12 +39,13 @@ test('a store written by schema v10 upgrades as it opens: the opening screen cou
   await shot(page, 'upgrade-opening', false);
   await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 240_000 });
   const texts = (await page.evaluate(() => (window as unknown as { openingTexts: string[] }).openingTexts)).join('\n');
-  // While it ran: rows done of all the rows (every memory row and every vector row), and why.
+  // While it ran: rows done of all the rows (v11: every memory row and every vector row; v12: every memory row), and why.
   expect(texts).toMatch(new RegExp(`Upgrading the store to this version’s storage format\\s+[\\d,]+ of ${(2 * N).toLocaleString('en-US')} rows`));
+  expect(texts).toMatch(new RegExp(`Upgrading the store to this version’s storage format\\s+[\\d,]+ of ${N.toLocaleString('en-US')} rows`));
   expect(texts).toContain('if the page closes now, nothing is lost');
   expect(await memoryCount(page)).toBe(N);
 
-  // What is on disk now: schema v11 (Dexie's version × 10), vectors as binary16, no id in the vector rows.
+  // What is on disk now: schema v12 (Dexie's version × 10), vectors as binary16, no id in the vector rows, rows by label.
   const disk = await page.evaluate(async ([name, n]) => {
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const request = indexedDB.open(`houkai-web:${name}`);
@@ -57,13 +59,15 @@ test('a store written by schema v10 upgrades as it opens: the opening screen cou
         request.onerror = () => reject(request.error);
       });
     const vector = await read<{ vector: unknown; id?: string }>('vectors', 123);
-    const last = await read<{ text: string }>('memories', `legacy-${n - 1}`);
-    const memories = db.transaction('memories').objectStore('memories');
+    const last = await read<{ text: string; id: string }>('memoryRows', n - 1);
+    const memories = db.transaction('memoryRows').objectStore('memoryRows');
     const out = {
       version: db.version,
       half: vector.vector instanceof Uint16Array,
       length: (vector.vector as Uint16Array).length,
       id: vector.id ?? null,
+      tables: [...db.objectStoreNames].filter((t) => t.startsWith('memor')),
+      primaryKey: memories.keyPath,
       indexes: [...memories.indexNames].sort(),
       last: last.text,
     };
@@ -71,11 +75,13 @@ test('a store written by schema v10 upgrades as it opens: the opening screen cou
     return out;
   }, [store, N] as const);
   expect(disk).toEqual({
-    version: 110,
+    version: 120,
     half: true,
     length: 384,
     id: null,
-    indexes: ['[createdAt+id]', 'contentHash', 'label', 'linkTargets', 'positive', 'superseded', 'tags', 'terms', 'type'],
+    tables: ['memoryRows'],
+    primaryKey: 'label',
+    indexes: ['[createdAt+id]', 'contentHash', 'id', 'linkTargets', 'positive', 'superseded', 'tags', 'terms', 'type'],
     last: `legacy memory ${N - 1} w${(N - 1).toString(36)}`,
   });
 });

@@ -62,10 +62,10 @@ describe('durability: the canary and the registry', () => {
     await first.rememberMany(['one', 'two', 'three']);
     await first.close();
     for (const settle of ['close', 'durability'] as const) {
-      // The row counts of the memories table (`idb count memories`), counted at the engine.
+      // The row counts of the memory rows table (`idb count memoryRows`), counted at the engine.
       const ledger = new PhaseLedger();
       const engine = await openDexieEngine(name);
-      const counts = (): number => ledger.take(false)['idb count memories']?.calls ?? 0;
+      const counts = (): number => ledger.take(false)['idb count memoryRows']?.calls ?? 0;
       const store = await open(name, { storage: () => storageOver(timedEngine(engine, ledger)) });
       await store.recall('one', { touch: false });
       await store.recall('two', { touch: false, mode: 'semantic' });
@@ -138,7 +138,7 @@ describe('durability: the canary and the registry', () => {
     await store.rememberMany(['one', 'two', 'three', 'four']);
     await store.close();
     const db = await raw(name);
-    await db.table('memories').clear();
+    await db.table('memoryRows').clear();
     db.close();
     const reopened = await open(name);
     const report = await reopened.durability();
@@ -149,7 +149,7 @@ describe('durability: the canary and the registry', () => {
     await reopened.close();
     // Losing more rows later is a new loss.
     const db2 = await raw(name);
-    await db2.table('memories').clear();
+    await db2.table('memoryRows').clear();
     db2.close();
     const third = await open(name);
     expect(await third.durability()).toMatchObject({ suspectedLoss: true, loss: { reason: 'rows', found: 0 } });

@@ -45,6 +45,13 @@ describe('Dexie schema history', () => {
         journal: '++seq, ts, id, group',
       },
     });
+    expect(SCHEMA_VERSIONS[11]!).toMatchObject({
+      version: 12,
+      stores: {
+        memories: null,
+        memoryRows: 'label, &id, type, *tags, contentHash, *terms, *linkTargets, [createdAt+id], superseded, positive',
+      },
+    });
     const versions = SCHEMA_VERSIONS.map((v) => v.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
   });
@@ -76,8 +83,8 @@ describe('Dexie schema history', () => {
     await raw.open();
     expect(raw.verno).toBe(SCHEMA_VERSION);
     // v11: no positive polarity, so no entry in the sparse index.
-    expect(await raw.table('memories').where('positive').equals(1).count()).toBe(0);
-    const row = await raw.table('memories').get('m1');
+    expect(await raw.table('memoryRows').where('positive').equals(1).count()).toBe(0);
+    const row = await raw.table('memoryRows').where('id').equals('m1').first();
     // v10: "by" is a stop word.
     expect(row.terms).toEqual(['written', 'v1']);
     expect(row.linkTargets).toEqual([]);
@@ -123,8 +130,8 @@ describe('Dexie schema history', () => {
     await store.close();
     const raw = new Dexie(databaseName(name));
     await raw.open();
-    expect((await raw.table('memories').get('m1')).terms).toEqual(['standup', 'tuesdai', '9:30']);
-    expect(await raw.table('memories').where('terms').equals('the').count()).toBe(0);
+    expect((await raw.table('memoryRows').get(1)).terms).toEqual(['standup', 'tuesdai', '9:30']);
+    expect(await raw.table('memoryRows').where('terms').equals('the').count()).toBe(0);
     expect((await raw.table('meta').get('store')).value).toMatchObject({ schemaVersion: SCHEMA_VERSION, lexicalDocs: 2, lexicalLength: 9 });
     raw.close();
   });
@@ -166,7 +173,8 @@ describe('schema v11: vectors as binary16', () => {
     const { embedder, texts, vectors } = await writeV10Store(name, n);
     const events: ProgressEvent[] = [];
     const store = await createMemory({ name, embedder, index: 'exact', onProgress: (e) => events.push(e) });
-    const upgrade = events.filter((e): e is Extract<ProgressEvent, { kind: 'upgrade' }> => e.kind === 'upgrade');
+    // v11's events (v12 moves the rows after it, with totals of its own).
+    const upgrade = events.filter((e): e is Extract<ProgressEvent, { kind: 'upgrade' }> => e.kind === 'upgrade' && e.total === 2 * n);
     // 399 memory rows, their 399 vectors, 1 trash row, 1 staged row.
     expect(upgrade[0]).toEqual({ kind: 'upgrade', done: 0, total: 2 * n });
     expect(upgrade.at(-1)).toEqual({ kind: 'upgrade', done: 2 * n, total: 2 * n });
@@ -186,18 +194,17 @@ describe('schema v11: vectors as binary16', () => {
 
     const raw = new Dexie(databaseName(name));
     await raw.open();
-    expect(raw.verno).toBe(11);
+    expect(raw.verno).toBe(SCHEMA_VERSION);
     const row = await raw.table('vectors').get(57);
     expect(row.vector).toBeInstanceOf(Uint16Array);
     expect(row.id).toBeUndefined();
     expect(Array.from(row.vector)).toEqual(Array.from(toHalf(vectors[57]!)));
     expect((await raw.table('staged').get(['next', 'm0'])).vector).toBeInstanceOf(Uint16Array);
     expect(await raw.table('vectors').filter((r) => !(r.vector instanceof Uint16Array)).count()).toBe(0);
-    expect((await raw.table('meta').get('store')).value.schemaVersion).toBe(11);
-    const memories = raw.table('memories');
-    expect(memories.schema.indexes.map((i) => i.name).sort()).toEqual(['[createdAt+id]', 'contentHash', 'label', 'linkTargets', 'positive', 'superseded', 'tags', 'terms', 'type']);
-    expect(await memories.where('superseded').above('').primaryKeys()).toEqual(['m5']);
-    expect(await memories.where('positive').equals(1).primaryKeys()).toEqual(['m7']);
+    expect((await raw.table('meta').get('store')).value.schemaVersion).toBe(SCHEMA_VERSION);
+    const memories = raw.table('memoryRows');
+    expect(await memories.where('superseded').above('').primaryKeys()).toEqual([5]);
+    expect(await memories.where('positive').equals(1).primaryKeys()).toEqual([7]);
     expect(raw.table('journal').schema.indexes.map((i) => i.name).sort()).toEqual(['group', 'id', 'ts']);
     raw.close();
   });
@@ -251,6 +258,109 @@ describe('schema v11: vectors as binary16', () => {
     expect(Array.from((await again.vectorsOf(labels)).get(labels[0]!)!)).toEqual(Array.from(vector));
     for await (const page of again.pagesByCreated()) expect(Array.from(page[0]!.vector!)).toEqual(Array.from(vector));
     again.close();
+  });
+});
+
+/** A store written with the v11 layout (rows keyed by id), `n` live memories; m5 superseded by m6, m7 positive, m3 → m4 linked. */
+async function writeV11Store(name: string, n: number) {
+  const legacy = new Dexie(databaseName(name));
+  for (const v of SCHEMA_VERSIONS.slice(0, 11)) legacy.version(v.version).stores(v.stores);
+  const embedder = createHashEmbedder({ dim: 32, id: 'legacy' });
+  const texts = Array.from({ length: n }, (_, i) => `memory number ${i} about topic ${i % 17}`);
+  const vectors = await embedder.embed(texts);
+  await legacy.table('meta').put({
+    key: 'store',
+    value: { schemaVersion: 11, embedderId: 'legacy', dim: 32, generation: 1, nextLabel: n, createdAt: 1, lexicalDocs: n, lexicalLength: 0 },
+  });
+  const links = [{ to: 'm4', rel: 'related', weight: 1 }];
+  await legacy.table('memories').bulkPut(
+    Array.from({ length: n }, (_, i) => ({
+      ...makeMemory(`m${i}`, texts[i]!, { createdAt: 1 + i, lastAccessed: 1, contentHash: `h${i}`, tags: [`t${i % 3}`] }),
+      ...(i === 5 ? { supersededBy: 'm6', supersededAt: 3, superseded: 'm6' } : {}),
+      ...(i === 7 ? { polarity: 1 as const, positive: 1 } : {}),
+      ...(i === 3 ? { links } : {}),
+      label: i, terms: [], termCounts: [], termLength: 0, linkTargets: i === 3 ? ['m4'] : [],
+    })),
+  );
+  await legacy.table('vectors').bulkPut(Array.from({ length: n }, (_, i) => ({ label: i, vector: toHalf(vectors[i]!), gen: 1 })));
+  legacy.close();
+  return { embedder, texts };
+}
+
+describe('schema v12: memory rows keyed by label', () => {
+  it('v11 → v12: every row moves to the label-keyed table a page at a time, with progress, and the store answers by id as before', async () => {
+    const name = uniqueName('v11');
+    const n = 2_500;
+    const { embedder, texts } = await writeV11Store(name, n);
+    const events: ProgressEvent[] = [];
+    const store = await createMemory({ name, embedder, index: 'exact', onProgress: (e) => events.push(e) });
+    const upgrade = events.filter((e) => e.kind === 'upgrade');
+    // Pages of 2,000: 0, 2,000, 2,500.
+    expect(upgrade).toEqual([0, 2_000, n].map((done) => ({ kind: 'upgrade', done, total: n })));
+    expect((await store.stats()).schemaVersion).toBe(SCHEMA_VERSION);
+    for (const i of [0, 1, 2_001, n - 1]) expect((await store.recall(texts[i]!, { k: 1 }))[0]!.memory.id).toBe(`m${i}`);
+    expect((await store.get('m2321'))?.text).toBe(texts[2321]);
+    // The sparse indexes, tags and incoming links came along.
+    const stats = await store.stats();
+    expect(stats.superseded).toBe(1);
+    expect((await store.recall(texts[5]!, { k: 3 })).map((h) => h.memory.id)).not.toContain('m5');
+    // Counted from index keys alone, the superseded m5 (tag t2, created at 6) left out by its label.
+    const counts = await store.aggregate({ createdEdges: [0, 1_001, 10_000] });
+    expect(counts.tags.map((t) => [t.tag, t.count])).toEqual([['t0', 834], ['t1', 833], ['t2', 832]]);
+    expect(counts.created).toEqual([999, 1_500]);
+    // A new text takes a new label: the row moves, and the id stays one memory.
+    await store.edit('m9', { text: 'the ninth memory, rewritten' });
+    expect((await store.recall('the ninth memory, rewritten', { k: 1 }))[0]!.memory.id).toBe('m9');
+    await store.forget('m10');
+    expect(await store.count()).toBe(n - 1);
+    await store.close();
+    const storage = await openDexieStorage(name);
+    expect(await storage.incoming('m4')).toEqual([{ from: 'm3', rel: 'related' }]);
+    storage.close();
+
+    const raw = new Dexie(databaseName(name));
+    await raw.open();
+    expect(raw.verno).toBe(SCHEMA_VERSION);
+    expect(raw.tables.map((t) => t.name)).not.toContain('memories');
+    const rows = raw.table('memoryRows');
+    expect(rows.schema.primKey.keyPath).toBe('label');
+    expect(rows.schema.indexes.map((i) => i.name).sort()).toEqual(['[createdAt+id]', 'contentHash', 'id', 'linkTargets', 'positive', 'superseded', 'tags', 'terms', 'type']);
+    expect(await rows.count()).toBe(n - 1);
+    expect(await rows.where('id').equals('m9').primaryKeys()).toEqual([n]);
+    expect(await rows.where('superseded').above('').primaryKeys()).toEqual([5]);
+    expect(await rows.where('positive').equals(1).primaryKeys()).toEqual([7]);
+    raw.close();
+  });
+
+  it('a move that fails halfway changes nothing: the store stays at v11 whole, and the next open moves it', async () => {
+    const name = uniqueName('v11-crash');
+    const n = 3_000;
+    const { embedder, texts } = await writeV11Store(name, n);
+    const proto = globalThis.IDBObjectStore.prototype as unknown as Record<'add', (...args: unknown[]) => unknown>;
+    const add = proto.add;
+    let adds = 0;
+    proto.add = function (this: IDBObjectStore, ...args: unknown[]) {
+      // The tab dies on the second page.
+      if (this.name === 'memoryRows' && ++adds === 2_500) throw new DOMException('The tab went away', 'AbortError');
+      return add.apply(this, args);
+    };
+    try {
+      await expect(createMemory({ name, embedder, index: 'exact' })).rejects.toThrow();
+    } finally {
+      proto.add = add;
+    }
+    expect(adds).toBe(2_500);
+    const raw = new Dexie(databaseName(name));
+    await raw.open();
+    expect(raw.verno).toBe(11);
+    expect(raw.tables.map((t) => t.name)).not.toContain('memoryRows');
+    expect(await raw.table('memories').count()).toBe(n);
+    raw.close();
+
+    const store = await createMemory({ name, embedder, index: 'exact' });
+    expect((await store.stats()).count).toBe(n);
+    expect((await store.recall(texts[2_750]!, { k: 1 }))[0]!.memory.id).toBe('m2750');
+    await store.close();
   });
 });
 

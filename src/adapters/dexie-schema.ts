@@ -54,10 +54,14 @@ async function upgradeTo(version: number, tx: Transaction, step: SchemaVersion['
  */
 export interface SchemaVersion {
   version: number;
-  stores: Record<string, string>;
+  /** A table's indexes, or null: the table goes once this version's upgrade has run. */
+  stores: Record<string, string | null>;
   /** `progress(done, total)`: how far a long upgrade has got (rows rewritten). */
   upgrade?: (tx: Transaction, progress: (done: number, total: number) => void) => Promise<void>;
 }
+
+/** Rows moved per step by an upgrade that moves a whole table (v12). */
+const MOVE_PAGE = 2_000;
 
 /** Rewrites every float32 vector of `table` (field `vector`) as binary16, reporting each row. */
 async function halveVectors(tx: Transaction, table: string, dropId: boolean, advance: () => void): Promise<void> {
@@ -189,6 +193,36 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
         });
       for (const table of tables.slice(1)) await halveVectors(tx, table, table === 'vectors', advance);
       if (total > 0 && done % step !== 0) progress(total, total);
+    },
+  },
+  {
+    // v12: memory rows keyed by label (issue #30). Every index entry carries its row's primary
+    // key, and a 36-character id made each of a row's ~15 entries (terms, tags, hashes, links)
+    // cost as much as its key; a number costs a few bytes, new rows append at the key's end
+    // instead of landing at a random place, and recall reads its hits by primary key instead of
+    // through the label index. IndexedDB cannot change a table's primary key, so the rows move
+    // to a new table a page at a time (progress per page) and the old one is dropped at the end
+    // of the same versionchange transaction: upgraded whole or not at all.
+    version: 12,
+    stores: {
+      memories: null,
+      memoryRows: 'label, &id, type, *tags, contentHash, *terms, *linkTargets, [createdAt+id], superseded, positive',
+    },
+    async upgrade(tx, progress) {
+      const from = tx.table('memories');
+      const to = tx.table('memoryRows');
+      const total = await from.count();
+      if (total === 0) return;
+      progress(0, total);
+      let done = 0;
+      for (let after: number | undefined; ; ) {
+        const page = (await (after === undefined ? from.orderBy('label') : from.where('label').above(after)).limit(MOVE_PAGE).toArray()) as MemoryRow[];
+        if (page.length === 0) break;
+        await to.bulkAdd(page);
+        done += page.length;
+        after = page[page.length - 1]!.label;
+        progress(done, total);
+      }
     },
   },
 ];

@@ -18,26 +18,6 @@ const PRIMARY = Object.fromEntries(Object.entries(TABLES).map(([name, spec]) => 
   return [name, Array.isArray(primaryKey) ? `[${primaryKey.join('+')}]` : primaryKey];
 })) as Record<TableName, string>;
 
-/** `keys.length` lookups on one index in one read-only transaction, in key order (undefined when absent). */
-function indexGets<T>(idb: IDBDatabase, store: string, index: string, keys: readonly IDBValidKey[]): Promise<(T | undefined)[]> {
-  return new Promise((resolve, reject) => {
-    const out = new Array<T | undefined>(keys.length);
-    if (keys.length === 0) return resolve(out);
-    const tx = idb.transaction(store, 'readonly');
-    const source = tx.objectStore(store).index(index);
-    let pending = keys.length;
-    keys.forEach((key, i) => {
-      const request = source.get(key);
-      request.onsuccess = () => {
-        out[i] = request.result as T | undefined;
-        if (--pending === 0) resolve(out);
-      };
-    });
-    tx.onerror = () => reject(tx.error);
-    tx.onabort = () => reject(tx.error ?? new DOMException('The read was aborted', 'AbortError'));
-  });
-}
-
 /** Which rows of a table a query means, as a Dexie collection. */
 function collection(table: Table, primary: string, q: Query): Collection {
   const index = q.index ?? primary;
@@ -96,13 +76,6 @@ function dexieEngine(db: MemoryDatabase): StorageEngine {
       options?.oneCall ? body(direct) : transact(mode, tables, (trans) => body(txOver(trans))),
     mapError: mapStorageError,
     close: () => db.close(),
-    // Recall's hot path talks to IndexedDB directly: Dexie's get({ label }) opens a cursor per
-    // key and cost 2.6× as much (40 lookups: 2.5 ms against 0.95 ms at 100k rows). Through
-    // Dexie while the database is closed (it reopens itself).
-    getByIndex<T>(name: TableName, index: string, keys: readonly Key[]): Promise<(T | undefined)[]> {
-      if (db.isOpen()) return indexGets<T>(db.backendDB(), name, index, keys as IDBValidKey[]);
-      return transact('r', [name], (trans) => Promise.all(keys.map(async (key) => (await trans.table(name).get({ [index]: key })) as T | undefined)));
-    },
   };
 }
 

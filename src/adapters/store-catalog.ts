@@ -60,7 +60,9 @@ async function readInfo(name: string, options: CatalogOptions): Promise<Omit<Sto
   try {
     const names = new Set(db.tables.map((t) => t.name));
     const meta = names.has('meta') ? ((await db.table('meta').get('store')) as { value?: StoreMeta } | undefined)?.value : undefined;
-    const memories = meta?.lexicalDocs ?? (names.has('memories') ? await db.table('memories').count() : null);
+    // The rows' table is `memoryRows` from schema v12 on, `memories` before.
+    const rowsTable = ['memoryRows', 'memories'].find((table) => names.has(table));
+    const memories = meta?.lexicalDocs ?? (rowsTable ? await db.table(rowsTable).count() : null);
     return {
       name,
       memories,

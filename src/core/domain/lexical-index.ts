@@ -43,19 +43,19 @@ export const POSTINGS_PER_CANDIDATE = 8;
  * from their stored terms, so nothing but reading is saved.
  *
  * @param documentFrequencies how many memories contain each query term
- * @param postings up to `max` ids of memories containing `term`
+ * @param postings up to `max` keys (ids or labels) of memories containing `term`
  */
-export async function nominateCandidates(
+export async function nominateCandidates<K extends string | number>(
   documentFrequencies: ReadonlyMap<string, number>,
   documents: number,
   limit: number,
-  postings: (term: string, max: number) => Promise<readonly string[]>,
-): Promise<string[]> {
+  postings: (term: string, max: number) => Promise<readonly K[]>,
+): Promise<K[]> {
   const nominating = [...documentFrequencies]
     .filter(([, n]) => n > 0 && n <= Math.max(NOMINATE_ALWAYS, documents / 4))
     .sort((a, b) => a[1] - b[1])
     .map(([term, n]) => ({ term, idf: bm25Idf(Math.max(documents, n), n) }));
-  const proxy = new Map<string, number>();
+  const proxy = new Map<K, number>();
   let budget = POSTINGS_PER_CANDIDATE * limit;
   let unread = nominating.reduce((sum, t) => sum + t.idf, 0);
   for (const { term, idf } of nominating) {
@@ -73,6 +73,6 @@ export async function nominateCandidates(
 }
 
 /** The k-th largest value of the map (k ≤ size). */
-function kthLargest(values: ReadonlyMap<string, number>, k: number): number {
+function kthLargest(values: ReadonlyMap<unknown, number>, k: number): number {
   return [...values.values()].sort((a, b) => b - a)[k - 1]!;
 }

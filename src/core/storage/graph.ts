@@ -2,6 +2,7 @@
 import { MemoryError } from '../errors.ts';
 import type { GraphChanges, GraphStore } from '../ports.ts';
 import type { PendingConflict } from '../domain/review.ts';
+import { MEMORIES, rowById, rowsById } from './memory-table.ts';
 import type { ReadCache } from './read-cache.ts';
 import { isDefined, rowOf, strip, type MemoryRow } from './rows.ts';
 import { LINK_SCAN_ROWS, type LinkRelations } from './store-facts.ts';
@@ -13,8 +14,8 @@ export function graphStore(run: Run, cache: ReadCache): GraphStore {
     cache.fact(
       cache.facts.linkRelations,
       () =>
-        run('linkRelations', 'r', ['memories'], async (tx) => {
-          const rows = await tx.query<MemoryRow>('memories', { index: 'linkTargets', limit: LINK_SCAN_ROWS });
+        run('linkRelations', 'r', [MEMORIES], async (tx) => {
+          const rows = await tx.query<MemoryRow>(MEMORIES, { index: 'linkTargets', limit: LINK_SCAN_ROWS });
           return rows.length >= LINK_SCAN_ROWS ? 'many' : new Set(rows.flatMap((row) => row.links.map((l) => l.rel)));
         }, ONE_CALL),
       (relations) => (cache.facts.linkRelations = relations),
@@ -22,9 +23,9 @@ export function graphStore(run: Run, cache: ReadCache): GraphStore {
 
   return {
     incoming: (id) =>
-      run('incoming', 'r', ['memories'], async (tx) => {
+      run('incoming', 'r', [MEMORIES], async (tx) => {
         const out: { from: string; rel: string }[] = [];
-        for (const row of await tx.query<MemoryRow>('memories', { index: 'linkTargets', equals: id })) {
+        for (const row of await tx.query<MemoryRow>(MEMORIES, { index: 'linkTargets', equals: id })) {
           for (const link of row.links) if (link.to === id) out.push({ from: row.id, rel: link.rel });
         }
         return out;
@@ -36,11 +37,11 @@ export function graphStore(run: Run, cache: ReadCache): GraphStore {
         const relations = await linkRelations();
         if (relations !== 'many' && !relations.has(rel)) return new Map();
       }
-      return run('incomingMany', 'r', ['memories'], async (tx) => {
+      return run('incomingMany', 'r', [MEMORIES], async (tx) => {
         const wanted = new Set(ids);
         const out = new Map<string, { from: string; rel: string }[]>();
         // One index read for every target; a row linking to several of them comes once per target.
-        const rows = new Map((await tx.query<MemoryRow>('memories', { index: 'linkTargets', anyOf: [...wanted] })).map((row) => [row.id, row]));
+        const rows = new Map((await tx.query<MemoryRow>(MEMORIES, { index: 'linkTargets', anyOf: [...wanted] })).map((row) => [row.id, row]));
         for (const row of rows.values()) {
           for (const link of row.links) {
             if (wanted.has(link.to) && (rel === undefined || link.rel === rel)) out.set(link.to, [...(out.get(link.to) ?? []), { from: row.id, rel: link.rel }]);
@@ -50,24 +51,24 @@ export function graphStore(run: Run, cache: ReadCache): GraphStore {
       }, ONE_CALL);
     },
 
-    pinMoved: (id) => run('pinMoved', 'r', ['memories'], async (tx) => (await tx.get<MemoryRow>('memories', id))?.pinMoved === true, ONE_CALL),
+    pinMoved: (id) => run('pinMoved', 'r', [MEMORIES], async (tx) => (await rowById(tx, id))?.pinMoved === true, ONE_CALL),
 
     applyGraphChanges: (changes: GraphChanges, ctx) =>
-      run('applyGraphChanges', 'rw', ['meta', 'memories', 'vectors', 'tombstones', 'conflicts', 'journal', 'importUndo'], async (tx) => {
+      run('applyGraphChanges', 'rw', ['meta', MEMORIES, 'vectors', 'tombstones', 'conflicts', 'journal', 'importUndo'], async (tx) => {
         const put = changes.put ?? [];
-        const [current] = await Promise.all([tx.getMany<MemoryRow>('memories', put.map((m) => m.id)), refuseHeld(tx, [...put.map((m) => m.id), ...(changes.forget ?? [])])]);
+        const [current] = await Promise.all([rowsById(tx, put.map((m) => m.id)), refuseHeld(tx, [...put.map((m) => m.id), ...(changes.forget ?? [])])]);
         const missing = put.filter((_, i) => !current[i]).map((m) => m.id);
         if (missing.length) throw new MemoryError('NOT_FOUND', `No memory with id ${JSON.stringify(missing[0])}`, { id: missing[0] });
         for (const [i, memory] of put.entries()) {
           const row = current[i]!;
           if (row.text !== memory.text) throw new MemoryError('INVALID_ARGUMENT', 'Graph changes cannot change text', { id: memory.id });
           await journal(tx, ctx, [{ id: memory.id, before: strip(row), after: memory }]);
-          await tx.put('memories', [rowOf(memory, row.label, changes.pinMoved?.[memory.id] ?? row.pinMoved)]);
+          await tx.put(MEMORIES, [rowOf(memory, row.label, changes.pinMoved?.[memory.id] ?? row.pinMoved)]);
         }
         let removedLabels: number[] = [];
         let generation = (await requireMeta(tx)).generation;
         if (changes.forget?.length) {
-          const rows = (await tx.getMany<MemoryRow>('memories', changes.forget)).filter(isDefined);
+          const rows = (await rowsById(tx, changes.forget)).filter(isDefined);
           await journal(tx, ctx, rows.map((r) => ({ id: r.id, before: strip(r), after: null, op: 'forget' })));
           ({ generation, removedLabels } = await deleteRows(tx, rows));
         }

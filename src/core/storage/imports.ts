@@ -4,6 +4,7 @@
  */
 import type { ImportLease, ImportLog } from '../ports.ts';
 import type { StorageTx } from './port.ts';
+import { MEMORIES, rowsById } from './memory-table.ts';
 import { derivedFields, isDefined, loadedVector, rowOf, storedVector, strip, type ImportUndoRow, type MemoryRow, type VectorRow } from './rows.ts';
 import {
   bumpGeneration,
@@ -29,10 +30,10 @@ async function release(tx: StorageTx, importId: string): Promise<void> {
 export function importLog(run: Run): ImportLog {
   return {
     importBatch: (importId, writes, ctx) =>
-      run('importBatch', 'rw', ['meta', 'memories', 'vectors', 'tombstones', 'importUndo', 'journal'], async (tx) => {
+      run('importBatch', 'rw', ['meta', MEMORIES, 'vectors', 'tombstones', 'importUndo', 'journal'], async (tx) => {
         await requireLease(tx, importId);
         await refuseHeld(tx, writes.map((w) => w.memory.id), importId);
-        const existing = await tx.getMany<MemoryRow>('memories', writes.map((w) => w.memory.id));
+        const existing = await rowsById(tx, writes.map((w) => w.memory.id));
         const undo = await tx.getMany<ImportUndoRow>('importUndo', writes.map((w) => [importId, w.memory.id]));
         const removed: MemoryRow[] = [];
         const seen = new Map<string, MemoryRow | undefined>();
@@ -67,7 +68,8 @@ export function importLog(run: Run): ImportLog {
         const { meta, firstLabel } = await bumpGeneration(tx, rows.length, { docs: docDelta, length: lengthDelta });
         rows.forEach((row, i) => (row.label = firstLabel + i));
         const removedLabels = removed.map((r) => r.label);
-        await tx.delete('memories', [...new Set(removed.map((r) => r.id))]);
+        // Deleted before the new rows are put: an id is a unique index.
+        await tx.delete(MEMORIES, [...new Set(removedLabels)]);
         await dropVectors(tx, removedLabels, meta.generation);
         // Later rows with the same id replace earlier ones (apply in order).
         const last = new Map(rows.map((r) => [r.id, r]));
@@ -75,29 +77,29 @@ export function importLog(run: Run): ImportLog {
         const dropped = rows.filter((r) => last.get(r.id) !== r).map((r) => r.label);
         await journal(tx, ctx, writes.map((w, i) => ({ id: w.memory.id, before: existing[i] ? strip(existing[i]!) : null, after: w.memory })));
         const vectorOf = new Map(rows.map((r, i) => [r, storedVector(writes[i]!.vector)]));
-        await tx.put('memories', kept);
+        await tx.put(MEMORIES, kept);
         await tx.put('vectors', kept.map((r): VectorRow => ({ label: r.label, vector: vectorOf.get(r)!, gen: meta.generation })));
         if (dropped.length) await tx.put('tombstones', dropped.map((label) => ({ label, gen: meta.generation })));
         return { added: kept.map((r) => ({ label: r.label, vector: loadedVector(vectorOf.get(r)!) })), removedLabels, generation: meta.generation };
       }),
 
     rollbackImport: (importId) =>
-      run('rollbackImport', 'rw', ['meta', 'memories', 'vectors', 'tombstones', 'importUndo', 'journal'], async (tx) => {
+      run('rollbackImport', 'rw', ['meta', MEMORIES, 'vectors', 'tombstones', 'importUndo', 'journal'], async (tx) => {
         // The import's journal entries share its id as their group: a rolled-back import never happened.
         await tx.delete('journal', (await tx.keys('journal', { index: 'group', equals: importId })).map((k) => k.primaryKey));
         const entries = await tx.query<ImportUndoRow>('importUndo', { range: firstPartRange(importId) });
-        const removed = (await tx.getMany<MemoryRow>('memories', entries.map((e) => e.id))).filter(isDefined);
+        const removed = (await rowsById(tx, entries.map((e) => e.id))).filter(isDefined);
         const restored = entries.filter((e) => e.kind === 'overwritten' && e.row);
         const lengthDelta = restored.reduce((s, e) => s + (e.row!.termLength ?? 0), 0) - removed.reduce((s, r) => s + (r.termLength ?? 0), 0);
         const { meta, firstLabel } = await bumpGeneration(tx, restored.length, { docs: restored.length - removed.length, length: lengthDelta });
         const removedLabels = removed.map((r) => r.label);
-        await tx.delete('memories', removed.map((r) => r.id));
+        await tx.delete(MEMORIES, removedLabels);
         await dropVectors(tx, removedLabels, meta.generation);
         const added: { label: number; vector: Float32Array }[] = [];
         for (const [i, e] of restored.entries()) {
           const label = firstLabel + i;
           // The undo log's row may predate this schema: its derived fields are derived again.
-          await tx.put('memories', [{ ...e.row!, ...derivedFields(strip(e.row!)), label }]);
+          await tx.put(MEMORIES, [{ ...e.row!, ...derivedFields(strip(e.row!)), label }]);
           if (e.vector) {
             await tx.put('vectors', [{ label, vector: e.vector, gen: meta.generation }]);
             added.push({ label, vector: loadedVector(e.vector) });

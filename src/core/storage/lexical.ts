@@ -7,6 +7,7 @@ import { nominateCandidates } from '../domain/lexical-index.ts';
 import type { LexicalCandidate, LexicalPostings, StoreMeta } from '../ports.ts';
 import type { StorageEngine, StorageTx } from './port.ts';
 import { lexicalKey, memoryOf, type ReadCache } from './read-cache.ts';
+import { MEMORIES } from './memory-table.ts';
 import type { MemoryRow } from './rows.ts';
 import { rowsByLabels } from './memory-rows.ts';
 import { readMeta, ONE_CALL, type Run } from './tx.ts';
@@ -49,7 +50,7 @@ export function lexicalPostings(engine: StorageEngine, run: Run, cache: ReadCach
 
   /** Candidates from the postings in storage: keys only (core/domain/lexical-index.ts); only the best rows are read. */
   const fromStorage = (terms: string[], limit: number) =>
-    run('lexicalCandidates', 'r', ['meta', 'memories'], async (tx: StorageTx) => {
+    run('lexicalCandidates', 'r', ['meta', MEMORIES], async (tx: StorageTx) => {
       // Document frequencies: counting an index range is linear in the term's postings in
       // IndexedDB, so the counts are kept until the lexical statistics change (any text change
       // bumps the generation and the document/length totals in the same transaction).
@@ -58,12 +59,12 @@ export function lexicalPostings(engine: StorageEngine, run: Run, cache: ReadCach
       const key = lexicalKey(meta);
       if (dfCache.key !== key || dfCache.df.size > DF_CACHE_TERMS) dfCache = { key, df: new Map() };
       const counts = dfCache.df;
-      await Promise.all(terms.filter((t) => !counts.has(t)).map(async (t) => counts.set(t, await tx.count('memories', { index: 'terms', equals: t }))));
+      await Promise.all(terms.filter((t) => !counts.has(t)).map(async (t) => counts.set(t, await tx.count(MEMORIES, { index: 'terms', equals: t }))));
       const df = new Map(terms.map((t) => [t, counts.get(t) ?? 0] as const));
       const best = await nominateCandidates(df, documents, limit, async (term, max) =>
-        (await tx.keys('memories', { index: 'terms', equals: term, limit: max })).map((k) => k.primaryKey as string),
+        (await tx.keys(MEMORIES, { index: 'terms', equals: term, limit: max })).map((k) => k.primaryKey as number),
       );
-      const candidates = (await tx.getMany<MemoryRow>('memories', best)).flatMap((row) => (row ? [candidateOf(row)] : []));
+      const candidates = (await tx.getMany<MemoryRow>(MEMORIES, best)).flatMap((row) => (row ? [candidateOf(row)] : []));
       return { candidates, documentFrequencies: df };
     });
 

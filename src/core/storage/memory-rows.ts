@@ -4,6 +4,7 @@ import type { ListQuery, MemoryRows, StoredCounts } from '../ports.ts';
 import { MEMORY_TYPES, type Memory } from '../types.ts';
 import { MIN_KEY, type StorageEngine } from './port.ts';
 import { memoryOf, type ReadCache } from './read-cache.ts';
+import { MEMORIES, putRelabelled, rowById, rowsById } from './memory-table.ts';
 import { derivedFields, isDefined, loadedVector, rowOf, storedVector, strip, type MemoryRow, type VectorRow } from './rows.ts';
 import { bumpGeneration, deleteRows, dropVectors, journal, refuseHeld, requireMeta, ONE_CALL, type Run } from './tx.ts';
 
@@ -16,20 +17,14 @@ export async function rowsByLabels(engine: StorageEngine, run: Run, cache: ReadC
   const missing = labels.filter((_, i) => out[i] === undefined);
   if (missing.length === 0) return out;
   const epoch = cache.readEpoch;
-  const read = engine.getByIndex
-    ? await engine.getByIndex<MemoryRow>('memories', 'label', missing).catch((error: unknown) => {
-        throw engine.mapError(error, operation);
-      })
-    : await run(operation, 'r', ['memories'], (tx) =>
-        Promise.all(missing.map(async (label) => (await tx.query<MemoryRow>('memories', { index: 'label', equals: label, limit: 1 }))[0])),
-      );
+  const read = await run(operation, 'r', [MEMORIES], (tx) => tx.getMany<MemoryRow>(MEMORIES, missing), ONE_CALL);
   cache.remember(read, epoch);
   let next = 0;
   return out.map((row) => row ?? read[next++]);
 }
 
 export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): MemoryRows {
-  const WRITE = ['meta', 'memories', 'vectors', 'tombstones', 'journal', 'importUndo'] as const;
+  const WRITE = ['meta', MEMORIES, 'vectors', 'tombstones', 'journal', 'importUndo'] as const;
   return {
     insert: (memories, vectors, ctx) =>
       run('insert', 'rw', WRITE, async (tx) => {
@@ -39,7 +34,7 @@ export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): M
         const [{ meta, firstLabel }] = await Promise.all([bumpGeneration(tx, memories.length, { docs: memories.length, length }), refuseHeld(tx, memories.map((m) => m.id))]);
         const labels = memories.map((_, i) => firstLabel + i);
         rows.forEach((row, i) => (row.label = labels[i]!));
-        await tx.add('memories', rows);
+        await tx.add(MEMORIES, rows);
         const stored = vectors.map(storedVector);
         await tx.add('vectors', stored.map((vector, i): VectorRow => ({ label: labels[i]!, vector, gen: meta.generation })));
         await journal(tx, ctx, memories.map((m) => ({ id: m.id, before: null, after: m })));
@@ -49,16 +44,16 @@ export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): M
 
     replace: (expected, next, vector, ctx) =>
       run('replace', 'rw', WRITE, async (tx) => {
-        const [current] = await Promise.all([tx.get<MemoryRow>('memories', expected.id), refuseHeld(tx, [expected.id])]);
+        const [current] = await Promise.all([rowById(tx, expected.id), refuseHeld(tx, [expected.id])]);
         if (!current || !sameState(strip(current), expected)) return null;
         await journal(tx, ctx, [{ id: next.id, before: strip(current), after: next }]);
         if (!vector) {
-          await tx.put('memories', [rowOf(next, current.label, current.pinMoved)]);
+          await tx.put(MEMORIES, [rowOf(next, current.label, current.pinMoved)]);
           return { label: current.label, added: [], removedLabels: [], generation: (await requireMeta(tx)).generation };
         }
         const derived = derivedFields(next);
         const { meta, firstLabel } = await bumpGeneration(tx, 1, { docs: 0, length: derived.termLength - (current.termLength ?? 0) });
-        await tx.put('memories', [rowOf(next, firstLabel)]);
+        await putRelabelled(tx, [rowOf(next, firstLabel)], [current.label]);
         const stored = storedVector(vector);
         await dropVectors(tx, [current.label], meta.generation);
         await tx.add('vectors', [{ label: firstLabel, vector: stored, gen: meta.generation }]);
@@ -67,7 +62,7 @@ export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): M
 
     remove: (id, ctx) =>
       run('remove', 'rw', WRITE, async (tx) => {
-        const [current] = await Promise.all([tx.get<MemoryRow>('memories', id), refuseHeld(tx, [id])]);
+        const [current] = await Promise.all([rowById(tx, id), refuseHeld(tx, [id])]);
         if (!current) return undefined;
         await journal(tx, ctx, [{ id, before: strip(current), after: null }]);
         const { generation, removedLabels } = await deleteRows(tx, [current]);
@@ -75,14 +70,14 @@ export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): M
       }),
 
     touch: (ids, now) =>
-      run('touch', 'rw', ['memories'], async (tx) => {
-        const updated = (await tx.getMany<MemoryRow>('memories', ids)).filter(isDefined).map((row) => ({ ...row, lastAccessed: now, accessCount: row.accessCount + 1 }));
-        await tx.put('memories', updated);
+      run('touch', 'rw', [MEMORIES], async (tx) => {
+        const updated = (await rowsById(tx, ids)).filter(isDefined).map((row) => ({ ...row, lastAccessed: now, accessCount: row.accessCount + 1 }));
+        await tx.put(MEMORIES, updated);
         return updated.map(strip);
       }),
 
-    get: (id) => run('get', 'r', ['memories'], async (tx) => {
-      const row = await tx.get<MemoryRow>('memories', id);
+    get: (id) => run('get', 'r', [MEMORIES], async (tx) => {
+      const row = await rowById(tx, id);
       return row ? strip(row) : undefined;
     }, ONE_CALL),
 
@@ -93,11 +88,11 @@ export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): M
     },
 
     list: (query: ListQuery) =>
-      run('list', 'r', ['memories'], async (tx) => {
+      run('list', 'r', [MEMORIES], async (tx) => {
         if (query.limit <= 0) return [];
         // Newest first by (createdAt, id), so a keyset cursor never skips rows sharing a time.
         const upper = query.before === undefined ? undefined : [query.before, query.beforeId ?? MIN_KEY];
-        const rows = await tx.query<MemoryRow>('memories', {
+        const rows = await tx.query<MemoryRow>(MEMORIES, {
           index: '[createdAt+id]',
           ...(upper ? { range: { upper, upperOpen: true } } : {}),
           reverse: true,
@@ -107,24 +102,24 @@ export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): M
         return rows.map(strip);
       }, ONE_CALL),
 
-    count: () => run('count', 'r', ['memories'], (tx) => tx.count('memories'), ONE_CALL),
+    count: () => run('count', 'r', [MEMORIES], (tx) => tx.count(MEMORIES), ONE_CALL),
 
     counts: () =>
-      run('counts', 'r', ['memories'], async (tx): Promise<StoredCounts> => {
-        const total = await tx.count('memories');
-        const superseded = await tx.count('memories', { index: 'superseded', range: { lower: '', lowerOpen: true } });
+      run('counts', 'r', [MEMORIES], async (tx): Promise<StoredCounts> => {
+        const total = await tx.count(MEMORIES);
+        const superseded = await tx.count(MEMORIES, { index: 'superseded', range: { lower: '', lowerOpen: true } });
         const byType: Record<string, number> = {};
-        for (const type of MEMORY_TYPES) byType[type] = await tx.count('memories', { index: 'type', equals: type });
+        for (const type of MEMORY_TYPES) byType[type] = await tx.count(MEMORIES, { index: 'type', equals: type });
         return { total, superseded, byType };
       }),
 
     aggregate: ({ includeSuperseded, createdEdges }) =>
-      run('aggregate', 'r', ['memories'], async (tx) => {
+      run('aggregate', 'r', [MEMORIES], async (tx) => {
         // Keys only: the tags index (multi-entry) and the (createdAt, id) index.
-        const skip = includeSuperseded ? new Set<string>() : new Set((await tx.keys('memories', { index: 'superseded', range: { lower: '', lowerOpen: true } })).map((k) => k.primaryKey as string));
+        const skip = includeSuperseded ? new Set<number>() : new Set((await tx.keys(MEMORIES, { index: 'superseded', range: { lower: '', lowerOpen: true } })).map((k) => k.primaryKey as number));
         const tagCounts = new Map<string, number>();
-        for (const { key, primaryKey } of await tx.keys('memories', { index: 'tags' })) {
-          if (!skip.has(primaryKey as string)) tagCounts.set(key as string, (tagCounts.get(key as string) ?? 0) + 1);
+        for (const { key, primaryKey } of await tx.keys(MEMORIES, { index: 'tags' })) {
+          if (!skip.has(primaryKey as number)) tagCounts.set(key as string, (tagCounts.get(key as string) ?? 0) + 1);
         }
         const created = new Array<number>(Math.max(0, createdEdges.length - 1)).fill(0);
         if (created.length) {
@@ -132,38 +127,38 @@ export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): M
           const last = createdEdges[createdEdges.length - 1]!;
           let bucket = 0;
           const range = { lower: [first, MIN_KEY], upper: [last, MIN_KEY], upperOpen: true };
-          for (const { key } of await tx.keys('memories', { index: '[createdAt+id]', range })) {
-            const [createdAt, id] = key as [number, string];
-            if (skip.has(id)) continue;
+          for (const { key, primaryKey } of await tx.keys(MEMORIES, { index: '[createdAt+id]', range })) {
+            const [createdAt] = key as [number, string];
+            if (skip.has(primaryKey as number)) continue;
             while (createdAt >= createdEdges[bucket + 1]!) bucket++; // keys arrive in ascending order
             created[bucket]!++;
           }
         }
-        const total = await tx.count('memories');
+        const total = await tx.count(MEMORIES);
         return { tagCounts, created, counted: total - skip.size };
       }),
 
     countExpired: (now) =>
-      run('countExpired', 'r', ['memories'], async (tx) => (await tx.query<MemoryRow>('memories', { filter: (r) => !r.supersededBy && r.expiresAt > 0 && r.expiresAt <= now })).length, ONE_CALL),
+      run('countExpired', 'r', [MEMORIES], async (tx) => (await tx.query<MemoryRow>(MEMORIES, { filter: (r) => !r.supersededBy && r.expiresAt > 0 && r.expiresAt <= now })).length, ONE_CALL),
 
     getMany: (ids) =>
-      run('getMany', 'r', ['memories'], async (tx) => new Map((await tx.getMany<MemoryRow>('memories', ids)).filter(isDefined).map((r) => [r.id, strip(r)])), ONE_CALL),
+      run('getMany', 'r', [MEMORIES], async (tx) => new Map((await rowsById(tx, ids)).filter(isDefined).map((r) => [r.id, strip(r)])), ONE_CALL),
 
-    labelsOf: (ids) => run('labelsOf', 'r', ['memories'], async (tx) => (await tx.getMany<MemoryRow>('memories', ids)).map((r) => r?.label), ONE_CALL),
+    labelsOf: (ids) => run('labelsOf', 'r', [MEMORIES], async (tx) => (await rowsById(tx, ids)).map((r) => r?.label), ONE_CALL),
 
-    exists: (ids) => run('exists', 'r', ['memories'], async (tx) => (await tx.getMany<MemoryRow>('memories', ids)).map((r) => r !== undefined), ONE_CALL),
+    exists: (ids) => run('exists', 'r', [MEMORIES], async (tx) => (await rowsById(tx, ids)).map((r) => r !== undefined), ONE_CALL),
 
-    textsOf: (ids) => run('textsOf', 'r', ['memories'], async (tx) => (await tx.getMany<MemoryRow>('memories', ids)).map((r) => r?.text), ONE_CALL),
+    textsOf: (ids) => run('textsOf', 'r', [MEMORIES], async (tx) => (await rowsById(tx, ids)).map((r) => r?.text), ONE_CALL),
 
-    allMemories: () => run('allMemories', 'r', ['memories'], async (tx) => (await tx.query<MemoryRow>('memories')).map(strip), ONE_CALL),
+    allMemories: () => run('allMemories', 'r', [MEMORIES], async (tx) => (await tx.query<MemoryRow>(MEMORIES)).map(strip), ONE_CALL),
 
     async *pagesByCreated(batchSize = 500) {
-      // The ids in createdAt order are one index read (small even at 100k); rows and vectors
+      // The labels in createdAt order are one index read (small even at 100k); rows and vectors
       // then come a page at a time by primary key, so memory stays bounded by the page.
-      const ids = (await run('pagesByCreated', 'r', ['memories'], (tx) => tx.keys('memories', { index: '[createdAt+id]' }), ONE_CALL)).map((k) => k.primaryKey);
-      for (let i = 0; i < ids.length; i += batchSize) {
-        const page = await run('pagesByCreated', 'r', ['memories', 'vectors'], async (tx) => {
-          const rows = (await tx.getMany<MemoryRow>('memories', ids.slice(i, i + batchSize))).filter(isDefined);
+      const labels = (await run('pagesByCreated', 'r', [MEMORIES], (tx) => tx.keys(MEMORIES, { index: '[createdAt+id]' }), ONE_CALL)).map((k) => k.primaryKey);
+      for (let i = 0; i < labels.length; i += batchSize) {
+        const page = await run('pagesByCreated', 'r', [MEMORIES, 'vectors'], async (tx) => {
+          const rows = (await tx.getMany<MemoryRow>(MEMORIES, labels.slice(i, i + batchSize))).filter(isDefined);
           const vectors = await tx.getMany<VectorRow>('vectors', rows.map((r) => r.label));
           return rows.map((r, j) => {
             const stored = vectors[j]?.vector;
@@ -178,12 +173,12 @@ export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): M
     hasPositivePolarity: () =>
       cache.fact(
         cache.facts.positive,
-        () => run('hasPositivePolarity', 'r', ['memories'], async (tx) => (await tx.keys('memories', { index: 'positive', equals: 1, limit: 1 })).length > 0, ONE_CALL),
+        () => run('hasPositivePolarity', 'r', [MEMORIES], async (tx) => (await tx.keys(MEMORIES, { index: 'positive', equals: 1, limit: 1 })).length > 0, ONE_CALL),
         (positive) => (cache.facts.positive = positive),
       ),
 
     ids: () =>
-      run('ids', 'r', ['memories'], async (tx) => (await tx.query<MemoryRow>('memories')).map((m) => ({ id: m.id, text: m.text, contentHash: m.contentHash })), ONE_CALL),
+      run('ids', 'r', [MEMORIES], async (tx) => (await tx.query<MemoryRow>(MEMORIES)).map((m) => ({ id: m.id, text: m.text, contentHash: m.contentHash })), ONE_CALL),
   };
 }
 

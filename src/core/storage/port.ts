@@ -89,11 +89,6 @@ export interface StorageEngine {
   mapError(error: unknown, operation: string): MemoryError;
   close(): void;
   /**
-   * Optional fast path: rows by a unique index's keys in one round trip, outside any other
-   * transaction (recall's hot path). The rules fall back to a read transaction without it.
-   */
-  getByIndex?<T>(table: TableName, index: string, keys: readonly Key[]): Promise<(T | undefined)[]>;
-  /**
    * Optional: which data this engine opens (a database name). Engines with the same id in one
    * realm hold the same data, so a commit through one drops what the others cache.
    */

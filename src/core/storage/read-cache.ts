@@ -16,6 +16,7 @@
 import { TermIndex, type TermDoc } from '../domain/term-index.ts';
 import type { StoreMeta } from '../ports.ts';
 import { Lru } from './lru.ts';
+import { MEMORIES } from './memory-table.ts';
 import type { StorageEngine } from './port.ts';
 import { recording, watched, type Change } from './recording-tx.ts';
 import type { Memory } from '../types.ts';
@@ -99,7 +100,6 @@ export class ReadCache {
         this.leavePeers();
         engine.close();
       },
-      ...(engine.getByIndex ? { getByIndex: engine.getByIndex.bind(engine) } : {}),
       transaction: async (mode, tables, body, options) => {
         if (mode !== 'rw' || !tables.some(watched)) return engine.transaction(mode, tables, body, options);
         const changes: Change[] = [];
@@ -216,8 +216,8 @@ export class ReadCache {
       for (;;) {
         const from = after;
         const epoch = this.epoch;
-        const page = await this.engine.transaction('r', ['memories'], (tx) =>
-          tx.query<MemoryRow>('memories', { index: 'label', range: { lower: from, lowerOpen: true }, limit: pageSize }), { oneCall: true });
+        const page = await this.engine.transaction('r', [MEMORIES], (tx) =>
+          tx.query<MemoryRow>(MEMORIES, { range: { lower: from, lowerOpen: true }, limit: pageSize }), { oneCall: true });
         if (this.building !== build) return;
         for (const row of page) terms.add(row.label, row);
         this.remember(page, epoch);

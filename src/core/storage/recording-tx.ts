@@ -1,7 +1,7 @@
 /**
  * A transaction that notes what it committed for the read cache: memory rows and vectors
- * written, labels deleted (a memory row is deleted by id, so its label is read first), the
- * metadata row, and that the review queue changed.
+ * written, labels deleted (memory rows and vectors are both keyed by label), the metadata row,
+ * and that the review queue changed.
  */
 import type { StoreMeta } from '../ports.ts';
 import type { Key, StorageTx } from './port.ts';
@@ -11,7 +11,7 @@ import type { TableName } from './schema.ts';
 export type Change = { row: MemoryRow } | { vector: VectorRow } | { gone: number } | { meta: StoreMeta } | { conflicts: 'changed' };
 
 /** Whether writes to the table concern the read cache. */
-export const watched = (table: TableName): boolean => table === 'memories' || table === 'vectors' || table === 'meta' || table === 'conflicts';
+export const watched = (table: TableName): boolean => table === 'memoryRows' || table === 'vectors' || table === 'meta' || table === 'conflicts';
 
 /** `tx`, noting into `changes` what its writes change for the read cache. */
 export function recording(tx: StorageTx, changes: Change[]): StorageTx {
@@ -31,9 +31,7 @@ export function recording(tx: StorageTx, changes: Change[]): StorageTx {
       note(table, rows, changes);
     },
     delete: async (table, keys: readonly Key[]) => {
-      // A memory row is deleted by id; the cache knows it by label.
-      const labels =
-        table === 'memories' ? (await tx.getMany<MemoryRow>('memories', keys)).flatMap((row) => (row ? [row.label] : [])) : table === 'vectors' ? (keys as number[]) : [];
+      const labels = table === 'memoryRows' || table === 'vectors' ? (keys as number[]) : [];
       await tx.delete(table, keys);
       for (const label of labels) changes.push({ gone: label });
       if (table === 'conflicts' && keys.length > 0) changes.push({ conflicts: 'changed' });
@@ -42,7 +40,7 @@ export function recording(tx: StorageTx, changes: Change[]): StorageTx {
 }
 
 function note(table: TableName, rows: readonly object[], changes: Change[]): void {
-  if (table === 'memories') for (const row of rows) changes.push({ row: row as MemoryRow });
+  if (table === 'memoryRows') for (const row of rows) changes.push({ row: row as MemoryRow });
   else if (table === 'vectors') for (const row of rows) changes.push({ vector: row as VectorRow });
   else if (table === 'meta') {
     for (const row of rows as { key: string; value: StoreMeta }[]) if (row.key === 'store') changes.push({ meta: row.value });

@@ -8,8 +8,12 @@
 export const TABLES = {
   /** The store's metadata row (`store`) and its settings (`setting:<key>`). */
   meta: 'key',
-  /** Memories with their derived, indexed fields (rows.ts `MemoryRow`). */
-  memories: 'id, &label, type, *tags, contentHash, *terms, *linkTargets, [createdAt+id], superseded, positive',
+  /**
+   * Memories with their derived, indexed fields (rows.ts `MemoryRow`), keyed by label: a number,
+   * so every index entry (it carries the primary key) is small, new rows append at the key's end,
+   * and recall reads its hits by primary key. The id is a unique index (memory-table.ts reads by it).
+   */
+  memoryRows: 'label, &id, type, *tags, contentHash, *terms, *linkTargets, [createdAt+id], superseded, positive',
   /** Vectors by label, with the generation that wrote them. */
   vectors: 'label, gen',
   /** Labels removed, by the generation that removed them (the index snapshot's delta). */

@@ -1,5 +1,6 @@
 /** The metadata row and settings roles: what made the vectors, the counters, and small keyed values. */
 import type { DurabilitySnapshot, MetaStore, SettingsStore, StoreMeta } from '../ports.ts';
+import { MEMORIES } from './memory-table.ts';
 import { CANARY_KEY, readMeta, readSetting, writeSetting, ONE_CALL, type Run } from './tx.ts';
 
 export function metaStore(run: Run): MetaStore {
@@ -31,10 +32,10 @@ export function settingsStore(run: Run): SettingsStore {
       }),
 
     durabilitySnapshot: () =>
-      run('durabilitySnapshot', 'r', ['meta', 'memories', 'journal', 'importUndo'], async (tx): Promise<DurabilitySnapshot> => {
+      run('durabilitySnapshot', 'r', ['meta', MEMORIES, 'journal', 'importUndo'], async (tx): Promise<DurabilitySnapshot> => {
         const canary = await readSetting<string>(tx, CANARY_KEY);
         const meta = await readMeta(tx);
-        const count = await tx.count('memories');
+        const count = await tx.count(MEMORIES);
         const [newest] = await tx.keys('journal', { reverse: true, limit: 1 });
         const importPending = (await tx.keys('importUndo', { limit: 1 })).length > 0;
         return { canary: typeof canary === 'string' ? canary : null, count, booked: meta?.lexicalDocs ?? 0, newestSeq: (newest?.primaryKey as number | undefined) ?? 0, importPending };

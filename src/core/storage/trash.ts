@@ -1,6 +1,7 @@
 /** The trash role: memories moved aside with their vectors, restorable without a model. */
 import type { TrashStore } from '../ports.ts';
 import type { Key, StorageTx } from './port.ts';
+import { MEMORIES, rowById, rowsById } from './memory-table.ts';
 import { isDefined, loadedVector, rowOf, strip, type MemoryRow, type TrashRow, type VectorRow } from './rows.ts';
 import { bumpGeneration, deleteRows, journal, refuseHeld, requireMeta, ONE_CALL, type Run } from './tx.ts';
 
@@ -17,9 +18,9 @@ async function deleteEntries(tx: StorageTx, rows: readonly TrashRow[]): Promise<
 export function trashStore(run: Run): TrashStore {
   return {
     moveToTrash: (ids, ctx) =>
-      run('moveToTrash', 'rw', ['meta', 'memories', 'vectors', 'tombstones', 'trash', 'journal', 'importUndo'], async (tx) => {
+      run('moveToTrash', 'rw', ['meta', MEMORIES, 'vectors', 'tombstones', 'trash', 'journal', 'importUndo'], async (tx) => {
         await refuseHeld(tx, ids);
-        const rows = (await tx.getMany<MemoryRow>('memories', ids)).filter(isDefined);
+        const rows = (await rowsById(tx, ids)).filter(isDefined);
         if (rows.length === 0) return { added: [], removedLabels: [], generation: (await requireMeta(tx)).generation };
         const vectors = await tx.getMany<VectorRow>('vectors', rows.map((r) => r.label));
         await tx.add(
@@ -35,16 +36,16 @@ export function trashStore(run: Run): TrashStore {
       run('listTrash', 'r', ['trash'], async (tx) => (await tx.query<TrashRow>('trash')).map((t) => ({ id: t.id, deletedAt: t.deletedAt, actor: t.actor, memory: t.memory })), ONE_CALL),
 
     restoreFromTrash: (id, ctx) =>
-      run('restoreFromTrash', 'rw', ['meta', 'memories', 'vectors', 'trash', 'journal', 'importUndo'], async (tx) => {
+      run('restoreFromTrash', 'rw', ['meta', MEMORIES, 'vectors', 'trash', 'journal', 'importUndo'], async (tx) => {
         await refuseHeld(tx, [id]);
         const entries = await entriesOf(tx, [id]);
         const entry = entries[entries.length - 1];
-        if (!entry || (await tx.get('memories', id))) return null;
+        if (!entry || (await rowById(tx, id))) return null;
         if (!entry.vector) return { needsVector: entry.memory };
         const row = rowOf(entry.memory, 0);
         const { meta, firstLabel } = await bumpGeneration(tx, 1, { docs: 1, length: row.termLength });
         row.label = firstLabel;
-        await tx.add('memories', [row]);
+        await tx.add(MEMORIES, [row]);
         await tx.add('vectors', [{ label: firstLabel, vector: entry.vector, gen: meta.generation }]);
         await deleteEntries(tx, entries);
         await journal(tx, ctx, [{ id, before: null, after: entry.memory }]);

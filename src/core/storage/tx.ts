@@ -8,6 +8,7 @@ import { compactEntry } from '../domain/journal-patch.ts';
 import type { ImportLease, JournalContext, StoreMeta } from '../ports.ts';
 import type { Memory } from '../types.ts';
 import { MAX_KEY, type Key, type KeyRange, type StorageEngine, type StorageTx, type TxMode, type TxOptions } from './port.ts';
+import { MEMORIES } from './memory-table.ts';
 import type { MemoryRow } from './rows.ts';
 import type { TableName } from './schema.ts';
 
@@ -117,7 +118,7 @@ export async function dropVectors(tx: StorageTx, labels: readonly number[], gene
 export async function deleteRows(tx: StorageTx, rows: readonly MemoryRow[]): Promise<{ generation: number; removedLabels: number[] }> {
   const { meta } = await bumpGeneration(tx, 0, { docs: -rows.length, length: -rows.reduce((sum, r) => sum + (r.termLength ?? 0), 0) });
   const removedLabels = rows.map((r) => r.label);
-  await tx.delete('memories', rows.map((r) => r.id));
+  await tx.delete(MEMORIES, removedLabels);
   await dropVectors(tx, removedLabels, meta.generation);
   return { generation: meta.generation, removedLabels };
 }

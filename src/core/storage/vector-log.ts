@@ -4,6 +4,7 @@ import type { VectorLog } from '../ports.ts';
 import { firstPartRange, journal, leasedImports, requireMeta, ONE_CALL, type Run } from './tx.ts';
 import type { ReadCache } from './read-cache.ts';
 import { loadedVector, storedVector, type MemoryRow, type StagedRow, type TombstoneRow, type VectorRow } from './rows.ts';
+import { MEMORIES } from './memory-table.ts';
 
 export function vectorLog(run: Run, cache: ReadCache): VectorLog {
   return {
@@ -54,7 +55,7 @@ export function vectorLog(run: Run, cache: ReadCache): VectorLog {
       run('stagedIds', 'r', ['staged'], async (tx) => new Map((await tx.query<StagedRow>('staged', { range: firstPartRange(embedderId) })).map((row) => [row.id, row.contentHash])), ONE_CALL),
 
     commitStaged: (embedderId, dim, ctx) =>
-      run('commitStaged', 'rw', ['meta', 'memories', 'vectors', 'tombstones', 'staged', 'journal'], async (tx) => {
+      run('commitStaged', 'rw', ['meta', MEMORIES, 'vectors', 'tombstones', 'staged', 'journal'], async (tx) => {
         const importing = await leasedImports(tx);
         if (importing.length) {
           // A rollback would bring back rows with vectors of the old embedder.
@@ -62,7 +63,7 @@ export function vectorLog(run: Run, cache: ReadCache): VectorLog {
         }
         await journal(tx, ctx, [{ id: '*', before: null, after: null }]);
         const meta = await requireMeta(tx);
-        const memories = await tx.query<MemoryRow>('memories');
+        const memories = await tx.query<MemoryRow>(MEMORIES);
         const staged = new Map((await tx.query<StagedRow>('staged', { range: firstPartRange(embedderId) })).map((s) => [s.id, s]));
         const missing = memories.filter((m) => staged.get(m.id)?.contentHash !== m.contentHash);
         if (missing.length > 0) {
@@ -80,7 +81,9 @@ export function vectorLog(run: Run, cache: ReadCache): VectorLog {
           vectors.push({ label, vector: staged.get(memory.id)!.vector, gen: generation });
           label += 1;
         }
-        await tx.put('memories', rows);
+        // Every label changes: the old rows go first (an id is a unique index).
+        await tx.delete(MEMORIES, memories.map((m) => m.label));
+        await tx.put(MEMORIES, rows);
         await tx.add('vectors', vectors);
         await tx.put('meta', [{ key: 'store', value: { ...meta, embedderId, dim, generation, nextLabel: label } }]);
         return { generation };
