@@ -1,7 +1,8 @@
 import 'fake-indexeddb/auto';
 import Dexie from 'dexie';
 import { describe, expect, it } from 'vitest';
-import { databaseName, SCHEMA_VERSION, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
+import { databaseName, openDexieStorage, SCHEMA_VERSION, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
+import type { MemoryStorage } from '../src/core/ports.ts';
 import { createMemory, type LocalMemory } from '../src/local.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { uniqueName } from './helpers/store.ts';
@@ -76,6 +77,39 @@ describe('a store on the int8 HNSW index', () => {
       expect(got.map((h) => h.memory.text)).toEqual(want.map((h) => h.memory.text));
       got.forEach((h, i) => expect(h.cosine).toBeCloseTo(want[i]!.cosine!, 6));
     }
+    await i8.close();
+    await exact.close();
+  });
+
+  it('semantic recall rescores only the hits that can reach the top k: the exact answer, fewer stored vectors read', async () => {
+    const name = uniqueName('i8-lazy-rescore');
+    const embedder = createHashEmbedder({ id: 'hash', dim: 96 });
+    let asked = 0;
+    const counting = async (): Promise<MemoryStorage> => {
+      const storage = await openDexieStorage(name);
+      return { ...storage, vectorsOf: (labels) => ((asked += labels.length), storage.vectorsOf(labels)) };
+    };
+    const i8 = await createMemory({ name, embedder, index: 'hnsw-i8', storage: counting });
+    const exact = await createMemory({ name: `${name}-exact`, embedder, index: 'exact' });
+    // Six words of 300 each: cosines without the ties of a templated corpus (a tie at the k-th
+    // place may fall either way in two indexes, and this compares answers).
+    const vocabulary = Array.from({ length: 300 }, (_, i) => `w${(i * 7919).toString(36)}`);
+    let seed = 7;
+    const word = (): string => vocabulary[(seed = (seed * 48271) % 2147483647) % vocabulary.length]!;
+    const texts = Array.from({ length: 1_500 }, () => Array.from({ length: 6 }, word).join(' '));
+    await i8.rememberMany(texts);
+    await exact.rememberMany(texts);
+    const queries = Array.from({ length: 8 }, () => Array.from({ length: 3 }, word).join(' '));
+    asked = 0;
+    for (const q of queries) {
+      const got = await i8.recall(q, { k: 10, touch: false, mode: 'semantic' });
+      const want = await exact.recall(q, { k: 10, touch: false, mode: 'semantic' });
+      // The same cosine at every rank: no better memory left unread (equal cosines may swap).
+      expect(got).toHaveLength(10);
+      got.forEach((h, i) => expect(h.cosine).toBeCloseTo(want[i]!.cosine!, 6));
+    }
+    // Every hit fetched (4 × k) was rescored before; now only those within reach of the top k.
+    expect(asked).toBeLessThan(queries.length * 40);
     await i8.close();
     await exact.close();
   });
