@@ -69,6 +69,8 @@ window.houkai = {
       });
     }
     await db.table('meta').put({ key: 'store', value: { schemaVersion: 10, embedderId, dim, generation: 1, nextLabel: n, createdAt: now, lexicalDocs: n, lexicalLength: length } });
+    // A store that was used has settings beside its metadata row, the canary's value a string.
+    await db.table('meta').put({ key: 'setting:canary', value: crypto.randomUUID() });
     const version = db.verno;
     db.close();
     return version;

@@ -108,6 +108,7 @@ describe('Dexie schema history', () => {
       key: 'store',
       value: { schemaVersion: 8, embedderId: 'legacy', dim: 16, generation: 1, nextLabel: 2, createdAt: 1, lexicalDocs: 2, lexicalLength: 15 },
     });
+    await legacy.table('meta').put({ key: 'setting:canary', value: 'c0ffee00-0000-4000-8000-000000000008' });
     for (const [i, text] of texts.entries()) {
       await legacy.table('memories').put({
         id: `m${i}`, text, type: 'semantic', tags: [], importance: 0.5, createdAt: 1, lastAccessed: 1, accessCount: 0,
@@ -148,6 +149,8 @@ async function writeV10Store(name: string, n: number) {
     key: 'store',
     value: { schemaVersion: 10, embedderId: 'legacy', dim: 32, generation: 1, nextLabel: n, createdAt: 1, lexicalDocs: n - 1, lexicalLength: 0 },
   });
+  // Settings share the table, and some values are strings (every store opened since has a canary).
+  await legacy.table('meta').bulkPut([{ key: 'setting:canary', value: 'c0ffee00-0000-4000-8000-000000000010' }, { key: 'setting:maintenance', value: { enabled: true } }]);
   const memory = (i: number) => makeMemory(`m${i}`, texts[i]!, { createdAt: 1 + i, lastAccessed: 1, contentHash: `h${i}` });
   // Memories 0..n-2 are live; the last one is in the trash with its vector.
   // m5 is superseded by m6; m7 has positive polarity.
@@ -272,6 +275,8 @@ async function writeV11Store(name: string, n: number) {
     key: 'store',
     value: { schemaVersion: 11, embedderId: 'legacy', dim: 32, generation: 1, nextLabel: n, createdAt: 1, lexicalDocs: n, lexicalLength: 0 },
   });
+  // Settings share the table, and some values are strings (every store opened since has a canary).
+  await legacy.table('meta').bulkPut([{ key: 'setting:canary', value: 'c0ffee00-0000-4000-8000-000000000011' }, { key: 'setting:maintenance', value: { enabled: true } }]);
   const links = [{ to: 'm4', rel: 'related', weight: 1 }];
   await legacy.table('memories').bulkPut(
     Array.from({ length: n }, (_, i) => ({
@@ -329,6 +334,8 @@ describe('schema v12: memory rows keyed by label', () => {
     expect(await rows.where('id').equals('m9').primaryKeys()).toEqual([n]);
     expect(await rows.where('superseded').above('').primaryKeys()).toEqual([5]);
     expect(await rows.where('positive').equals(1).primaryKeys()).toEqual([7]);
+    // The settings came through untouched.
+    expect((await raw.table('meta').get('setting:canary')).value).toBe('c0ffee00-0000-4000-8000-000000000011');
     raw.close();
   });
 

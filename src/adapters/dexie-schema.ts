@@ -14,6 +14,14 @@ interface MetaRow {
   value: StoreMeta;
 }
 
+/**
+ * The store's metadata row alone: the meta table holds settings too (`setting:<key>`), whose
+ * values can be strings (the canary), so an upgrade never writes to every row of it.
+ */
+function storeRow(tx: Transaction) {
+  return tx.table('meta').where('key').equals('store');
+}
+
 /** An upgrade that derives every row's lexical fields and the corpus statistics again. */
 function reindexLexicalTerms(): (tx: Transaction) => Promise<void> {
   return async (tx) => {
@@ -27,25 +35,19 @@ function reindexLexicalTerms(): (tx: Transaction) => Promise<void> {
         docs += 1;
         length += row.termLength;
       });
-    await tx
-      .table('meta')
-      .toCollection()
-      .modify((row: MetaRow) => {
-        row.value.lexicalDocs = docs;
-        row.value.lexicalLength = length;
-      });
+    await storeRow(tx).modify((row: MetaRow) => {
+      row.value.lexicalDocs = docs;
+      row.value.lexicalLength = length;
+    });
   };
 }
 
 /** One schema step on an existing database: its own work, if any, then the version it leaves in the metadata row. */
 async function upgradeTo(version: number, tx: Transaction, step: SchemaVersion['upgrade'], progress: (done: number, total: number) => void): Promise<void> {
   if (step) await step(tx, progress);
-  await tx
-    .table('meta')
-    .toCollection()
-    .modify((row: MetaRow) => {
-      row.value.schemaVersion = version;
-    });
+  await storeRow(tx).modify((row: MetaRow) => {
+    row.value.schemaVersion = version;
+  });
 }
 
 /**
