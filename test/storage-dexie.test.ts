@@ -138,19 +138,47 @@ describe('Dexie schema history', () => {
   });
 });
 
-/** A store written with the v10 layout: float32 vectors (with the memory id) in every table that holds one. */
-async function writeV10Store(name: string, n: number) {
+/**
+ * Opens with the tab dying at the `n`-th `method` call on `table` (an AbortError out of
+ * IndexedDB, as when the page closes): the open must fail. Returns how many calls were seen.
+ */
+async function openDyingAt(method: 'add' | 'put', table: string, n: number, open: () => Promise<unknown>): Promise<number> {
+  const proto = globalThis.IDBObjectStore.prototype as unknown as Record<'add' | 'put', (...args: unknown[]) => unknown>;
+  const original = proto[method];
+  let calls = 0;
+  proto[method] = function (this: IDBObjectStore, ...args: unknown[]) {
+    if (this.name === table && ++calls === n) throw new DOMException('The tab went away', 'AbortError');
+    return original.apply(this, args);
+  };
+  try {
+    await expect(open()).rejects.toThrow();
+  } finally {
+    proto[method] = original;
+  }
+  return calls;
+}
+
+/**
+ * A database at schema `version` with its metadata row (`docs` memories booked) and the settings
+ * a used store has beside it (the canary's value a string), and `n` texts with their vectors.
+ */
+async function legacyStore(name: string, version: number, n: number, docs: number) {
   const legacy = new Dexie(databaseName(name));
-  for (const v of SCHEMA_VERSIONS.slice(0, 10)) legacy.version(v.version).stores(v.stores);
+  for (const v of SCHEMA_VERSIONS.slice(0, version)) legacy.version(v.version).stores(v.stores);
   const embedder = createHashEmbedder({ dim: 32, id: 'legacy' });
   const texts = Array.from({ length: n }, (_, i) => `memory number ${i} about topic ${i % 17}`);
   const vectors = await embedder.embed(texts);
-  await legacy.table('meta').put({
-    key: 'store',
-    value: { schemaVersion: 10, embedderId: 'legacy', dim: 32, generation: 1, nextLabel: n, createdAt: 1, lexicalDocs: n - 1, lexicalLength: 0 },
-  });
-  // Settings share the table, and some values are strings (every store opened since has a canary).
-  await legacy.table('meta').bulkPut([{ key: 'setting:canary', value: 'c0ffee00-0000-4000-8000-000000000010' }, { key: 'setting:maintenance', value: { enabled: true } }]);
+  await legacy.table('meta').bulkPut([
+    { key: 'store', value: { schemaVersion: version, embedderId: 'legacy', dim: 32, generation: 1, nextLabel: n, createdAt: 1, lexicalDocs: docs, lexicalLength: 0 } },
+    { key: 'setting:canary', value: `c0ffee00-0000-4000-8000-0000000000${version}` },
+    { key: 'setting:maintenance', value: { enabled: true } },
+  ]);
+  return { legacy, embedder, texts, vectors };
+}
+
+/** A store written with the v10 layout: float32 vectors (with the memory id) in every table that holds one. */
+async function writeV10Store(name: string, n: number) {
+  const { legacy, embedder, texts, vectors } = await legacyStore(name, 10, n, n - 1);
   const memory = (i: number) => makeMemory(`m${i}`, texts[i]!, { createdAt: 1 + i, lastAccessed: 1, contentHash: `h${i}` });
   // Memories 0..n-2 are live; the last one is in the trash with its vector.
   // m5 is superseded by m6; m7 has positive polarity.
@@ -216,21 +244,8 @@ describe('schema v11: vectors as binary16', () => {
     const name = uniqueName('v10-crash');
     const n = 300;
     const { embedder, texts, vectors } = await writeV10Store(name, n);
-    const proto = globalThis.IDBObjectStore.prototype as unknown as Record<'put', (...args: unknown[]) => unknown>;
-    const put = proto.put;
-    let puts = 0;
-    proto.put = function (this: IDBObjectStore, ...args: unknown[]) {
-      // The tab dies after the upgrade has rewritten 150 vectors.
-      if (this.name === 'vectors' && ++puts === 150) throw new DOMException('The tab went away', 'AbortError');
-      return put.apply(this, args);
-    };
-    try {
-      await expect(createMemory({ name, embedder, index: 'exact' })).rejects.toThrow();
-    } finally {
-      proto.put = put;
-    }
-    // It failed inside the upgrade, on the vectors it was rewriting.
-    expect(puts).toBe(150);
+    // The tab dies after the upgrade has rewritten 150 vectors: it fails inside the upgrade.
+    expect(await openDyingAt('put', 'vectors', 150, () => createMemory({ name, embedder, index: 'exact' }))).toBe(150);
     const raw = new Dexie(databaseName(name));
     await raw.open();
     expect(raw.verno).toBe(10);
@@ -266,17 +281,7 @@ describe('schema v11: vectors as binary16', () => {
 
 /** A store written with the v11 layout (rows keyed by id), `n` live memories; m5 superseded by m6, m7 positive, m3 → m4 linked. */
 async function writeV11Store(name: string, n: number) {
-  const legacy = new Dexie(databaseName(name));
-  for (const v of SCHEMA_VERSIONS.slice(0, 11)) legacy.version(v.version).stores(v.stores);
-  const embedder = createHashEmbedder({ dim: 32, id: 'legacy' });
-  const texts = Array.from({ length: n }, (_, i) => `memory number ${i} about topic ${i % 17}`);
-  const vectors = await embedder.embed(texts);
-  await legacy.table('meta').put({
-    key: 'store',
-    value: { schemaVersion: 11, embedderId: 'legacy', dim: 32, generation: 1, nextLabel: n, createdAt: 1, lexicalDocs: n, lexicalLength: 0 },
-  });
-  // Settings share the table, and some values are strings (every store opened since has a canary).
-  await legacy.table('meta').bulkPut([{ key: 'setting:canary', value: 'c0ffee00-0000-4000-8000-000000000011' }, { key: 'setting:maintenance', value: { enabled: true } }]);
+  const { legacy, embedder, texts, vectors } = await legacyStore(name, 11, n, n);
   const links = [{ to: 'm4', rel: 'related', weight: 1 }];
   await legacy.table('memories').bulkPut(
     Array.from({ length: n }, (_, i) => ({
@@ -343,20 +348,8 @@ describe('schema v12: memory rows keyed by label', () => {
     const name = uniqueName('v11-crash');
     const n = 3_000;
     const { embedder, texts } = await writeV11Store(name, n);
-    const proto = globalThis.IDBObjectStore.prototype as unknown as Record<'add', (...args: unknown[]) => unknown>;
-    const add = proto.add;
-    let adds = 0;
-    proto.add = function (this: IDBObjectStore, ...args: unknown[]) {
-      // The tab dies on the second page.
-      if (this.name === 'memoryRows' && ++adds === 2_500) throw new DOMException('The tab went away', 'AbortError');
-      return add.apply(this, args);
-    };
-    try {
-      await expect(createMemory({ name, embedder, index: 'exact' })).rejects.toThrow();
-    } finally {
-      proto.add = add;
-    }
-    expect(adds).toBe(2_500);
+    // The tab dies on the second page.
+    expect(await openDyingAt('add', 'memoryRows', 2_500, () => createMemory({ name, embedder, index: 'exact' }))).toBe(2_500);
     const raw = new Dexie(databaseName(name));
     await raw.open();
     expect(raw.verno).toBe(11);
