@@ -114,6 +114,56 @@ describe('a store on the int8 HNSW index', () => {
     await exact.close();
   });
 
+  it('opens from a snapshot without counting the vectors when the metadata row agrees; counts when it does not, and the count decides', async () => {
+    const name = uniqueName('i8-kept-count');
+    const first = await open(name);
+    const texts = corpus(300);
+    await first.rememberMany(texts);
+    await first.close();
+    let counts = 0;
+    const reopen = (): Promise<LocalMemory> =>
+      createMemory({
+        name,
+        embedder: createHashEmbedder({ id: 'hash', dim: 96 }),
+        index: 'hnsw-i8',
+        maintenance: { enabled: false },
+        storage: async () => {
+          const storage = await openDexieStorage(name);
+          return { ...storage, vectorCount: () => ((counts += 1), storage.vectorCount()) };
+        },
+      });
+    const meta = async (change: (value: { lexicalDocs: number }) => void): Promise<void> => {
+      const raw = new Dexie(databaseName(name));
+      await raw.open();
+      await raw.table('meta').where('key').equals('store').modify((row: { value: { lexicalDocs: number } }) => change(row.value));
+      raw.close();
+    };
+    const second = await reopen();
+    expect([second.opened, counts]).toEqual(['snapshot', 0]);
+    await consistent(second, [texts[0]!, texts[299]!]);
+    await second.close();
+    // A kept count that is off: the vectors are counted, they agree with the snapshot, it stays.
+    await meta((value) => (value.lexicalDocs -= 1));
+    counts = 0;
+    const third = await reopen();
+    expect([third.opened, counts]).toEqual(['snapshot', 1]);
+    await third.close();
+    // A vector gone behind the store's back, the kept count moved with it: the snapshot holds
+    // one vector too many, the count says so, and the index is rebuilt from storage.
+    const raw = new Dexie(databaseName(name));
+    await raw.open();
+    await raw.table('vectors').delete(7);
+    await raw.table('memoryRows').delete(7);
+    raw.close();
+    await meta((value) => (value.lexicalDocs = 299));
+    counts = 0;
+    const fourth = await reopen();
+    expect(fourth.opened).toBe('rebuilt');
+    expect(counts).toBe(1);
+    expect((await fourth.stats()).index.size).toBe(299);
+    await fourth.close();
+  });
+
   it('v8 → v9: a store written with the v8 layout gains the index block table and snapshots into it', async () => {
     const name = uniqueName('i8-v8');
     const embedder = createHashEmbedder({ id: 'hash', dim: 96 });

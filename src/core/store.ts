@@ -224,7 +224,8 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
   });
   commit = ctx.commit;
   const { state } = ctx;
-  if (!mismatch) state.opened = await ctx.indexKeeper.open(meta.generation, options);
+  // The metadata row's memory count spares the open a linear count of the vectors (index-keeper.ts).
+  if (!mismatch) state.opened = await ctx.indexKeeper.open(meta.generation, { ...options, ...(meta.lexicalDocs === undefined ? {} : { memories: meta.lexicalDocs }) });
 
   let closing: Promise<void> | null = null;
   const shared: Shared = {

@@ -54,14 +54,22 @@ export class IndexKeeper {
     return this.savedGeneration;
   }
 
-  /** Brings the index in line with storage at `generation`. */
-  async open(generation: number, options: LongRunOptions = {}): Promise<IndexOpenOutcome> {
-    // Both read IndexedDB and neither needs the other: a row count is linear in browsers (about
-    // 2 s at a million) and so is reading a large snapshot, so they run side by side.
-    const [expected, snapshot] = await Promise.all([
-      this.storage.vectorCount(),
-      this.index.loadSnapshot().catch((): null => null),
-    ]);
+  /**
+   * Brings the index in line with storage at `generation`. `memories`: the count the metadata
+   * row keeps (every write moves it in its own transaction, and each memory has one vector).
+   * When the loaded snapshot agrees with it, the vectors are not counted: a row count is linear
+   * in browsers (about 2 s at a million), and it ran beside the snapshot's reads in the same
+   * IndexedDB backend, which took it in turn with them. When they disagree, the vectors are
+   * counted and the count decides.
+   */
+  async open(generation: number, options: LongRunOptions & { memories?: number } = {}): Promise<IndexOpenOutcome> {
+    // Without a kept count, the rows are counted beside the snapshot's reads, as before.
+    const [snapshot, kept] = await Promise.all([this.index.loadSnapshot().catch((): null => null), options.memories ?? this.storage.vectorCount()]);
+    let expected = kept;
+    let counted = options.memories === undefined;
+    const count = async (): Promise<void> => {
+      if (!counted) [expected, counted] = [await this.storage.vectorCount(), true];
+    };
     if (snapshot !== null && snapshot <= generation) {
       let replayed = false;
       if (snapshot < generation) {
@@ -77,6 +85,7 @@ export class IndexKeeper {
         this.index.remove(removed);
         replayed = true;
       }
+      if (this.index.size() !== expected) await count();
       if (this.index.size() === expected) {
         this.savedGeneration = snapshot;
         this.dirtyGeneration = generation;
@@ -84,6 +93,7 @@ export class IndexKeeper {
         return replayed ? 'snapshot+replay' : 'snapshot';
       }
     }
+    await count(); // a rebuild reads every vector: its total is the rows counted
     if (this.deferred && this.index.kind !== 'exact' && expected > 0) {
       // A snapshot that did not add up must not be loaded again if the store closes mid-drain.
       if (snapshot !== null) await this.index.dropSnapshot().catch(() => undefined);
