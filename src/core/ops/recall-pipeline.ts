@@ -14,7 +14,7 @@ import { mmrSelect } from '../domain/mmr.ts';
 import type { RandomSource, VectorLog } from '../ports.ts';
 import { attachNeighbours, timeAnchor, type Candidate } from './recall-neighbours.ts';
 import { seededRandom } from '../domain/seeded-random.ts';
-import { rescoreHits, rescoreMargin } from '../services/rescore.ts';
+import { rescoreHits } from '../services/rescore.ts';
 import { FUSIONS, RECALL_MODES, checkWeights, scoreCandidates, type LexicalScorer } from '../domain/scoring.ts';
 import { checkChoice, checkNumberInRange } from '../domain/validate.ts';
 import { checkExpandOptions, expandHits, storageGraphReader, type ExpandOptions } from '../domain/graph.ts';
@@ -163,39 +163,40 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
   // read in the index's (descending cosine) order, a chunk at a time, and reading stops once the
   // k-th best surviving score beats the best any unread candidate could reach: its cosine, plus
   // the polarity weight only if some memory has positive polarity. The top k is the one the whole
-  // pool gives (strictly better; a tie reads on, as ties break by importance and age). With an
-  // approximate index the hits come in its reported order, each chunk rescored from the stored
-  // vectors beside its rows, and an unread hit may lie up to `rescoreMargin` above its report:
-  // the vectors of hits that cannot reach the top k are never read.
+  // pool gives (strictly better; a tie reads on, as ties break by importance and age). An
+  // approximate index's hits are rescored from their stored vectors, and that read goes side by
+  // side with the first chunk's rows (taken in the index's order): one round trip, not two.
   const lazy = o.mode === 'semantic' && o.diversity === undefined && o.dedupThreshold === undefined;
   const polarityWeight = o.weights.polarityWeight;
   const lift = lazy && polarityWeight > 0 && (await storage.hasPositivePolarity()) ? polarityWeight : 0;
-  const margin = lazy ? rescoreMargin(index) : 0;
   let fetch = Math.min(live, o.k * o.overfetch);
   let pool: Candidate[] = [];
   for (;;) {
-    // A quantised index's near-ties are settled by the stored float32 vectors (core/services/rescore.ts).
     const hits = index.search(vector, fetch);
-    const found = lazy ? hits : await rescoreHits(index, storage, vector, hits);
+    let chunk = lazy ? o.k + Math.ceil(o.k / 2) : hits.length;
+    let batch = new Set(hits.slice(0, chunk).map((h) => h.label));
+    // A quantised index's near-ties are settled by the stored float32 vectors (core/services/rescore.ts).
+    const [ranked, firstRows] = await Promise.all([rescoreHits(index, storage, vector, hits), storage.getByLabels([...batch])]);
+    let rows = firstRows;
     pool = [];
     const scores: number[] = [];
-    let read = 0;
-    let chunk = lazy ? o.k + Math.ceil(o.k / 2) : found.length;
-    while (read < found.length) {
-      const reported = found.slice(read, read + chunk);
-      const [rows, slice] = await Promise.all([storage.getByLabels(reported.map((h) => h.label)), lazy ? rescoreHits(index, storage, vector, reported) : reported]);
-      read += slice.length;
-      chunk *= 2;
-      for (const h of slice) {
+    // What is left, best cosine first.
+    let unread = ranked.filter((h) => !batch.has(h.label));
+    for (;;) {
+      for (const h of ranked) {
+        if (!batch.has(h.label)) continue;
         const memory = rows.get(h.label);
         if (!memory) continue;
         const filtered = !accept(memory);
         pool.push({ memory, cosine: h.similarity, label: h.label, filtered });
         if (!filtered && (o.minCosine === undefined || h.similarity >= o.minCosine)) scores.push(h.similarity + polarityWeight * memory.polarity);
       }
-      if (!lazy || scores.length < o.k || read >= found.length) continue;
-      const kth = [...scores].sort((a, b) => b - a)[o.k - 1]!;
-      if (kth > found[read]!.similarity + margin + lift) break;
+      if (unread.length === 0) break;
+      if (lazy && scores.length >= o.k && [...scores].sort((a, b) => b - a)[o.k - 1]! > unread[0]!.similarity + lift) break;
+      chunk *= 2;
+      batch = new Set(unread.slice(0, chunk).map((h) => h.label));
+      unread = unread.slice(chunk);
+      rows = await storage.getByLabels([...batch]);
     }
     if (pool.filter((c) => !c.filtered).length >= o.k || fetch >= live) break;
     fetch = Math.min(live, fetch * 4);

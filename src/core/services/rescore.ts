@@ -6,19 +6,6 @@
  */
 import type { IndexHit, MemoryStorage, VectorIndex } from '../ports.ts';
 
-/**
- * How far above its reported similarity an unread hit of `index` may truly lie: 0 for an exact
- * index; for the int8 codes, 0.01, twenty times their typical error (5·10⁻⁴; what the query's
- * dot with the code's rounding residual can reach is ‖residual‖ ≈ 0.009 at MiniLM's peaks, and
- * that needs the query aligned with the residual). A caller that reads hits in reported order
- * can stop once the k-th exact score beats the next hit's similarity plus this margin.
- */
-export function rescoreMargin(index: Pick<VectorIndex, 'approximate'>): number {
-  return index.approximate ? APPROXIMATE_MARGIN : 0;
-}
-
-const APPROXIMATE_MARGIN = 0.01;
-
 /** Rescores `hits` when `index` is approximate; returns them unchanged otherwise. */
 export async function rescoreHits(
   index: Pick<VectorIndex, 'approximate'>,
