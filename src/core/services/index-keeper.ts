@@ -58,9 +58,9 @@ export class IndexKeeper {
    * Brings the index in line with storage at `generation`. `memories`: the count the metadata
    * row keeps (every write moves it in its own transaction, and each memory has one vector).
    * When the loaded snapshot agrees with it, the vectors are not counted: a row count is linear
-   * in browsers (about 2 s at a million), and it ran beside the snapshot's reads in the same
-   * IndexedDB backend, which took it in turn with them. When they disagree, the vectors are
-   * counted and the count decides.
+   * in browsers (about 2 s at a million), and beside the snapshot's reads it slowed them (a
+   * million-memory store opened in 8.2 s with it, 6.3 s without: BENCHMARKS.md, issue #30).
+   * When they disagree, the vectors are counted and the count decides.
    */
   async open(generation: number, options: LongRunOptions & { memories?: number } = {}): Promise<IndexOpenOutcome> {
     // Without a kept count, the rows are counted beside the snapshot's reads, as before.
