@@ -252,6 +252,9 @@ test('toasts cover no button and leave once done; Escape in the import dialog gi
     await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
     await buttons.click();
     await expect(page.locator('.toast', { hasText: 'Both kept' })).toBeVisible();
+    // The decided pair leaves the list before the next one is looked up (a lookup during the
+    // re-render found a button that was then detached: a flake in CI).
+    await expect(page.locator('.conflict')).toHaveCount(3 - i);
     await expectToastsCoverNothing(page);
   }
   await shot(page, 'usability-review-toast', false);
