@@ -199,7 +199,7 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
   },
   {
     // v12: memory rows keyed by label (issue #30). Every index entry carries its row's primary
-    // key, and a 36-character id made each of a row's ~15 entries (terms, tags, hashes, links)
+    // key, and a 36-character id made each of a row's index entries (up to ~15: terms, tags, hash, links…)
     // cost as much as its key; a number costs a few bytes, new rows append at the key's end
     // instead of landing at a random place, and recall reads its hits by primary key instead of
     // through the label index. IndexedDB cannot change a table's primary key, so the rows move

@@ -68,7 +68,9 @@ export class IndexKeeper {
     let expected = kept;
     let counted = options.memories === undefined;
     const count = async (): Promise<void> => {
-      if (!counted) [expected, counted] = [await this.storage.vectorCount(), true];
+      if (counted) return;
+      expected = await this.storage.vectorCount();
+      counted = true;
     };
     if (snapshot !== null && snapshot <= generation) {
       let replayed = false;

@@ -4,7 +4,7 @@ import type { ListQuery, MemoryRows, StoredCounts } from '../ports.ts';
 import { MEMORY_TYPES, type Memory } from '../types.ts';
 import { MIN_KEY, type StorageEngine } from './port.ts';
 import { memoryOf, type ReadCache } from './read-cache.ts';
-import { MEMORIES, putRelabelled, rowById, rowsById } from './memory-table.ts';
+import { MEMORIES, rowById, rowsById } from './memory-table.ts';
 import { derivedFields, isDefined, loadedVector, rowOf, storedVector, strip, type MemoryRow, type VectorRow } from './rows.ts';
 import { bumpGeneration, deleteRows, dropVectors, journal, refuseHeld, requireMeta, ONE_CALL, type Run } from './tx.ts';
 
@@ -53,7 +53,8 @@ export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): M
         }
         const derived = derivedFields(next);
         const { meta, firstLabel } = await bumpGeneration(tx, 1, { docs: 0, length: derived.termLength - (current.termLength ?? 0) });
-        await putRelabelled(tx, [rowOf(next, firstLabel)], [current.label]);
+        await tx.delete(MEMORIES, [current.label]); // first: an id is a unique index
+        await tx.put(MEMORIES, [rowOf(next, firstLabel)]);
         const stored = storedVector(vector);
         await dropVectors(tx, [current.label], meta.generation);
         await tx.add('vectors', [{ label: firstLabel, vector: stored, gen: meta.generation }]);

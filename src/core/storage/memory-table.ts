@@ -20,14 +20,3 @@ export async function rowsById(tx: StorageTx, ids: readonly string[]): Promise<(
 export async function rowById(tx: StorageTx, id: string): Promise<MemoryRow | undefined> {
   return (await tx.query<MemoryRow>(MEMORIES, { index: 'id', equals: id, limit: 1 }))[0];
 }
-
-/**
- * Writes rows whose labels may have changed: the rows the same ids held under other labels go
- * first (`previous`: the labels they had), then the new ones are put.
- */
-export async function putRelabelled(tx: StorageTx, rows: readonly MemoryRow[], previous: readonly number[]): Promise<void> {
-  const moved = new Set(rows.map((r) => r.label));
-  const gone = previous.filter((label) => !moved.has(label));
-  if (gone.length) await tx.delete(MEMORIES, gone);
-  await tx.put(MEMORIES, rows);
-}
