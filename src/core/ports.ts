@@ -152,6 +152,12 @@ export interface JournalEntry {
    * `entryEffect`, never by `after === null` alone.
    */
   links?: LinksPatch;
+  /**
+   * A creation as stored, without its memory (`after` null); `journalRead` fills `after` in and
+   * drops the mark, and keeps it only where the memory cannot be recovered. Read an entry's
+   * effect with `entryEffect`.
+   */
+  created?: true;
   meta: Record<string, unknown>;
   /** Entries written by one call share a group. */
   group: string;
@@ -441,9 +447,17 @@ export interface GraphStore {
 
 /** The journal, written inside each write's transaction; read, appended to and compacted here. */
 export interface JournalStore {
-  /** Journal entries, oldest first: of one memory, one group, up to a time, after a time, or the newest n. */
+  /**
+   * Journal entries, oldest first: of one memory, one group, up to a time, after a time, or the
+   * newest n. A creation is stored without its memory (`compactEntry`); here its `after` is
+   * filled in from the memory's later entries or the memory itself (`createdState`).
+   */
   journalRead(query: { seq?: number; id?: string; group?: string; untilTs?: number; afterTs?: number; newest?: number }): Promise<JournalEntry[]>;
-  /** Entries with `seq > afterSeq`, oldest first, at most `limit` (a reader that keeps its place by seq: sync's outbox). */
+  /**
+   * Entries with `seq > afterSeq`, oldest first, at most `limit` (a reader that keeps its place by
+   * seq: sync's outbox). Entries as stored: a creation has `created` and no `after` (read its
+   * effect with `entryEffect`).
+   */
   journalAfter(afterSeq: number, limit: number): Promise<JournalEntry[]>;
   /**
    * Journal sequence numbers, newest first and keys only (cheap over a big import): the `limit`

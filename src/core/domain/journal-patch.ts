@@ -28,6 +28,8 @@ export interface EntrySnapshots {
   before: Memory | null;
   after: Memory | null;
   op?: string;
+  /** A creation stored without its memory (`after` null): see `compactEntry`. */
+  created?: true;
 }
 
 const key = (l: Link): string => `${l.rel}\u0000${l.to}`;
@@ -57,8 +59,16 @@ export function linksPatch(before: Memory, after: Memory): LinksPatch | null {
   return { text: after.text.slice(0, PATCH_TEXT_CHARS), added, removed };
 }
 
-/** The entry as stored: a links-only change of an existing memory as a patch, any other as given. */
+/**
+ * The entry as stored: a links-only change of an existing memory as a patch; a creation without
+ * its memory (#30: the copy was a quarter of a bulk-written memory's bytes), because what a
+ * creation made is still held elsewhere, exactly — the `before` of the memory's next entry, or
+ * the memory itself when no entry came after (`createdState`); any other as given.
+ */
 export function compactEntry(entry: EntrySnapshots): EntrySnapshots & { links?: LinksPatch } {
+  if (entry.id !== '*' && entry.before === null && entry.after !== null) {
+    return { id: entry.id, before: null, after: null, created: true, ...(entry.op === undefined ? {} : { op: entry.op }) };
+  }
   if (!entry.before || !entry.after) return entry;
   const patch = linksPatch(entry.before, entry.after);
   return patch ? { id: entry.id, before: null, after: null, links: patch, ...(entry.op === undefined ? {} : { op: entry.op }) } : entry;
@@ -88,10 +98,23 @@ export function revertPatch(memory: Memory, patch: LinksPatch): Memory {
 /** What an entry did to its memory, read alike for snapshot and patch entries. */
 export type EntryEffect = 'created' | 'changed' | 'removed' | 'store';
 
-export function entryEffect(entry: { id: string; before: Memory | null; after: Memory | null; links?: LinksPatch }): EntryEffect {
+export function entryEffect(entry: { id: string; before: Memory | null; after: Memory | null; links?: LinksPatch; created?: true }): EntryEffect {
   if (entry.id === '*') return 'store';
   if (entry.links) return 'changed';
+  if (entry.created) return 'created';
   if (entry.before === null && entry.after !== null) return 'created';
   if (entry.after === null && entry.before !== null) return 'removed';
   return entry.after ? 'changed' : 'store';
+}
+
+/**
+ * What a creation stored without its memory made: walking back from the memory as it is now
+ * (`now`, null when gone) through the memory's later entries (`later`: same id, written after the
+ * creation, any order), the state before the earliest of them. Access tracking is not journaled,
+ * so the counters are those of the state found.
+ */
+export function createdState(later: readonly { seq?: number; before: Memory | null; links?: LinksPatch }[], now: Memory | null): Memory | null {
+  let state = now;
+  for (const e of [...later].sort((a, b) => b.seq! - a.seq!)) state = e.links ? state && revertPatch(state, e.links) : e.before;
+  return state;
 }

@@ -101,6 +101,7 @@ export async function journal(tx: StorageTx, ctx: JournalContext | undefined, en
       before: e.before,
       after: e.after,
       ...(e.links ? { links: e.links } : {}),
+      ...(e.created ? { created: true } : {}),
       meta: ctx.meta ?? {},
       group: ctx.group,
     })),
