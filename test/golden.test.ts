@@ -8,7 +8,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createTransformersEmbedder, type TransformersEmbedder } from '../src/adapters/embedder-transformers.ts';
 import { TRANSFORMERS_MODELS, type TransformersModelKey } from '../src/adapters/model-catalog.ts';
-import { GOLDEN_TEXTS, goldenCosines, goldenVectors } from './helpers/golden.ts';
+import { cpuKernels, GOLDEN_TEXTS, goldenCosines, goldenVectors } from './helpers/golden.ts';
 import { REAL_MODELS_DIR, requireRealModels } from './helpers/real-models.ts';
 
 const { sentences, queries } = GOLDEN_TEXTS;
@@ -40,9 +40,16 @@ describe.each(['minilm', 'bge-small'] as TransformersModelKey[])('golden vectors
     const ourQueries = await embedder.embed(queries, { input: 'query' });
 
     // 1. Our code path is the reference's: the same q8 file run by Python's onnxruntime with the
-    //    model's tokenizer (truncation, pooling, instruction) gives the same vectors.
-    const exact = [...cosines(ours, golden.q8.sentences), ...cosines(ourQueries, golden.q8.queries)];
-    expect(Math.min(...exact)).toBeGreaterThanOrEqual(0.9995);
+    //    model's tokenizer (truncation, pooling, instruction) gives the same vectors. onnxruntime's
+    //    int8 kernels differ by CPU: on a kind of CPU the fixture holds a run of, the match is
+    //    exact (≥ 0.9995, against the closest run); on another kind the kernels alone put the two
+    //    0.0018–0.0022 apart (AVX2 against the first run's CPU, measured with Python's
+    //    onnxruntime on both, 2026-11-27), so the bound is 0.997 there — a tokenizer, pooling
+    //    or truncation fault moves a vector much further.
+    const runs = [golden.q8, ...(golden.q8Variants ?? [])];
+    const closest = Math.max(...runs.map((run) => Math.min(...cosines(ours, run.sentences), ...cosines(ourQueries, run.queries))));
+    const recordedHere = (golden.q8Variants ?? []).some((v) => v.cpu === cpuKernels());
+    expect(closest).toBeGreaterThanOrEqual(recordedHere ? 0.9995 : 0.997);
 
     // 2. Against the fp32 reference implementation. The published q8 weights lose a little on
     //    very short or odd inputs ('ok', emoji, 700 tokens of 'itemN'): measured with the reference's

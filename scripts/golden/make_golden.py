@@ -19,6 +19,12 @@ Run it in a virtualenv outside the repository (nothing here is needed by npm tes
 It reads test/fixtures/golden/sentences.json and writes test/fixtures/golden/<model>.json
 (vectors rounded to 5 decimals: a cosine error below 1e-6). Each file also carries, under "q8", the
 same quantised file our tests load run by Python's onnxruntime (needs `npm run models` first).
+
+onnxruntime's int8 matrix kernels differ by CPU (AVX2 against AVX-512/VNNI): the same q8 file gives
+vectors ~0.002 apart in cosine on two machines. `--q8-variant` keeps the fp32 reference and the
+first "q8" and adds this machine's q8 vectors under "q8Variants", keyed by its kernel family
+(`cpu_kernels`), so the Node test can hold our path to the exact reference on each kind of machine
+seen (venv: onnxruntime tokenizers numpy only).
 """
 import argparse
 import hashlib
@@ -164,13 +170,40 @@ def q8_reference(model_id, pooling, max_length, sentences, queries, instruction=
     }
 
 
+def cpu_kernels():
+    """The int8 kernel family onnxruntime picks on this CPU, from its flags (test/helpers/golden.ts reads them alike)."""
+    try:
+        flags = set(next(l for l in open("/proc/cpuinfo") if l.startswith("flags")).split(":", 1)[1].split())
+    except (OSError, StopIteration):
+        return "unknown"
+    for flag, name in (("avx512_vnni", "avx512-vnni"), ("avx_vnni", "avx-vnni"), ("avx512bw", "avx512"), ("avx2", "avx2")):
+        if flag in flags:
+            return name
+    return "other"
+
+
+def add_variant(key, model_id, pooling, max_length, sentences, queries, instruction=""):
+    path = GOLDEN / f"{key}.json"
+    golden = json.loads(path.read_text(encoding="utf-8"))
+    variant = {"cpu": cpu_kernels(), **q8_reference(model_id, pooling, max_length, sentences, queries, instruction)}
+    golden["q8Variants"] = [v for v in golden.get("q8Variants", []) if v["cpu"] != variant["cpu"]] + [variant]
+    write(key, golden)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", choices=["minilm", "bge-small"])
     parser.add_argument("--bge-jar", help="a local copy of the fp32 bge-small JAR instead of Maven Central")
+    parser.add_argument("--q8-variant", action="store_true", help="add this machine's q8 vectors to the existing files (nothing else changes)")
     args = parser.parse_args()
     data = json.loads((GOLDEN / "sentences.json").read_text(encoding="utf-8"))
     sentences, queries = data["sentences"], data["queries"]
+    if args.q8_variant:
+        if args.only in (None, "minilm"):
+            add_variant("minilm", "Xenova/all-MiniLM-L6-v2", "mean", 256, sentences, queries)
+        if args.only in (None, "bge-small"):
+            add_variant("bge-small", "Xenova/bge-small-en-v1.5", "cls", 512, sentences, queries, BGE_INSTRUCTION)
+        return
     if args.only in (None, "minilm"):
         golden = minilm(sentences, queries)
         golden["q8"] = q8_reference("Xenova/all-MiniLM-L6-v2", "mean", 256, sentences, queries)
