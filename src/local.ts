@@ -22,11 +22,12 @@ import { checkStoreName, type StoreCatalog, type StoreInfo } from './core/catalo
 import { MemoryError, invalid } from './core/errors.ts';
 import { randomIds, systemClock } from './adapters/system.ts';
 import { useFflateGzip } from './adapters/gzip-fflate.ts';
-import type { Clock, DurabilityRegistry, Embedder, IdSource, MemoryStorage, RandomSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
+import { DEFAULT_INDEX, keptIndex, settleIndex } from './adapters/index-choice.ts';
+import type { Clock, DurabilityRegistry, Embedder, IdSource, IndexBlockStore, MemoryStorage, RandomSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
 import type { IndexOpenOutcome } from './core/services/index-keeper.ts';
 import type { MemoryApi } from './core/api.ts';
 import { openStore, type StoreOpenOptions, type StoreView } from './core/store.ts';
-import type { LongRunOptions } from './core/types.ts';
+import type { IndexKind, LongRunOptions } from './core/types.ts';
 import type { TransformersEmbedderOptions } from './adapters/embedder-transformers.ts';
 import type { TransformersModelKey } from './adapters/model-catalog.ts';
 import type { UseLiteOptions } from './adapters/use-lite-options.ts';
@@ -78,9 +79,12 @@ export interface CreateMemoryOptions extends LongRunOptions {
   /** Options for the use-lite embedder (model URL, wasm paths…). */
   useLite?: UseLiteOptions;
   /**
-   * 'hnsw' (default: hnswlib-wasm, float32), 'hnsw-i8' (our int8 HNSW kernel with SIMD, block
-   * snapshots in the store's database: a quarter of the memory, for large stores), 'exact'
-   * (brute force: tiny stores, and the oracle in tests), or a factory.
+   * 'hnsw' (hnswlib-wasm, float32: the default for a new store), 'hnsw-i8' (our int8 HNSW kernel
+   * with SIMD, block snapshots in the store's database: a quarter of the memory, for large
+   * stores), 'exact' (brute force: tiny stores, and the oracle in tests), or a factory. A store
+   * keeps the index it was last opened with when this is left out; given another, the store
+   * moves to it (rebuilt from the stored vectors at open, with `index-rebuild` progress) and the
+   * old index's files are deleted.
    */
   index?: 'hnsw' | 'exact' | 'hnsw-i8' | VectorIndexFactory;
   /**
@@ -193,6 +197,23 @@ export async function resolveEmbedder(choice: EmbedderChoice, options: CreateMem
   }
 }
 
+/** Deletes what an index the store no longer uses persisted: hnswlib's snapshot file, or the int8 blocks in the store's database. */
+async function dropIndexFiles(kind: IndexKind, name: string, dbOptions: DexieStorageOptions): Promise<void> {
+  if (kind === 'hnsw') await (await import('./adapters/index-hnsw.ts')).dropHnswSnapshot(name);
+  if (kind === 'hnsw-i8') await withBlocks(name, dbOptions, (blocks) => blocks.clear());
+}
+
+/** The int8 index's block store in the store's own database, for one call. */
+async function withBlocks<T>(name: string, dbOptions: DexieStorageOptions, use: (blocks: IndexBlockStore) => Promise<T>): Promise<T> {
+  const { idbBlockStore } = await import('./adapters/index-blocks-idb.ts');
+  const blocks = idbBlockStore({ database: databaseName(name), ...dbOptions });
+  try {
+    return await use(blocks);
+  } finally {
+    blocks.close();
+  }
+}
+
 async function indexFactory(choice: CreateMemoryOptions['index'], dbOptions: DexieStorageOptions): Promise<VectorIndexFactory> {
   if (typeof choice === 'function') return choice;
   if (choice === 'hnsw-i8') {
@@ -200,7 +221,7 @@ async function indexFactory(choice: CreateMemoryOptions['index'], dbOptions: Dex
     // The blocks live in the store's own database (its `indexBlocks` table, schema v9).
     return createHnswI8IndexFactory({ blocks: (name) => idbBlockStore({ database: databaseName(name), ...dbOptions }) });
   }
-  if (choice === undefined || choice === 'hnsw') {
+  if (choice === 'hnsw') {
     const { createHnswIndexFactory } = await import('./adapters/index-hnsw.ts');
     return createHnswIndexFactory();
   }
@@ -242,8 +263,10 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
     const embedder = await resolveEmbedder(options.embedder ?? 'auto', options, recorded?.embedderId);
     // A capacity hint only (the index grows): the metadata row's count avoids a linear count().
     const count = recorded?.lexicalDocs ?? (await storage.count());
+    // The index the store is kept in (a store from before the record: int8 blocks in its database say hnsw-i8).
+    const kept = await keptIndex(storage, options.storage ? null : () => withBlocks(name, dbOptions, async (blocks) => (await blocks.readManifest()) !== undefined));
     onProgress?.({ kind: 'index-open', phase: 'start' });
-    index = await (await indexFactory(options.index, dbOptions))({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });
+    index = await (await indexFactory(options.index ?? kept?.kind ?? DEFAULT_INDEX, dbOptions))({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });
     const store = await openStore(
       {
         name,
@@ -274,6 +297,8 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         ...(options.signal ? { signal: options.signal } : {}),
       },
     );
+    // Opened on another index than it had: the move is done (rebuilt at open), the old index's files go.
+    await settleIndex(storage, kept, index.kind, (kind) => dropIndexFiles(kind, name, dbOptions));
     onProgress?.({ kind: 'index-open', phase: 'done' });
     return Object.defineProperties(store, {
       name: { value: name, enumerable: true },
@@ -302,10 +327,9 @@ export async function deleteMemory(name: string, options: Pick<CreateMemoryOptio
       registry.close();
     }
   }
-  if (options.index === undefined || options.index === 'hnsw') {
-    const { dropHnswSnapshot } = await import('./adapters/index-hnsw.ts');
-    await dropHnswSnapshot(name);
-  }
+  // Whatever index the store is on now, it may have been on hnswlib before a move: its file goes too.
+  const { dropHnswSnapshot } = await import('./adapters/index-hnsw.ts');
+  await dropHnswSnapshot(name);
 }
 
 /**
@@ -324,9 +348,7 @@ export function storeCatalog(options: Pick<CreateMemoryOptions, 'indexedDB' | 'I
       delete: (name, db) => deleteDexieStorage(name, db),
     },
     registry: (db) => openDexieRegistry(db),
-    ...(options.index === undefined || options.index === 'hnsw'
-      ? { dropSnapshot: async (name: string) => (await import('./adapters/index-hnsw.ts')).dropHnswSnapshot(name) }
-      : {}),
+    dropSnapshot: async (name: string) => (await import('./adapters/index-hnsw.ts')).dropHnswSnapshot(name),
   });
 }
 
