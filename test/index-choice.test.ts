@@ -58,9 +58,14 @@ describe('a store keeps its vector index', () => {
     await first.close();
     expect(await countRows(databaseName(name), 'indexBlocks')).toBeGreaterThan(0);
 
-    // No `index`: the store stays on int8, from its snapshot (the new-store default would be hnswlib).
-    const kept = await open(name);
+    // No `index`: the store stays on int8, from its snapshot (the new-store default would be hnswlib),
+    // and says how much of the snapshot's blocks it has read (the app's "Loading the search index: n %").
+    const loads: ProgressEvent[] = [];
+    const kept = await open(name, { onProgress: (e) => void (e.kind === 'index-load' && loads.push(e)) });
     expect(kept.opened).toBe('snapshot');
+    const blocks = (await countRows(databaseName(name), 'indexBlocks')) - 1; // the manifest is not a block
+    expect(loads[0]).toEqual({ kind: 'index-load', done: 0, total: blocks });
+    expect(loads.at(-1)).toEqual({ kind: 'index-load', done: blocks, total: blocks });
     expect((await kept.stats()).index.kind).toBe('hnsw-i8');
     await kept.close();
 

@@ -327,7 +327,7 @@ class HnswI8Index implements VectorIndex {
     this.delta += Number(vector !== null) - Number(before);
   }
 
-  async loadSnapshot(): Promise<number | null> {
+  async loadSnapshot(options: { onProgress?: (done: number, total: number) => void } = {}): Promise<number | null> {
     this.alive();
     while (this.saving) await this.saving;
     try {
@@ -338,6 +338,8 @@ class HnswI8Index implements VectorIndex {
       const chunks = Math.ceil(manifest.slots / manifest.chunkSlots);
       const seen = new Uint8Array(chunks * 2);
       let bad = false;
+      let read = 0;
+      options.onProgress?.(0, seen.length);
       await this.blocks.readBlocks((batch) => {
         for (const { key, bytes } of batch) {
           const c = key >> 1;
@@ -350,6 +352,8 @@ class HnswI8Index implements VectorIndex {
           if (!ok) bad = true;
           seen[key] = 1;
         }
+        read += batch.length;
+        options.onProgress?.(Math.min(read, seen.length), seen.length);
       });
       if (bad || seen.some((s) => s !== 1) || this.disposed) return this.failLoad();
       const live = loaded.loadEnd(manifest.slots, manifest.entry, manifest.top);

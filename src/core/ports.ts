@@ -82,9 +82,10 @@ export interface VectorIndex {
   saveSnapshot(generation: number): Promise<boolean>;
   /**
    * Load the persisted snapshot. Returns the generation it was saved at, or null when there is
-   * none or it fails its integrity check (the caller then rebuilds).
+   * none or it fails its integrity check (the caller then rebuilds). `onProgress`: how much of
+   * it has been read (an index read in parts reports each part; one read whole may say nothing).
    */
-  loadSnapshot(): Promise<number | null>;
+  loadSnapshot(options?: { onProgress?: (done: number, total: number) => void }): Promise<number | null>;
   /** Forget the persisted snapshot. */
   dropSnapshot(): Promise<void>;
   dispose(): void;

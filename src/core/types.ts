@@ -234,6 +234,8 @@ export type ProgressEvent =
   | { kind: 'index-rebuild'; done: number; total: number }
   /** Opening the store's search index (reading its saved snapshot) and the store around it: `start`, then `done`. */
   | { kind: 'index-open'; phase: 'start' | 'done' }
+  /** Reading the saved index back at open, in parts (the int8 index's blocks): parts read of all. */
+  | { kind: 'index-load'; done: number; total: number }
   /** A schema upgrade at open rewriting the store's rows (v11: every vector to binary16). */
   | { kind: 'upgrade'; done: number; total: number }
   | { kind: 'reindex'; done: number; total: number }

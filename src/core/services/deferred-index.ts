@@ -195,9 +195,9 @@ export class DeferredIndex implements VectorIndex {
     return this.inner.saveSnapshot(generation);
   }
 
-  async loadSnapshot(): Promise<number | null> {
+  async loadSnapshot(options?: { onProgress?: (done: number, total: number) => void }): Promise<number | null> {
     this.pending.clear();
-    return this.inner.loadSnapshot();
+    return this.inner.loadSnapshot(options);
   }
 
   dropSnapshot(): Promise<void> {

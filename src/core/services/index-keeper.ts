@@ -64,7 +64,9 @@ export class IndexKeeper {
    */
   async open(generation: number, options: LongRunOptions & { memories?: number } = {}): Promise<IndexOpenOutcome> {
     // Without a kept count, the rows are counted beside the snapshot's reads, as before.
-    const [snapshot, kept] = await Promise.all([this.index.loadSnapshot().catch((): null => null), options.memories ?? this.storage.vectorCount()]);
+    const onProgress = options.onProgress;
+    const load = this.index.loadSnapshot(onProgress ? { onProgress: (done, total) => onProgress({ kind: 'index-load', done, total }) } : {});
+    const [snapshot, kept] = await Promise.all([load.catch((): null => null), options.memories ?? this.storage.vectorCount()]);
     let expected = kept;
     let counted = options.memories === undefined;
     const count = async (): Promise<void> => {
