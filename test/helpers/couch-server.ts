@@ -125,11 +125,15 @@ export async function startCouchServer(): Promise<CouchServer> {
 }
 
 /**
- * The documents as text with their random fields blanked: revision hashes, IVs, salts and
+ * The documents as text with their random parts blanked: revision hashes, IVs, salts and
  * ciphertext are random characters that can hold a short word like `f32` by chance (a CI run met
- * `_rev: "1-7df32290…"`), and a leak cannot show in them as plain text anyway.
+ * `_rev: "1-7df32290…"`), and so are the random ids (memory ids and devices are UUIDs, key ids 24
+ * hex digits: another CI run met `939015e4-9f76-44d4-bf32-…`); a leak cannot show in them as
+ * plain text anyway.
  */
 export function plainParts(docs: unknown): string {
   const random = new Set(['_rev', 'rev', 'ct', 'iv', 'salt']);
-  return JSON.stringify(docs, (key, value: unknown) => (random.has(key) ? '…' : value));
+  return JSON.stringify(docs, (key, value: unknown) => (random.has(key) ? '…' : value))
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
+    .replace(/\b[0-9a-f]{24}\b/g, '<key id>');
 }
