@@ -62,6 +62,31 @@ export async function openStore(page: Page, store: string): Promise<void> {
   await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 120_000 });
 }
 
+/**
+ * Makes `store` the one the app starts with, as for someone who used it before (call on a page of
+ * the app's origin), and records every text the opening screen shows from the next navigation on,
+ * however fast its steps go; `openingTexts(page)` reads them.
+ */
+export async function startWithStore(page: Page, store: string): Promise<void> {
+  await page.evaluate((name) => {
+    localStorage.setItem('houkai-web:last-store', name);
+    localStorage.setItem('houkai-web:visited', String(Date.now()));
+  }, store);
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { openingTexts: string[] }).openingTexts = seen;
+    new MutationObserver(() => {
+      const opening = document.querySelector('.opening');
+      if (opening) seen.push((opening as HTMLElement).innerText);
+    }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  });
+}
+
+/** Everything the opening screen showed since `startWithStore`, one text after another. */
+export async function openingTexts(page: Page): Promise<string> {
+  return (await page.evaluate(() => (window as unknown as { openingTexts: string[] }).openingTexts)).join('\n');
+}
+
 /** Adds a memory with the Search tab's form. */
 export async function remember(page: Page, text: string, options: { type?: string; tags?: string } = {}): Promise<void> {
   await page.locator('#add-text').fill(text);

@@ -5,7 +5,7 @@
  * table keyed by label.
  */
 import { expect, test } from 'playwright/test';
-import { guardPages, memoryCount, shot } from './app-helpers.ts';
+import { guardPages, memoryCount, openingTexts, shot, startWithStore } from './app-helpers.ts';
 
 guardPages();
 
@@ -19,26 +19,13 @@ test('a store written by schema v10 upgrades as it opens: the opening screen cou
   const written = await page.evaluate(([name, n]) => window.houkai.writeV10Store(name as string, n as number, 'Xenova/all-MiniLM-L6-v2', 384), [store, N] as const);
   expect(written).toBe(10);
   // The app starts with this store, as it would for someone who used it before the update.
-  await page.evaluate((name) => {
-    localStorage.setItem('houkai-web:last-store', name);
-    localStorage.setItem('houkai-web:visited', String(Date.now()));
-  }, store);
-
-  // Everything the opening screen showed, however fast the upgrade went.
-  await page.addInitScript(() => {
-    const seen: string[] = [];
-    (window as unknown as { openingTexts: string[] }).openingTexts = seen;
-    new MutationObserver(() => {
-      const opening = document.querySelector('.opening');
-      if (opening) seen.push((opening as HTMLElement).innerText);
-    }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
-  });
+  await startWithStore(page, store);
   await page.goto('/');
   const step = page.locator('.opening [data-step="upgrade"]');
   await expect(step).toContainText('Upgrading the store to this version’s storage format', { timeout: 60_000 });
   await shot(page, 'upgrade-opening', false);
   await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 240_000 });
-  const texts = (await page.evaluate(() => (window as unknown as { openingTexts: string[] }).openingTexts)).join('\n');
+  const texts = await openingTexts(page);
   // While it ran: rows done of all the rows (v11: every memory row and every vector row; v12: every memory row), and why.
   expect(texts).toMatch(new RegExp(`Upgrading the store to this version’s storage format\\s+[\\d,]+ of ${(2 * N).toLocaleString('en-US')} rows`));
   expect(texts).toMatch(new RegExp(`Upgrading the store to this version’s storage format\\s+[\\d,]+ of ${N.toLocaleString('en-US')} rows`));
