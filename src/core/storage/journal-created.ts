@@ -20,8 +20,8 @@ const SCAN_PER_MEMORY = 4;
  * `complete` (it holds every entry after each of its own: the newest n, or one memory's), else
  * read — one range scan from the oldest creation, or one index read per memory.
  */
-async function laterCandidates(tx: StorageTx, entries: readonly JournalEntry[], created: readonly JournalEntry[], ids: readonly string[], complete: boolean): Promise<JournalEntry[]> {
-  if (complete) return [...entries];
+async function laterCandidates(tx: StorageTx, entries: readonly JournalEntry[], created: readonly JournalEntry[], ids: readonly string[], complete: boolean): Promise<readonly JournalEntry[]> {
+  if (complete) return entries;
   const since = Math.min(...created.map((e) => e.seq!));
   const [newest] = await tx.keys('journal', { reverse: true, limit: 1 });
   const span = (newest?.primaryKey as number | undefined ?? since) - since;
