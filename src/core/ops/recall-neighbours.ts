@@ -45,21 +45,31 @@ function sameConversation(a: Memory, b: Memory): boolean {
  * For the best {@link NEIGHBOUR_CANDIDATES} of the pool, the memories stored just before and after
  * (labels ± 1: turns are stored in order) that belong to the same conversation: each candidate's
  * `neighbourCosine` is the best of their cosines with the query, and the neighbours of the best
- * {@link NEIGHBOUR_JOINERS} join the pool. Memories that are not conversation turns have none.
+ * {@link NEIGHBOUR_JOINERS} join the pool. Memories that are not conversation turns have none: a
+ * row stored beside a candidate but not of its conversation neither joins nor has its vector read
+ * (a store of notes pays one cached row read here, not a vector read a candidate).
  */
 export async function attachNeighbours(storage: Pick<MemoryRows, 'getByLabels'> & Pick<VectorLog, 'vectorsOf'>, pool: Candidate[], query: Float32Array, accept: (m: Memory) => boolean): Promise<void> {
   const best = [...pool].filter((c) => !c.filtered).sort((a, b) => b.cosine - a.cosine).slice(0, NEIGHBOUR_CANDIDATES);
+  if (best.length === 0) return;
   const byLabel = new Map(pool.map((c) => [c.label, c]));
+  const looking = new Map(best.map((c) => [c.label, c]));
   const wanted = [...new Set(best.flatMap((c) => [c.label - 1, c.label + 1]))].filter((l) => l >= 0 && !byLabel.has(l));
-  if (wanted.length === 0 && best.length === 0) return;
-  const rows = await storage.getByLabels(wanted);
+  const rows = wanted.length ? await storage.getByLabels(wanted) : new Map<number, Memory>();
+  // The rows that are turns of the conversation of a candidate beside them; only theirs are read.
+  const turns = [...rows].filter(([label, memory]) =>
+    [label - 1, label + 1].some((l) => {
+      const c = looking.get(l);
+      return c !== undefined && sameConversation(c.memory, memory);
+    }),
+  );
   const joiners = new Set(best.slice(0, NEIGHBOUR_JOINERS).flatMap((c) => [c.label - 1, c.label + 1]));
   // Only the rows that exist: a label with no memory (the newest's next, a forgotten one) has no
   // cached vector either, and asking would read storage on every recall.
-  const vectors = await storage.vectorsOf([...rows.keys()]);
+  const vectors = turns.length ? await storage.vectorsOf(turns.map(([label]) => label)) : new Map<number, Float32Array>();
   const outside = new Map<number, { memory: Memory; cosine: number }>();
   const toQuery = cosineFrom(query);
-  for (const [label, memory] of rows) {
+  for (const [label, memory] of turns) {
     const v = vectors.get(label);
     if (v) outside.set(label, { memory, cosine: toQuery(v) });
   }
