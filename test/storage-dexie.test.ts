@@ -87,7 +87,9 @@ describe('Dexie schema history', () => {
     const row = await raw.table('memoryRows').where('id').equals('m1').first();
     // v10: "by" is a stop word.
     expect(row.terms).toEqual(['written', 'v1']);
-    expect(row.linkTargets).toEqual([]);
+    // v4 gave the old row its (empty) link targets; the recall's touch wrote it again, and since
+    // v13 a row leaves its empty lists out (core/storage/row-codec.ts).
+    expect(row).not.toHaveProperty('linkTargets');
     expect((await raw.table('meta').get('store')).value).toMatchObject({ lexicalDocs: 1, lexicalLength: 2 });
     raw.close();
   });

@@ -227,6 +227,14 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
       }
     },
   },
+  {
+    // v13: memory rows stored without their default-valued fields (core/storage/row-codec.ts).
+    // No table changes and nothing rewritten: rows stored whole read as before. The version
+    // says a store may hold short rows, so a build from before, which would read them as broken,
+    // refuses to open it (VersionError) instead.
+    version: 13,
+    stores: {},
+  },
 ];
 export const SCHEMA_VERSION = SCHEMA_VERSIONS[SCHEMA_VERSIONS.length - 1]!.version;
 

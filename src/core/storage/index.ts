@@ -13,6 +13,7 @@ import { lexicalPostings } from './lexical.ts';
 import { memoryRows } from './memory-rows.ts';
 import type { StorageEngine } from './port.ts';
 import { ReadCache } from './read-cache.ts';
+import { packedRows } from './row-codec.ts';
 import { metaStore, settingsStore } from './settings.ts';
 import { trashStore } from './trash.ts';
 import { runner } from './tx.ts';
@@ -37,10 +38,10 @@ export interface StorageOptions {
 /**
  * The store's storage over a backend, with recall's reads served from memory where it can
  * (read-cache.ts: the lexical index, and recently used rows and vectors, kept current by this
- * store's writes).
+ * store's writes), and memory rows stored without their default-valued fields (row-codec.ts).
  */
 export function storageOver(backend: StorageEngine, options: StorageOptions = {}): MemoryStorage {
-  const cache = new ReadCache(backend, { rows: options.rowCacheBytes, vectors: options.vectorCacheBytes });
+  const cache = new ReadCache(packedRows(backend), { rows: options.rowCacheBytes, vectors: options.vectorCacheBytes });
   const engine = cache.wrap();
   const run = runner(engine);
   return {
