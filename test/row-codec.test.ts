@@ -27,7 +27,7 @@ describe('the memory row codec', () => {
     expect(unpackRow(structuredClone(packed))).toEqual(whole);
     // Every field away from its default is kept.
     const busy: MemoryRow = {
-      ...whole, tags: ['t'], lastAccessed: 150, accessCount: 2, source: 'chat', links: [{ to: 'm2', rel: 'related', weight: 1, createdAt: 100 }] as MemoryRow['links'],
+      ...whole, tags: ['t'], lastAccessed: 150, accessCount: 2, source: 'chat', links: [{ to: 'm2', rel: 'related' }],
       supersededBy: 'm3', supersededAt: 120, polarity: -1, expiresAt: 999, pinned: true, validFrom: 50, validUntil: 500, surfacesWhen: ['*.ts'],
       linkTargets: ['m2'], superseded: 'm3', positive: undefined,
     };
@@ -43,7 +43,9 @@ describe('the memory row codec', () => {
     const clock = manualClock();
     const store = await createMemory({ name, embedder: createHashEmbedder(), index: 'exact', clock });
     try {
-      const [{ memory: plain }, { memory: tagged }] = await store.rememberMany([{ text: 'the standup is at nine' }, { text: 'deploys happen on Fridays', tags: ['ops'] }]);
+      const [first, second] = await store.rememberMany([{ text: 'the standup is at nine' }, { text: 'deploys happen on Fridays', tags: ['ops'] }]);
+      const plain = first!.memory;
+      const tagged = second!.memory;
       await store.link(tagged.id, plain.id, 'related');
       const raw = new Dexie(databaseName(name));
       await raw.open();
