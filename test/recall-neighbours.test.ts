@@ -57,6 +57,21 @@ describe('conversation neighbours', () => {
     expect(pool).toHaveLength(2);
   });
 
+  it('a turn joins for a best candidate of its own conversation, not for the note beside it', async () => {
+    // Label 11 is a turn of candidate 12's conversation (ranked 12th) and sits beside candidate 10 (a note, ranked 1st).
+    const rows = new Map<number, Memory>([[11, memory('t11', 'Jon said, "We got the tickets."', T0 + 10)]]);
+    const pool: Candidate[] = [
+      { memory: memory('n10', 'The standup is at 9:30'), cosine: 0.95, label: 10, filtered: false },
+      ...Array.from({ length: 10 }, (_, i) => ({ memory: memory(`f${i}`, `filler note ${i}`), cosine: 0.9 - i * 0.01, label: 1000 + 3 * i, filtered: false })),
+      { memory: memory('t12', 'Gina said, "Did you get them?"', T0), cosine: 0.5, label: 12, filtered: false },
+    ];
+    const { storage, asked } = fakeStorage(rows, new Map([[11, unit(0.6)]]));
+    await attachNeighbours(storage, pool, unit(1), () => true);
+    expect(asked).toEqual([[11]]);
+    expect(pool.map((c) => c.label)).not.toContain(11);
+    expect(pool.find((c) => c.label === 12)!.neighbourCosine).toBeCloseTo(0.6, 5);
+  });
+
   it('turns of another session (hours apart) do not join', async () => {
     const rows = new Map<number, Memory>([[4, memory('t4', 'Jon said, "See you next week."', T0 - 3 * 86_400)]]);
     const pool: Candidate[] = [{ memory: memory('t5', 'Gina said, "Hi Jon, long time!"', T0), cosine: 0.9, label: 5, filtered: false }];

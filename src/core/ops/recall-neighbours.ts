@@ -63,7 +63,6 @@ export async function attachNeighbours(storage: Pick<MemoryRows, 'getByLabels'> 
       return c !== undefined && sameConversation(c.memory, memory);
     }),
   );
-  const joiners = new Set(best.slice(0, NEIGHBOUR_JOINERS).flatMap((c) => [c.label - 1, c.label + 1]));
   // Only the rows that exist: a label with no memory (the newest's next, a forgotten one) has no
   // cached vector either, and asking would read storage on every recall.
   const vectors = turns.length ? await storage.vectorsOf(turns.map(([label]) => label)) : new Map<number, Float32Array>();
@@ -74,10 +73,15 @@ export async function attachNeighbours(storage: Pick<MemoryRows, 'getByLabels'> 
     if (v) outside.set(label, { memory, cosine: toQuery(v) });
   }
   const neighbour = (label: number): { memory: Memory; cosine: number } | undefined => byLabel.get(label) ?? outside.get(label);
-  const joined: Candidate[] = [];
-  for (const [label, n] of outside) {
-    if (joiners.has(label) && accept(n.memory)) joined.push({ memory: n.memory, cosine: n.cosine, label, filtered: false });
+  // The turns of the best candidates' conversations join, each once.
+  const joining = new Map<number, Candidate>();
+  for (const c of best.slice(0, NEIGHBOUR_JOINERS)) {
+    for (const label of [c.label - 1, c.label + 1]) {
+      const n = outside.get(label);
+      if (n && !joining.has(label) && sameConversation(c.memory, n.memory) && accept(n.memory)) joining.set(label, { memory: n.memory, cosine: n.cosine, label, filtered: false });
+    }
   }
+  const joined = [...joining.values()];
   for (const c of [...best, ...joined]) {
     let top: number | undefined;
     for (const label of [c.label - 1, c.label + 1]) {
