@@ -27,6 +27,7 @@ const SCALAR_DEFAULTS = {
   validUntil: 0,
 } as const;
 const LIST_FIELDS = ['tags', 'links', 'surfacesWhen', 'linkTargets'] as const;
+const IS_LIST: ReadonlySet<string> = new Set(LIST_FIELDS);
 
 type Packed = Partial<MemoryRow> & Pick<MemoryRow, 'label' | 'id' | 'createdAt'>;
 
@@ -35,8 +36,8 @@ export function packRow(row: MemoryRow): Packed {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {
     if (value === undefined) continue;
-    if (key in SCALAR_DEFAULTS && SCALAR_DEFAULTS[key as keyof typeof SCALAR_DEFAULTS] === value) continue;
-    if ((LIST_FIELDS as readonly string[]).includes(key) && Array.isArray(value) && value.length === 0) continue;
+    if (Object.hasOwn(SCALAR_DEFAULTS, key) && SCALAR_DEFAULTS[key as keyof typeof SCALAR_DEFAULTS] === value) continue;
+    if (IS_LIST.has(key) && Array.isArray(value) && value.length === 0) continue;
     if (key === 'lastAccessed' && value === row.createdAt) continue;
     out[key] = value;
   }
