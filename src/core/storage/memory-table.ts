@@ -12,7 +12,7 @@ export const MEMORIES = 'memoryRows' as const;
 /** Up to this many ids are read one exact index read each (`rowsById`). */
 const FEW_IDS = 64;
 
-/** The rows of some ids, in the ids' order (undefined where absent): one index read. */
+/** The rows of some ids, in the ids' order (undefined where absent): a few read side by side, many in one index read. */
 export async function rowsById(tx: StorageTx, ids: readonly string[]): Promise<(MemoryRow | undefined)[]> {
   if (ids.length === 0) return [];
   // A few ids: one exact index read each, side by side. One `anyOf` read is a single request, but
