@@ -69,7 +69,7 @@ test('a store written by schema v10 upgrades as it opens: the opening screen cou
     id: null,
     tables: ['memoryRows'],
     primaryKey: 'label',
-    indexes: ['[createdAt+id]', 'contentHash', 'id', 'linkTargets', 'positive', 'superseded', 'tags', 'terms', 'type'],
+    indexes: ['[createdAt+label]', 'id', 'linkTargets', 'positive', 'superseded', 'tags', 'terms', 'type'],
     last: `legacy memory ${N - 1} w${(N - 1).toString(36)}`,
   });
 });

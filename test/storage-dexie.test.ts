@@ -52,6 +52,11 @@ describe('Dexie schema history', () => {
         memoryRows: 'label, &id, type, *tags, contentHash, *terms, *linkTargets, [createdAt+id], superseded, positive',
       },
     });
+    expect(SCHEMA_VERSIONS[12]!).toMatchObject({ version: 13, stores: {} });
+    expect(SCHEMA_VERSIONS[13]!).toMatchObject({
+      version: 14,
+      stores: { memoryRows: 'label, &id, type, *tags, *terms, *linkTargets, [createdAt+label], superseded, positive' },
+    });
     const versions = SCHEMA_VERSIONS.map((v) => v.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
   });
@@ -320,6 +325,9 @@ describe('schema v12: memory rows keyed by label', () => {
     const counts = await store.aggregate({ createdEdges: [0, 1_001, 10_000] });
     expect(counts.tags.map((t) => [t.tag, t.count])).toEqual([['t0', 834], ['t1', 833], ['t2', 832]]);
     expect(counts.created).toEqual([999, 1_500]);
+    // The time order (v14's index, built from the moved rows): newest first, by cursor too.
+    expect((await store.listRecent({ limit: 2 })).map((m) => m.id)).toEqual([`m${n - 1}`, `m${n - 2}`]);
+    expect((await store.listRecent({ limit: 1, before: 9, beforeId: 'm8' })).map((m) => m.id)).toEqual(['m7']);
     // A new text takes a new label: the row moves, and the id stays one memory.
     await store.edit('m9', { text: 'the ninth memory, rewritten' });
     expect((await store.recall('the ninth memory, rewritten', { k: 1 }))[0]!.memory.id).toBe('m9');
@@ -336,7 +344,7 @@ describe('schema v12: memory rows keyed by label', () => {
     expect(raw.tables.map((t) => t.name)).not.toContain('memories');
     const rows = raw.table('memoryRows');
     expect(rows.schema.primKey.keyPath).toBe('label');
-    expect(rows.schema.indexes.map((i) => i.name).sort()).toEqual(['[createdAt+id]', 'contentHash', 'id', 'linkTargets', 'positive', 'superseded', 'tags', 'terms', 'type']);
+    expect(rows.schema.indexes.map((i) => i.name).sort()).toEqual(['[createdAt+label]', 'id', 'linkTargets', 'positive', 'superseded', 'tags', 'terms', 'type']);
     expect(await rows.count()).toBe(n - 1);
     expect(await rows.where('id').equals('m9').primaryKeys()).toEqual([n]);
     expect(await rows.where('superseded').above('').primaryKeys()).toEqual([5]);

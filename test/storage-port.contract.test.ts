@@ -181,9 +181,10 @@ describe.each(ENGINES)('storage engine port: $name', ({ open }) => {
       await tx.put('importUndo', [{ importId: 'i1', id: 'z' }, { importId: 'i2', id: 'a' }, { importId: 'i1', id: 'a' }, { importId: 'i10', id: 'a' }]);
     });
     const r = <T,>(body: (tx: StorageTx) => Promise<T>) => e.transaction('r', ['memoryRows', 'importUndo'], body);
-    expect(ids(await r((tx) => tx.query<{ id: string }>('memoryRows', { index: '[createdAt+id]' })))).toEqual(['c', 'a', 'b', 'd']);
-    expect(ids(await r((tx) => tx.query<{ id: string }>('memoryRows', { index: '[createdAt+id]', range: { upper: [2, 'b'], upperOpen: true }, reverse: true })))).toEqual(['a', 'c']);
-    expect(ids(await r((tx) => tx.query<{ id: string }>('memoryRows', { index: '[createdAt+id]', range: { lower: [2, MIN_KEY], upper: [10, MIN_KEY], upperOpen: true } })))).toEqual(['a', 'b']);
+    expect(ids(await r((tx) => tx.query<{ id: string }>('memoryRows', { index: '[createdAt+label]' })))).toEqual(['c', 'b', 'a', 'd']);
+    expect(ids(await r((tx) => tx.query<{ id: string }>('memoryRows', { index: '[createdAt+label]', range: { upper: [2, 2], upperOpen: true }, reverse: true })))).toEqual(['b', 'c']);
+    expect(ids(await r((tx) => tx.query<{ id: string }>('memoryRows', { index: '[createdAt+label]', range: { lower: [2, MIN_KEY], upper: [10, MIN_KEY], upperOpen: true } })))).toEqual(['b', 'a']);
+    expect(ids(await r((tx) => tx.query<{ id: string }>('memoryRows', { index: '[createdAt+label]', range: { upper: [2, MAX_KEY], upperOpen: true }, reverse: true })))).toEqual(['a', 'b', 'c']);
     const undo = await r((tx) => tx.keys('importUndo', { range: { lower: ['i1'], upper: ['i1', MAX_KEY] } }));
     expect(undo.map((k) => k.primaryKey)).toEqual([
       ['i1', 'a'],

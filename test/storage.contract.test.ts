@@ -183,6 +183,19 @@ describe.each(BACKENDS)('MemoryStorage contract: $name', ({ open }) => {
     expect(pages).toEqual([['m0', 'm1'], ['m2', 'm3'], ['m4']]);
   });
 
+  it('lists memories created at one time in write order, and a cursor memory gone between pages skips none', async () => {
+    const s = await opened(open);
+    // Ids that sort against the write order: ties follow the write order, not the id.
+    await s.insert(['z', 'y', 'x', 'w'].map((id) => makeMemory(id, `memory ${id}`, { createdAt: NOW })), [vec(1), vec(2), vec(3), vec(4)], ctx());
+    const all = { includeSuperseded: true, includeExpired: true, now: NOW };
+    const first = await s.list({ limit: 2, ...all });
+    expect(first.map((m) => m.id)).toEqual(['w', 'x']);
+    expect((await s.list({ limit: 10, before: NOW, beforeId: 'x', ...all })).map((m) => m.id)).toEqual(['y', 'z']);
+    await s.remove('x', ctx('forget'));
+    // Its place among the ties is unknown now: every memory of that time comes again.
+    expect((await s.list({ limit: 10, before: NOW, beforeId: 'x', ...all })).map((m) => m.id)).toEqual(['w', 'y', 'z']);
+  });
+
   it('scans vectors in label order, all or after a generation', async () => {
     const s = await opened(open);
     await s.insert([makeMemory('a', 'a'), makeMemory('b', 'b')], [vec(1), vec(2)], ctx());

@@ -184,7 +184,7 @@ describe('listRecent, count, stats', () => {
     expect((await store.listRecent({ limit: 2 })).map((m) => m.id)).toEqual([ids[4], ids[3]]);
     expect((await store.listRecent({ before: 1002 })).map((m) => m.id)).toEqual([ids[1], ids[0]]);
     expect(await store.listRecent({ limit: 0 })).toEqual([]);
-    // Ties: a batch shares one createdAt; paging by (createdAt, id) visits every row once.
+    // Ties: a batch shares one createdAt; paging by (createdAt, label) visits every row once, in write order, newest first.
     const batch = (await store.rememberMany(Array.from({ length: 7 }, (_, i) => `tied ${i}`))).map((r) => r.memory.id);
     const seen: string[] = [];
     let page = await store.listRecent({ limit: 3 });
@@ -193,8 +193,7 @@ describe('listRecent, count, stats', () => {
       const last = page[page.length - 1]!;
       page = await store.listRecent({ limit: 3, before: last.createdAt, beforeId: last.id });
     }
-    expect(seen.length).toBe(12);
-    expect(new Set(seen)).toEqual(new Set([...ids, ...batch]));
+    expect(seen).toEqual([...batch].reverse().concat([...ids].reverse()));
     const stats = await store.stats();
     expect(stats).toMatchObject({ count: 12, active: 12, superseded: 0, byType: { semantic: 10, episodic: 2, procedural: 0, feedback: 0 } });
     expect(stats.embedder).toEqual({ id: 'hash-128', dim: 128 });

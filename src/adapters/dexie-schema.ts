@@ -235,6 +235,19 @@ export const SCHEMA_VERSIONS: readonly SchemaVersion[] = [
     version: 13,
     stores: {},
   },
+  {
+    // v14: two index entries of every memory go (issue #30, bytes). A string in an IndexedDB key
+    // is stored as UTF-16 and random hex barely compresses, so each cost ~70–80 bytes a memory:
+    // - the time order is indexed by (createdAt, label) instead of (createdAt, id): a number, 8
+    //   bytes, where the id took 72. Ties now list in write order (labels grow), newest first;
+    // - the `contentHash` index, which no query ever read (the hash stays in the row).
+    // IndexedDB builds the new index from the rows inside the versionchange transaction: no row
+    // is rewritten, and a tab closed halfway leaves the store at v13.
+    version: 14,
+    stores: {
+      memoryRows: 'label, &id, type, *tags, *terms, *linkTargets, [createdAt+label], superseded, positive',
+    },
+  },
 ];
 export const SCHEMA_VERSION = SCHEMA_VERSIONS[SCHEMA_VERSIONS.length - 1]!.version;
 

@@ -365,7 +365,7 @@ export interface MemoryRows {
   count(): Promise<number>;
   counts(): Promise<StoredCounts>;
   /**
-   * Exact tag counts and created-at bucket counts, from the tags and (createdAt, id) indexes,
+   * Exact tag counts and created-at bucket counts, from the tags and (createdAt, label) indexes,
    * skipping superseded memories unless asked; `createdEdges` is ascending.
    */
   aggregate(query: { includeSuperseded: boolean; createdEdges: number[] }): Promise<{ tagCounts: Map<string, number>; created: number[]; counted: number }>;

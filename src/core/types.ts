@@ -224,7 +224,13 @@ export interface ListOptions {
   includeExpired?: boolean;
   /** Keyset cursor: only memories created strictly before this time (Unix seconds)… */
   before?: number;
-  /** …or, with `beforeId` (the last row's id), also those created at `before` whose id sorts lower: pass the last row's `createdAt` and `id` to page without skipping ties. */
+  /**
+   * …or, with `beforeId` (the last row's id), also those created at `before` that come after it:
+   * pass the last row's `createdAt` and `id` to page without skipping ties. Memories created at
+   * the same time list in write order, newest written first. If that memory is gone (forgotten
+   * between two pages), every memory created at `before` is listed again: a page may repeat rows
+   * you have, and none is skipped.
+   */
   beforeId?: string;
 }
 

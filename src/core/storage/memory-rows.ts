@@ -2,7 +2,7 @@
 import { sameState } from '../domain/undo-plan.ts';
 import type { ListQuery, MemoryRows, StoredCounts } from '../ports.ts';
 import { MEMORY_TYPES, type Memory } from '../types.ts';
-import { MIN_KEY, type StorageEngine } from './port.ts';
+import { MAX_KEY, MIN_KEY, type Key, type StorageEngine, type StorageTx } from './port.ts';
 import { memoryOf, type ReadCache } from './read-cache.ts';
 import { MEMORIES, rowById, rowsById } from './memory-table.ts';
 import { derivedFields, isDefined, loadedVector, rowOf, storedVector, strip, type MemoryRow, type VectorRow } from './rows.ts';
@@ -21,6 +21,15 @@ export async function rowsByLabels(engine: StorageEngine, run: Run, cache: ReadC
   cache.remember(read, epoch);
   let next = 0;
   return out.map((row) => row ?? read[next++]);
+}
+
+/**
+ * Where `list`'s cursor memory sits among the memories created at the same time: its label. When
+ * it is gone (forgotten between two pages), every memory of that time is listed again: a page
+ * may repeat rows the caller has, and none is skipped.
+ */
+async function cursorLabel(tx: StorageTx, id: string): Promise<Key> {
+  return (await rowById(tx, id))?.label ?? MAX_KEY;
 }
 
 export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): MemoryRows {
@@ -91,10 +100,11 @@ export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): M
     list: (query: ListQuery) =>
       run('list', 'r', [MEMORIES], async (tx) => {
         if (query.limit <= 0) return [];
-        // Newest first by (createdAt, id), so a keyset cursor never skips rows sharing a time.
-        const upper = query.before === undefined ? undefined : [query.before, query.beforeId ?? MIN_KEY];
+        // Newest first by (createdAt, label), so a keyset cursor never skips rows sharing a time:
+        // ties in write order, newest written first.
+        const upper = query.before === undefined ? undefined : [query.before, query.beforeId === undefined ? MIN_KEY : await cursorLabel(tx, query.beforeId)];
         const rows = await tx.query<MemoryRow>(MEMORIES, {
-          index: '[createdAt+id]',
+          index: '[createdAt+label]',
           ...(upper ? { range: { upper, upperOpen: true } } : {}),
           reverse: true,
           limit: query.limit,
@@ -116,7 +126,7 @@ export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): M
 
     aggregate: ({ includeSuperseded, createdEdges }) =>
       run('aggregate', 'r', [MEMORIES], async (tx) => {
-        // Keys only: the tags index (multi-entry) and the (createdAt, id) index.
+        // Keys only: the tags index (multi-entry) and the (createdAt, label) index.
         const skip = includeSuperseded ? new Set<number>() : new Set((await tx.keys(MEMORIES, { index: 'superseded', range: { lower: '', lowerOpen: true } })).map((k) => k.primaryKey as number));
         const tagCounts = new Map<string, number>();
         for (const { key, primaryKey } of await tx.keys(MEMORIES, { index: 'tags' })) {
@@ -128,8 +138,8 @@ export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): M
           const last = createdEdges[createdEdges.length - 1]!;
           let bucket = 0;
           const range = { lower: [first, MIN_KEY], upper: [last, MIN_KEY], upperOpen: true };
-          for (const { key, primaryKey } of await tx.keys(MEMORIES, { index: '[createdAt+id]', range })) {
-            const [createdAt] = key as [number, string];
+          for (const { key, primaryKey } of await tx.keys(MEMORIES, { index: '[createdAt+label]', range })) {
+            const [createdAt] = key as [number, number];
             if (skip.has(primaryKey as number)) continue;
             while (createdAt >= createdEdges[bucket + 1]!) bucket++; // keys arrive in ascending order
             created[bucket]!++;
@@ -156,7 +166,7 @@ export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): M
     async *pagesByCreated(batchSize = 500) {
       // The labels in createdAt order are one index read (small even at 100k); rows and vectors
       // then come a page at a time by primary key, so memory stays bounded by the page.
-      const labels = (await run('pagesByCreated', 'r', [MEMORIES], (tx) => tx.keys(MEMORIES, { index: '[createdAt+id]' }), ONE_CALL)).map((k) => k.primaryKey);
+      const labels = (await run('pagesByCreated', 'r', [MEMORIES], (tx) => tx.keys(MEMORIES, { index: '[createdAt+label]' }), ONE_CALL)).map((k) => k.primaryKey);
       for (let i = 0; i < labels.length; i += batchSize) {
         const page = await run('pagesByCreated', 'r', [MEMORIES, 'vectors'], async (tx) => {
           const rows = (await tx.getMany<MemoryRow>(MEMORIES, labels.slice(i, i + batchSize))).filter(isDefined);

@@ -12,8 +12,9 @@ export const TABLES = {
    * Memories with their derived, indexed fields (rows.ts `MemoryRow`), keyed by label: a number,
    * so every index entry (it carries the primary key) is small, new rows append at the key's end,
    * and recall reads its hits by primary key. The id is a unique index (memory-table.ts reads by it).
+   * `[createdAt+label]` is the time order (`list`'s keyset cursor): ties in write order.
    */
-  memoryRows: 'label, &id, type, *tags, contentHash, *terms, *linkTargets, [createdAt+id], superseded, positive',
+  memoryRows: 'label, &id, type, *tags, *terms, *linkTargets, [createdAt+label], superseded, positive',
   /** Vectors by label, with the generation that wrote them. */
   vectors: 'label, gen',
   /** Labels removed, by the generation that removed them (the index snapshot's delta). */
