@@ -203,12 +203,14 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
   }
 
   // 2. Corpus lexical union: the best memories outside the pool by corpus BM25 join with their
-  //    real cosine.
+  //    real cosine. Half the cosine pool's over-fetch (20 for k 10): 40 did no better on LoCoMo
+  //    dev or SciFact (BENCHMARKS.md, issue #26 session 5), and every slot is a row, a vector
+  //    and a candidate scored.
   let lexicalScorer: LexicalScorer | undefined;
   let corpusTerms: Map<number, { terms: string[]; termCounts: number[]; termLength: number }> | undefined;
   if (o.mode === 'hybrid' && o.lexicalIndex === 'corpus') {
     const queryTerms = [...new Set(lexicalTerms(query))];
-    const lexicalSlots = Math.max(o.k * o.overfetch, 20);
+    const lexicalSlots = Math.max(o.k * Math.ceil(o.overfetch / 2), 20);
     const inPool = new Set(pool.map((c) => c.label));
     const [stats, { candidates, documentFrequencies: df }] = await Promise.all([
       storage.lexicalStats(),
