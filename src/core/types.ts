@@ -229,7 +229,9 @@ export interface ListOptions {
    * pass the last row's `createdAt` and `id` to page without skipping ties. Memories created at
    * the same time list in write order, newest written first. If that memory is gone (forgotten
    * between two pages), every memory created at `before` is listed again: a page may repeat rows
-   * you have, and none is skipped.
+   * you have, and none is skipped. A memory whose text is edited is written again and moves to
+   * the front of the memories created at its time: edited between two pages of those, it is
+   * not on the next page.
    */
   beforeId?: string;
 }
