@@ -29,7 +29,9 @@ export async function rowsByLabels(engine: StorageEngine, run: Run, cache: ReadC
  * may repeat rows the caller has, and none is skipped.
  */
 async function cursorLabel(tx: StorageTx, id: string): Promise<Key> {
-  return (await rowById(tx, id))?.label ?? MAX_KEY;
+  // The id index's key alone: its primary key is the label, and the row need not be read.
+  const [entry] = await tx.keys(MEMORIES, { index: 'id', equals: id, limit: 1 });
+  return entry?.primaryKey ?? MAX_KEY;
 }
 
 export function memoryRows(engine: StorageEngine, run: Run, cache: ReadCache): MemoryRows {
