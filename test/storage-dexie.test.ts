@@ -312,8 +312,12 @@ describe('schema v12: memory rows keyed by label', () => {
     const events: ProgressEvent[] = [];
     const store = await createMemory({ name, embedder, index: 'exact', onProgress: (e) => events.push(e) });
     const upgrade = events.filter((e) => e.kind === 'upgrade');
-    // Pages of 2,000: 0, 2,000, 2,500.
-    expect(upgrade).toEqual([0, 2_000, n].map((done) => ({ kind: 'upgrade', done, total: n })));
+    // v12 in pages of 2,000: 0, 2,000, 2,500; then v14's index build, started and done.
+    expect(upgrade).toEqual([
+      ...[0, 2_000, n].map((done) => ({ kind: 'upgrade', done, total: n })),
+      { kind: 'upgrade', done: 0, total: null },
+      { kind: 'upgrade', done: n, total: n },
+    ]);
     expect((await store.stats()).schemaVersion).toBe(SCHEMA_VERSION);
     for (const i of [0, 1, 2_001, n - 1]) expect((await store.recall(texts[i]!, { k: 1 }))[0]!.memory.id).toBe(`m${i}`);
     expect((await store.get('m2321'))?.text).toBe(texts[2321]);
@@ -371,6 +375,40 @@ describe('schema v12: memory rows keyed by label', () => {
     expect((await store.stats()).count).toBe(n);
     expect((await store.recall(texts[2_750]!, { k: 1 }))[0]!.memory.id).toBe('m2750');
     await store.close();
+  });
+});
+
+describe('schema v14: the time order by label', () => {
+  it('v13 → v14: the index build says it started (length unknown) and when it is done, and the store lists by the new index', async () => {
+    const name = uniqueName('v13');
+    const n = 1_200;
+    const { embedder } = await writeV11Store(name, n);
+    // Up to v13 as a build of that version left it: v12 moved the rows, v13 changed no table.
+    const v13 = new Dexie(databaseName(name));
+    for (const v of SCHEMA_VERSIONS.filter((s) => s.version <= 13)) {
+      const declared = v13.version(v.version).stores(v.stores);
+      if (v.version === 12) declared.upgrade((tx) => v.upgrade!(tx, () => undefined));
+    }
+    await v13.open();
+    await v13.table('meta').where('key').equals('store').modify((row: { value: { schemaVersion: number } }) => void (row.value.schemaVersion = 13));
+    expect(v13.table('memoryRows').schema.indexes.map((i) => i.name)).toContain('[createdAt+id]');
+    v13.close();
+
+    const events: ProgressEvent[] = [];
+    const store = await createMemory({ name, embedder, index: 'exact', onProgress: (e) => events.push(e) });
+    expect(events.filter((e) => e.kind === 'upgrade')).toEqual([
+      { kind: 'upgrade', done: 0, total: null },
+      { kind: 'upgrade', done: n, total: n },
+    ]);
+    // Reported before anything else of the open (the model, the index).
+    expect(events[0]).toEqual({ kind: 'upgrade', done: 0, total: null });
+    expect((await store.stats()).schemaVersion).toBe(14);
+    expect((await store.listRecent({ limit: 2 })).map((m) => m.id)).toEqual([`m${n - 1}`, `m${n - 2}`]);
+    await store.close();
+    // Opened again, nothing is upgraded.
+    const again: ProgressEvent[] = [];
+    await (await createMemory({ name, embedder, index: 'exact', onProgress: (e) => again.push(e) })).close();
+    expect(again.filter((e) => e.kind === 'upgrade')).toEqual([]);
   });
 });
 

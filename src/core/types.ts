@@ -244,8 +244,12 @@ export type ProgressEvent =
   | { kind: 'index-open'; phase: 'start' | 'done' }
   /** Reading the saved index back at open, in parts (the int8 index's blocks): parts read of all. */
   | { kind: 'index-load'; done: number; total: number }
-  /** A schema upgrade at open rewriting the store's rows (v11: every vector to binary16). */
-  | { kind: 'upgrade'; done: number; total: number }
+  /**
+   * A schema upgrade at open: rows rewritten of `total` (v11: every vector to binary16), or, with
+   * `total` null, an index the browser builds over every row, whose progress it does not report
+   * (v14): `done` 0 as it starts, then one event with `done` = `total` = the rows once it is built.
+   */
+  | { kind: 'upgrade'; done: number; total: number | null }
   | { kind: 'reindex'; done: number; total: number }
   /**
    * `read`: `rowsRead` rows of the file checked (as `archiveInfo().rows` counts them), `bytes` of
