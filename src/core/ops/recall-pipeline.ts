@@ -10,9 +10,9 @@ import type { Confidence } from '../domain/confidence.ts';
 import { contestedBy } from '../services/contested.ts';
 import { embedOne, type Using } from '../context.ts';
 import { invalid } from '../errors.ts';
-import { mmrSelect } from '../domain/mmr.ts';
 import type { RandomSource, VectorLog } from '../ports.ts';
 import { attachNeighbours, timeAnchor, type Candidate } from './recall-neighbours.ts';
+import { CONFIDENCE_LEVELS, selectHits, selectionNeedsVectors } from './recall-select.ts';
 import { seededRandom } from '../domain/seeded-random.ts';
 import { rescoreHits } from '../services/rescore.ts';
 import { FUSIONS, RECALL_MODES, checkWeights, scoreCandidates, type LexicalScorer } from '../domain/scoring.ts';
@@ -25,7 +25,6 @@ import { cosine, cosineFrom } from '../domain/vector-math.ts';
 import { checkBoolean, checkImportance, checkInteger, checkKnownKeys, checkObject, checkSource, checkTag, checkTimestamp, checkTrust, checkType } from '../domain/validate.ts';
 
 export const LEXICAL_INDEXES = ['pool', 'corpus'] as const;
-export const CONFIDENCE_LEVELS = ['none', 'weak', 'strong'] as const;
 export const RECALL_SORTS = ['relevance', 'recent'] as const;
 
 const RECALL_KEYS: ReadonlySet<string> = new Set([
@@ -108,11 +107,6 @@ export function recallFilter(o: CheckedRecall, now: number): (m: Memory) => bool
 
 export { cosine } from '../domain/vector-math.ts';
 
-
-/** A verdict's place in the order: strong 2, weak 1, none (or no verdict) 0. */
-export function bandRank(verdict: Confidence | undefined): number {
-  return CONFIDENCE_LEVELS.indexOf(verdict ?? 'none');
-}
 
 /** Whether a verdict reaches the floor (`'none'` admits everything). */
 export function meetsConfidence(verdict: Confidence | undefined, floor: Confidence): boolean {
@@ -266,33 +260,22 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
     recencyWeight: o.recencyWeight,
     ...(lexicalScorer ? { lexicalScorer } : {}),
   }).filter((h) => meetsConfidence(h.confidence, o.minConfidence));
-  // One order: the badge and the rank come from the same evidence, so no hit ranks above a hit of
-  // a higher confidence band (a stable sort: the score orders within a band). Unless the caller
-  // asked for recency in full (`recencyWeight`): then "latest first" is the order they chose.
-  if (o.recencyWeight === 0) scored.sort((a, b) => bandRank(b.confidence) - bandRank(a.confidence));
 
-  // 4. Selection: MMR and near-duplicate suppression need the candidates' vectors.
+  // 4. Selection (recall-select.ts): the best k by score (MMR and near-duplicate suppression need
+  //    the candidates' vectors), ordered by confidence band, then newest first if asked.
   type Scored = (typeof scored)[number];
-  let chosen: Scored[];
-  if (o.diversity !== undefined || o.dedupThreshold !== undefined) {
+  let similarity: ((a: Scored, b: Scored) => number | null) | undefined;
+  if (selectionNeedsVectors(o)) {
     const labelOf = new Map(pool.map((c) => [c.memory.id, c.label]));
     const vectors = await storage.vectorsOf(scored.map((h) => labelOf.get(h.memory.id)!).filter((l) => l !== undefined));
     const vecOf = (h: Scored): Float32Array | undefined => vectors.get(labelOf.get(h.memory.id)!);
-    chosen = mmrSelect(scored, {
-      k: o.k,
-      diversity: o.diversity ?? null,
-      dedupThreshold: o.dedupThreshold ?? null,
-      similarity: (a, b) => {
-        const va = vecOf(a);
-        const vb = vecOf(b);
-        return va && vb ? cosine(va, vb) : null;
-      },
-    });
-  } else {
-    chosen = scored.slice(0, o.k);
+    similarity = (a, b) => {
+      const va = vecOf(a);
+      const vb = vecOf(b);
+      return va && vb ? cosine(va, vb) : null;
+    };
   }
-  // "Latest first": the best k, newest first (ties keep the relevance order).
-  if (o.sort === 'recent') chosen = chosen.map((h, i) => ({ h, i })).sort((a, b) => b.h.memory.createdAt - a.h.memory.createdAt || a.i - b.i).map((x) => x.h);
+  const chosen = selectHits(scored, o, similarity);
 
   // 5. Touch the returned memories in one transaction.
   let touched = new Map<string, Memory>();
