@@ -252,7 +252,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
   if (options.storage !== undefined && typeof options.storage !== 'function') throw invalid('storage must be a function of the store name', { field: 'storage' });
   if (options.sync !== undefined && options.sync !== false && typeof options.sync !== 'function') throw invalid('sync must be a replica factory or false', { field: 'sync' });
   const onProgress = options.onProgress;
-  const upgradeProgress = onProgress ? { onUpgradeProgress: (done: number, total: number | null) => onProgress({ kind: 'upgrade', done, total }) } : {};
+  const upgradeProgress: Pick<DexieStorageOptions, 'onUpgradeProgress'> = onProgress ? { onUpgradeProgress: (done, total) => onProgress({ kind: 'upgrade', done, total }) } : {};
   const storage = options.storage ? await options.storage(name) : await openDexieStorage(name, { ...dbOptions, ...upgradeProgress });
   let index: VectorIndex | undefined;
   // The registry of stores is a witness only: a store still opens when it cannot be used. It

@@ -247,7 +247,8 @@ export type ProgressEvent =
   /**
    * A schema upgrade at open: rows rewritten of `total` (v11: every vector to binary16), or, with
    * `total` null, an index the browser builds over every row, whose progress it does not report
-   * (v14): `done` 0 as it starts, then one event with `done` = `total` = the rows once it is built.
+   * (v14): `done` 0 as it starts, then one event with `done` = `total` = the store's memory count
+   * once it is built.
    */
   | { kind: 'upgrade'; done: number; total: number | null }
   | { kind: 'reindex'; done: number; total: number }

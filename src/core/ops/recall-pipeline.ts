@@ -12,7 +12,7 @@ import { embedOne, type Using } from '../context.ts';
 import { invalid } from '../errors.ts';
 import type { RandomSource, VectorLog } from '../ports.ts';
 import { attachNeighbours, timeAnchor, type Candidate } from './recall-neighbours.ts';
-import { CONFIDENCE_LEVELS, selectHits, selectionNeedsVectors } from './recall-select.ts';
+import { CONFIDENCE_LEVELS, meetsConfidence, selectHits, selectionNeedsVectors } from './recall-select.ts';
 import { seededRandom } from '../domain/seeded-random.ts';
 import { rescoreHits } from '../services/rescore.ts';
 import { FUSIONS, RECALL_MODES, checkWeights, scoreCandidates, type LexicalScorer } from '../domain/scoring.ts';
@@ -106,12 +106,6 @@ export function recallFilter(o: CheckedRecall, now: number): (m: Memory) => bool
 }
 
 export { cosine } from '../domain/vector-math.ts';
-
-
-/** Whether a verdict reaches the floor (`'none'` admits everything). */
-export function meetsConfidence(verdict: Confidence | undefined, floor: Confidence): boolean {
-  return CONFIDENCE_LEVELS.indexOf(verdict ?? 'none') >= CONFIDENCE_LEVELS.indexOf(floor);
-}
 
 /** BM25 with the corpus statistics of the persistent lexical index, normalised by the pool max. */
 function corpusScorer(

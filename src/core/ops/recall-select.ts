@@ -21,6 +21,11 @@ export function bandRank(verdict: Confidence | undefined): number {
   return CONFIDENCE_LEVELS.indexOf(verdict ?? 'none');
 }
 
+/** Whether a verdict reaches the floor (`'none'` admits everything). */
+export function meetsConfidence(verdict: Confidence | undefined, floor: Confidence): boolean {
+  return bandRank(verdict) >= bandRank(floor);
+}
+
 export interface SelectOptions {
   k: number;
   diversity?: number | undefined;
