@@ -2,7 +2,8 @@
  * Recall's conversation neighbours (core/ops/recall-neighbours.ts): the turns stored beside the
  * best candidates count and join only when they are turns of the candidate's conversation; a row
  * that merely sits beside a candidate (a note stored next to it) neither joins nor has its vector
- * read — the read a store of notes would otherwise pay on every recall.
+ * read, and a candidate that is no turn has nothing around it read — the reads a store of notes
+ * would otherwise pay on every recall.
  */
 import { describe, expect, it } from 'vitest';
 import { attachNeighbours, type Candidate } from '../src/core/ops/recall-neighbours.ts';
@@ -14,10 +15,15 @@ const unit = (x: number): Float32Array => Float32Array.from([x, Math.sqrt(1 - x 
 
 function fakeStorage(rows: Map<number, Memory>, vectors: Map<number, Float32Array>) {
   const asked: number[][] = [];
+  const read: number[][] = [];
   return {
     asked,
+    read,
     storage: {
-      getByLabels: async (labels: number[]) => new Map(labels.filter((l) => rows.has(l)).map((l) => [l, rows.get(l)!] as const)),
+      getByLabels: async (labels: number[]) => {
+        read.push([...labels].sort((a, b) => a - b));
+        return new Map(labels.filter((l) => rows.has(l)).map((l) => [l, rows.get(l)!] as const));
+      },
       vectorsOf: async (labels: number[]) => {
         asked.push([...labels].sort((a, b) => a - b));
         return new Map(labels.filter((l) => vectors.has(l)).map((l) => [l, vectors.get(l)!] as const));
@@ -40,21 +46,34 @@ describe('conversation neighbours', () => {
       { memory: memory('t11', 'Melanie said, "How was it?"', T0 + 30), cosine: 0.9, label: 11, filtered: false },
       { memory: memory('n21', 'We deploy on Fridays'), cosine: 0.8, label: 21, filtered: false },
     ];
-    const { storage, asked } = fakeStorage(rows, vectors);
+    const { storage, asked, read } = fakeStorage(rows, vectors);
     await attachNeighbours(storage, pool, unit(1), () => true);
+    // Only the turn's neighbours are read: the note (label 21) is no turn, so 20 and 22 are not.
+    expect(read).toEqual([[10, 12]]);
     expect(asked).toEqual([[10, 12]]);
     expect(pool.map((c) => c.label).sort((a, b) => a - b)).toEqual([10, 11, 12, 21]);
     expect(pool.find((c) => c.label === 11)!.neighbourCosine).toBeCloseTo(0.5, 5);
     expect(pool.find((c) => c.label === 21)!.neighbourCosine).toBeUndefined();
   });
 
-  it('a store of notes reads no vector at all', async () => {
+  it('a store of notes reads neither a row nor a vector around its candidates', async () => {
     const rows = new Map<number, Memory>([0, 2, 3, 5].map((l) => [l, memory(`n${l}`, `note ${l} about something`)] as const));
     const pool: Candidate[] = [1, 4].map((label) => ({ memory: memory(`n${label}`, `note ${label}`), cosine: 0.7, label, filtered: false }));
-    const { storage, asked } = fakeStorage(rows, new Map());
+    const { storage, asked, read } = fakeStorage(rows, new Map());
     await attachNeighbours(storage, pool, unit(1), () => true);
+    expect(read).toEqual([]);
     expect(asked).toEqual([]);
     expect(pool).toHaveLength(2);
+  });
+
+  it('a memory with a source is a turn of that source: its neighbours are read', async () => {
+    const rows = new Map<number, Memory>([[8, { ...memory('s8', 'the deploy failed at step 3', T0 - 60), source: 'ci-log' }]]);
+    const pool: Candidate[] = [{ memory: { ...memory('s9', 'retrying the deploy', T0), source: 'ci-log' }, cosine: 0.4, label: 9, filtered: false }];
+    const { storage, read } = fakeStorage(rows, new Map([[8, unit(0.7)]]));
+    await attachNeighbours(storage, pool, unit(1), () => true);
+    expect(read).toEqual([[8, 10]]);
+    expect(pool.map((c) => c.label).sort((a, b) => a - b)).toEqual([8, 9]);
+    expect(pool.find((c) => c.label === 9)!.neighbourCosine).toBeCloseTo(0.7, 5);
   });
 
   it('a turn joins for a best candidate of its own conversation, not for the note beside it', async () => {

@@ -34,6 +34,11 @@ export const NEIGHBOUR_JOINERS = 10;
 /** Two memories are turns of one conversation when written this close in time (seconds). */
 export const NEIGHBOUR_WINDOW = 6 * 3_600;
 
+/** A memory that can have conversation neighbours: a transcript line, or one with a source. */
+function mayBeTurn(m: Memory): boolean {
+  return m.source !== null || memoryEntities(m).speaker !== null;
+}
+
 /** Two memories are neighbouring turns of one conversation: both transcript lines (or of one source), close in time. */
 function sameConversation(a: Memory, b: Memory): boolean {
   if (Math.abs(a.createdAt - b.createdAt) > NEIGHBOUR_WINDOW) return false;
@@ -46,15 +51,18 @@ function sameConversation(a: Memory, b: Memory): boolean {
  * (labels ± 1: turns are stored in order) that belong to the same conversation: each candidate's
  * `neighbourCosine` is the best of their cosines with the query, and the neighbours of the best
  * {@link NEIGHBOUR_JOINERS} join the pool. Memories that are not conversation turns have none: a
- * row stored beside a candidate but not of its conversation neither joins nor has its vector read
- * (a store of notes pays one cached row read here, not a vector read a candidate).
+ * row stored beside a candidate but not of its conversation neither joins nor has its vector read,
+ * and a candidate that is no conversation turn (no speaker, no source) has nothing read around it:
+ * a store of notes pays no read here.
  */
 export async function attachNeighbours(storage: Pick<MemoryRows, 'getByLabels'> & Pick<VectorLog, 'vectorsOf'>, pool: Candidate[], query: Float32Array, accept: (m: Memory) => boolean): Promise<void> {
   const best = [...pool].filter((c) => !c.filtered).sort((a, b) => b.cosine - a.cosine).slice(0, NEIGHBOUR_CANDIDATES);
-  if (best.length === 0) return;
+  // Only a turn can have a neighbour of its conversation: a note's neighbours are not read at all.
+  const turnsOnly = best.filter((c) => mayBeTurn(c.memory));
+  if (turnsOnly.length === 0) return;
   const byLabel = new Map(pool.map((c) => [c.label, c]));
-  const looking = new Map(best.map((c) => [c.label, c]));
-  const wanted = [...new Set(best.flatMap((c) => [c.label - 1, c.label + 1]))].filter((l) => l >= 0 && !byLabel.has(l));
+  const looking = new Map(turnsOnly.map((c) => [c.label, c]));
+  const wanted = [...new Set(turnsOnly.flatMap((c) => [c.label - 1, c.label + 1]))].filter((l) => l >= 0 && !byLabel.has(l));
   const rows = wanted.length ? await storage.getByLabels(wanted) : new Map<number, Memory>();
   // The rows that are turns of the conversation of a candidate beside them; only theirs are read.
   const turns = [...rows].filter(([label, memory]) =>
