@@ -124,12 +124,15 @@ export class TermIndex {
   private forwardLive = 0;
   private docs = 0;
   private totalLength = 0;
-  /** Scratch: scores by label, and the labels scored so far. */
-  private scores = new Float64Array(0);
-  private held = new Int32Array(0);
-  /** BM25's length normalisation by label, for the average length it was computed at. */
-  private norms = new Float64Array(0);
+  /**
+   * By label, side by side: at 2·label the scratch score of a search (0 outside one), at
+   * 2·label + 1 BM25's length normalisation for the average length `normsAverage`. A posting
+   * read touches one cache line for both (postings visit labels in no order the cache can follow).
+   */
+  private slots = new Float64Array(0);
   private normsAverage = -1;
+  /** Scratch: the labels scored so far. */
+  private held = new Int32Array(0);
 
   /** Documents indexed (BM25's n). */
   get documents(): number {
@@ -231,7 +234,7 @@ export class TermIndex {
   top(queryTerms: readonly string[], k: number, exclude?: Iterable<number>): TermHit[] {
     if (k <= 0 || this.docs === 0) return [];
     const n = this.docs;
-    const norm = this.lengthNorms();
+    const slots = this.slotsWithNorms();
     const terms = [...new Set(queryTerms)]
       .map((t) => this.ids.get(t))
       .filter((id): id is number => id !== undefined && this.lists[id]!.live > 0)
@@ -246,17 +249,13 @@ export class TermIndex {
       .sort((a, b) => b.bound - a.bound);
     if (terms.length === 0) return [];
     let unread = terms.reduce((sum, t) => sum + t.bound, 0);
-    if (this.scores.length < this.lengths.length) {
-      this.scores = new Float64Array(this.lengths.length);
-      this.held = new Int32Array(this.lengths.length);
-    }
-    const scores = this.scores;
+    if (this.held.length < this.lengths.length) this.held = new Int32Array(this.lengths.length);
     const held = this.held;
     // An excluded label scores −∞ while this runs: whatever it adds stays −∞, and it is never held.
     const excluded: number[] = [];
     for (const label of exclude ?? []) {
-      if (label >= 0 && label < scores.length && scores[label] === 0) {
-        scores[label] = Number.NEGATIVE_INFINITY;
+      if (label >= 0 && 2 * label < slots.length && slots[2 * label] === 0) {
+        slots[2 * label] = Number.NEGATIVE_INFINITY;
         excluded.push(label);
       }
     }
@@ -277,10 +276,11 @@ export class TermIndex {
             const count = counts[i]!;
             if (count === 0) continue;
             const label = labels[i]!;
-            const before = scores[label]!;
+            const at = 2 * label;
+            const before = slots[at]!;
             if (before === 0) held[size++] = label;
-            const after = before + (weight * count) / (count + norm[label]!);
-            scores[label] = after;
+            const after = before + (weight * count) / (count + slots[at + 1]!);
+            slots[at] = after;
             if (after > best) best = after;
           }
         } else {
@@ -290,7 +290,7 @@ export class TermIndex {
           let kept = 0;
           for (let i = 0; i < size; i++) {
             const label = held[i]!;
-            if (scores[label]! + reachable < threshold) scores[label] = 0;
+            if (slots[2 * label]! + reachable < threshold) slots[2 * label] = 0;
             else held[kept++] = label;
           }
           size = kept;
@@ -298,48 +298,49 @@ export class TermIndex {
             for (let i = 0; i < size; i++) {
               const label = held[i]!;
               const count = term.list.countOf(label);
-              if (count > 0) scores[label] = scores[label]! + (weight * count) / (count + norm[label]!);
+              if (count > 0) slots[2 * label] = slots[2 * label]! + (weight * count) / (count + slots[2 * label + 1]!);
             }
           } else {
             // Held labels score above 0; the rest 0 (or −∞, excluded).
             for (let i = 0; i < listSize; i++) {
-              const label = labels[i]!;
-              const before = scores[label]!;
+              const at = 2 * labels[i]!;
+              const before = slots[at]!;
               const count = counts[i]!;
-              if (before > 0 && count > 0) scores[label] = before + (weight * count) / (count + norm[label]!);
+              if (before > 0 && count > 0) slots[at] = before + (weight * count) / (count + slots[at + 1]!);
             }
           }
         }
         // The k-th score matters only once the unread terms could fall below it: never while
         // they still exceed the best score held.
-        if (size >= k && unread < best) threshold = kthLargest(held, size, scores, k);
+        if (size >= k && unread < best) threshold = kthLargest(held, size, slots, k);
       }
       // Only the memories at or above the k-th score are sorted.
-      const floor = size > k ? kthLargest(held, size, scores, k) : Number.NEGATIVE_INFINITY;
+      const floor = size > k ? kthLargest(held, size, slots, k) : Number.NEGATIVE_INFINITY;
       const hits: TermHit[] = [];
       for (let i = 0; i < size; i++) {
-        const score = scores[held[i]!]!;
+        const score = slots[2 * held[i]!]!;
         if (score >= floor) hits.push({ label: held[i]!, score });
       }
       return hits.sort((a, b) => b.score - a.score || a.label - b.label).slice(0, k);
     } finally {
-      for (let i = 0; i < size; i++) scores[held[i]!] = 0;
-      for (const label of excluded) scores[label] = 0;
+      for (let i = 0; i < size; i++) slots[2 * held[i]!] = 0;
+      for (const label of excluded) slots[2 * label] = 0;
     }
   }
 
-  /** BM25's length normalisation k1·(1 − b + b·dl/avgdl), by label, for the current average. */
-  private lengthNorms(): Float64Array {
+  /** The slots, with BM25's length normalisation k1·(1 − b + b·dl/avgdl) for the current average. */
+  private slotsWithNorms(): Float64Array {
     const avg = this.averageLength;
-    if (this.norms.length < this.lengths.length || this.normsAverage !== avg) {
-      if (this.norms.length < this.lengths.length) this.norms = new Float64Array(this.lengths.length);
+    if (this.slots.length < 2 * this.lengths.length || this.normsAverage !== avg) {
+      // Outside a search every score slot is 0: a larger array starts that way too.
+      if (this.slots.length < 2 * this.lengths.length) this.slots = new Float64Array(2 * this.lengths.length);
       for (let label = 0; label < this.lengths.length; label++) {
         const length = this.lengths[label]!;
-        this.norms[label] = length > 0 ? this.normOf(length - 1) : 0;
+        this.slots[2 * label + 1] = length > 0 ? this.normOf(length - 1) : 0;
       }
       this.normsAverage = avg;
     }
-    return this.norms;
+    return this.slots;
   }
 
   private normOf(length: number): number {
@@ -347,12 +348,12 @@ export class TermIndex {
   }
 }
 
-/** The k-th largest score among the first `size` of `labels` (k ≤ size): a min-heap of k. */
-function kthLargest(labels: Int32Array, size: number, scores: Float64Array, k: number): number {
+/** The k-th largest score among the first `size` of `labels` (k ≤ size; scores at 2·label of `slots`): a min-heap of k. */
+function kthLargest(labels: Int32Array, size: number, slots: Float64Array, k: number): number {
   const heap = new Float64Array(k);
   let filled = 0;
   for (let j = 0; j < size; j++) {
-    const s = scores[labels[j]!]!;
+    const s = slots[2 * labels[j]!]!;
     if (filled < k) {
       let i = filled++;
       heap[i] = s;
