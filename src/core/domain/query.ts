@@ -62,6 +62,8 @@ export interface MemoryEntities {
   readonly speaker: string | null;
   /** The speaker as written. */
   readonly speakerName: string | null;
+  /** The speaker lower-cased and its first word ("caroline" of "caroline smith"), or null. */
+  readonly speakerParts: { readonly speaker: string; readonly first: string } | null;
   /** Names the words said mention, lower-cased, possessives dropped; a name used to address someone is left out. */
   readonly mentions: ReadonlySet<string>;
   /** The words said, lower-cased and whitespace-folded (for quoted phrases). */
@@ -81,6 +83,8 @@ class Entities implements MemoryEntities {
   private when: boolean | undefined;
   private foldedBody: string | undefined;
   private lowered: string | undefined;
+  /** The speaker lower-cased, and its first word (null: no speaker); read once. */
+  private who: { speaker: string; first: string } | null | undefined;
   constructor(private readonly text: string) {}
   private get said(): { speaker: string | null; body: string } {
     // A long memory is read by its opening: who said it, the names and times near the start.
@@ -90,7 +94,15 @@ class Entities implements MemoryEntities {
     return this.said.speaker;
   }
   get speaker(): string | null {
-    return this.said.speaker?.toLowerCase() ?? null;
+    return this.speakerParts?.speaker ?? null;
+  }
+  /** The speaker and its first word, lower-cased (null: no speaker). */
+  get speakerParts(): { speaker: string; first: string } | null {
+    if (this.who === undefined) {
+      const speaker = this.said.speaker?.toLowerCase() ?? null;
+      this.who = speaker === null ? null : { speaker, first: speaker.split(' ')[0]! };
+    }
+    return this.who;
   }
   get mentions(): ReadonlySet<string> {
     if (!this.names) {
@@ -139,7 +151,7 @@ export function memoryEntities(memory: Pick<Memory, 'text'>): MemoryEntities {
 
 /** Credit for a name: said by that person 1, mentions them 0.5 (a first name also matches a full name's first word). */
 export function nameCredit(entities: MemoryEntities, name: string): number {
-  const speaker = entities.speaker;
-  if (speaker !== null && (speaker === name || speaker.split(' ')[0] === name)) return 1;
+  const who = entities.speakerParts;
+  if (who !== null && (who.speaker === name || who.first === name)) return 1;
   return entities.mayMention(name) && entities.mentions.has(name) ? 0.5 : 0;
 }
