@@ -52,6 +52,9 @@ describe('what a query names and what a memory offers', () => {
     const q = analyseQuery('What did Melanie\'s kids say about "the blue house" in May?', at(2023, 8, 10));
     expect(q.names).toEqual(['melanie']);
     expect(analyseQuery('do we ship on Fridays?', at(2023, 8, 10)).names).toEqual([]);
+    // A name that ends in "s" is kept whole; a curly possessive is dropped like a straight one.
+    expect(analyseQuery('What did James say to Jess’s sister?', at(2023, 8, 10)).names).toEqual(['james', 'jess']);
+    expect(analyseQuery("Is it Chris's or Charles' car?", at(2023, 8, 10)).names).toEqual(['chris', 'charles']);
     expect(q.phrases).toEqual(['the blue house']);
     expect(q.time.windows).toHaveLength(1);
   });

@@ -32,8 +32,23 @@ const fold = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ').t
 /** A capitalised word as a name: lower-cased, a possessive dropped ("Melanie's" → `melanie`; the reader drops apostrophes). */
 function nameOf(raw: string, text: string): string {
   const word = raw.toLowerCase();
-  if (word.endsWith('s') && new RegExp(`\\b${raw.slice(0, -1)}['’]s\\b`, 'u').test(text)) return word.slice(0, -1);
-  return word;
+  if (!word.endsWith('s')) return word;
+  const stem = raw.slice(0, -1);
+  // The plain substring first: most words ending in "s" are no possessive, and need no pattern.
+  if (!text.includes(`${stem}'s`) && !text.includes(`${stem}’s`)) return word;
+  return possessive(stem).test(text) ? word.slice(0, -1) : word;
+}
+
+/** `\bStem['’]s\b`, kept by stem (a pattern without the g flag keeps no state between tests). */
+const possessives = new Map<string, RegExp>();
+function possessive(stem: string): RegExp {
+  let pattern = possessives.get(stem);
+  if (!pattern) {
+    if (possessives.size >= 10_000) possessives.clear();
+    pattern = new RegExp(`\\b${stem}['’]s\\b`, 'u');
+    possessives.set(stem, pattern);
+  }
+  return pattern;
 }
 const QUOTED = /"([^"]{2,200})"|“([^”]{2,200})”|(?<![\p{L}])'([^']{2,200})'(?![\p{L}])/gu;
 
