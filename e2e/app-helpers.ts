@@ -52,14 +52,26 @@ export function guardPages(): Guarded {
   return guarded;
 }
 
+/**
+ * Waits until the app has its store open. A store that could not be opened fails the test at once,
+ * with what the app's failure screen says (not two minutes later with only "failed").
+ */
+export async function expectReady(page: Page, timeout = 120_000): Promise<void> {
+  const main = page.locator('main');
+  await expect(main).toHaveAttribute('data-phase', /^(ready|failed)$/, { timeout });
+  if ((await main.getAttribute('data-phase')) !== 'failed') return;
+  const said = await page.locator('section.failure').innerText({ timeout: 5_000 }).catch(() => '(no failure screen)');
+  throw new Error(`The app could not open its store: ${said}`);
+}
+
 /** Opens the app (when the page is blank) and switches to `store` with the store picker; resolves once it is ready. */
 export async function openStore(page: Page, store: string): Promise<void> {
   if (!page.url().startsWith('http')) await page.goto('/');
-  await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 120_000 });
+  await expectReady(page);
   await page.locator('#store-name').fill(store);
   await page.locator('#store-name').press('Enter');
   await expect(page.locator('main')).toHaveAttribute('data-store', store);
-  await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 120_000 });
+  await expectReady(page);
 }
 
 /**

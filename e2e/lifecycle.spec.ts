@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type BrowserContext, type Page } from 'playwright/test';
 import type { MemoryClient } from '../src/index.ts';
-import { openStore } from './app-helpers.ts';
+import { expectReady, openStore } from './app-helpers.ts';
 
 const SHOTS = join(process.cwd(), 'e2e', 'screenshots');
 mkdirSync(SHOTS, { recursive: true });
@@ -212,7 +212,7 @@ test('the app warns when the store’s database was deleted behind its back, unt
     `houkai-web:${store}`,
   );
   await page.reload();
-  await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 120_000 });
+  await expectReady(page);
   await expect(page.locator('main')).toHaveAttribute('data-store', store);
   await expect(page.locator('.toast', { hasText: 'looks lost or cleared' })).toBeVisible();
   await page.goto('/#/activity');
@@ -225,7 +225,7 @@ test('the app warns when the store’s database was deleted behind its back, unt
   await alert.getByRole('button', { name: 'Dismiss' }).click();
   await expect(alert).toHaveCount(0);
   await page.reload();
-  await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 120_000 });
+  await expectReady(page);
   await expect(page.locator('section.durability')).toBeVisible();
   await expect(page.locator('section.durability [data-canary]')).toHaveAttribute('data-canary', 'ok');
   await expect(page.locator('section.durability .durability-alert')).toHaveCount(0);
