@@ -105,7 +105,15 @@ export async function remember(page: Page, text: string, options: { type?: strin
   if (options.type) await page.locator('#add-type').selectOption(options.type);
   await page.locator('#add-tags').fill(options.tags ?? '');
   await page.getByRole('button', { name: 'Remember', exact: true }).click();
-  await expect(page.locator('#add-text')).toHaveValue('');
+  // Saved (the form is cleared) or refused (the form says why): a refusal fails with its words,
+  // and a form still saving after the wait says so, not only that the text is still there.
+  const form = page.locator('form.add');
+  await expect(async () => {
+    const error = form.locator('.inline-error');
+    if (await error.count()) throw new Error(`Remember was refused: ${await error.first().innerText()}`);
+    const button = await form.locator('button[type="submit"]').innerText();
+    expect(await page.locator('#add-text').inputValue(), `the form still shows the text (its button: ${button})`).toBe('');
+  }).toPass({ timeout: 30_000 });
 }
 
 /** The memory count in the status chips. */
