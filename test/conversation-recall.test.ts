@@ -5,7 +5,7 @@
  * switched off per call; and hybrid with corpus candidates as the default.
  */
 import { describe, expect, it } from 'vitest';
-import { analyseQuery, memoryEntities } from '../src/core/domain/query.ts';
+import { analyseQuery, memoryEntities, nameCredit } from '../src/core/domain/query.ts';
 import { readQueryTime, timeFit } from '../src/core/domain/time-expressions.ts';
 import { manualClock, openTestStore } from './helpers/store.ts';
 
@@ -68,6 +68,36 @@ describe('what a query names and what a memory offers', () => {
     expect(e.saysWhen).toBe(true);
     expect(memoryEntities({ text: 'The standup is at 9:30' }).saysWhen).toBe(true);
     expect(memoryEntities({ text: 'Bugs are tracked in Linear' }).saysWhen).toBe(false);
+  });
+
+  it('mayMention says no only where the words mention no one of that name, and skips the reading where the name is only in lower case', () => {
+    const texts = [
+      'Aspirin inhibits platelets; low-dose aspirin is common.',
+      'low-dose aspirin is common, and aspirins too',
+      'We gave ASPIRIN. Then Aspirin’s effect faded.',
+      "Melanie's kids met Jon at O'Brien's pub",
+      'melanie said hi to jon',
+      'İstanbul trip with Jon',
+      'Thanks, Mel! Mel and Jon went.',
+      '(8 May, 2023) Caroline said, "I told caroline and Gina about Gina\'s dog."',
+    ];
+    const names = ['aspirin', 'aspirins', 'melanie', 'jon', 'mel', 'gina', 'caroline', 'istanbul', 'obrien'];
+    for (const text of texts) {
+      for (const name of names) {
+        const e = memoryEntities({ text: `${text} ` });
+        // Never a false "no": wherever the mentions hold the name, mayMention says yes.
+        if (e.mentions.has(name)) expect(e.mayMention(name), `${name} in ${text}`).toBe(true);
+      }
+    }
+    // Lower case only: no mention, and no need to read the words.
+    expect(memoryEntities({ text: 'low-dose aspirin is common' }).mayMention('aspirin')).toBe(false);
+    expect(memoryEntities({ text: 'Aspirin is common' }).mayMention('aspirin')).toBe(true);
+    expect(memoryEntities({ text: 'melanie said hi' }).mayMention('melanie')).toBe(false);
+    // A name with an apostrophe is read as the query's is ("O'Brien" → obrien): mentioned, and said by.
+    const [name] = analyseQuery("What did O'Brien say?", at(2023, 8, 10)).names;
+    expect(name).toBe('obrien');
+    expect(nameCredit(memoryEntities({ text: "Jon met O’Brien at the pub" }), name!)).toBe(0.5);
+    expect(nameCredit(memoryEntities({ text: "O'Brien said, \"I'll be there.\"" }), name!)).toBe(1);
   });
 });
 

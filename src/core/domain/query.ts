@@ -5,7 +5,7 @@
  * line), the names it mentions, and whether it says when something happened. The recall signals
  * `entity`, `phrase` and `time` (signals.ts) read these. Pure.
  */
-import { statementWords } from './statement.ts';
+import { dropApostrophes, statementWords } from './statement.ts';
 import { STOP_WORDS } from './stopwords.ts';
 import { readQueryTime, type QueryTime } from './time-expressions.ts';
 import { readTranscriptLine } from './transcript.ts';
@@ -73,11 +73,11 @@ export function analyseQuery(fullQuery: string, anchor: number): QueryAnalysis {
 
 /** What a memory offers the query signals, each part read on first use (a recall asks only for what its query needs). */
 export interface MemoryEntities {
-  /** The speaker of a transcript line, lower-cased, or null. */
+  /** The speaker of a transcript line, lower-cased with apostrophes dropped (as a query's names are read), or null. */
   readonly speaker: string | null;
   /** The speaker as written. */
   readonly speakerName: string | null;
-  /** The speaker lower-cased and its first word ("caroline" of "caroline smith"), or null. */
+  /** The speaker as `speaker` gives it and its first word ("caroline" of "caroline smith"), or null. */
   readonly speakerParts: { readonly speaker: string; readonly first: string } | null;
   /** Names the words said mention, lower-cased, possessives dropped; a name used to address someone is left out. */
   readonly mentions: ReadonlySet<string>;
@@ -92,12 +92,16 @@ export interface MemoryEntities {
 const TIME_WORDS =
   /\b(yesterday|today|tonight|tomorrow|ago|last (?:week|weekend|month|year|night|time)|next (?:week|weekend|month|year)|this (?:week|weekend|month|year|morning|evening)|recently|lately|(?:19|20)\d{2}|since|until|daily|weekly|monthly|every (?:day|week|month|morning|evening|night)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|january|february|march|april|june|july|august|september|october|november|december|noon|midnight|\d{1,2}(?::\d{2})?\s?(?:am|pm)|\d{1,2}:\d{2})\b/i;
 
+/** A capital letter (one without a lower-case form too) opening a string. */
+const CAPITAL = /^\p{Lu}/u;
+
 class Entities implements MemoryEntities {
   private line: { speaker: string | null; body: string } | undefined;
   private names: Set<string> | undefined;
   private when: boolean | undefined;
   private foldedBody: string | undefined;
   private lowered: string | undefined;
+  private unquoted: string | undefined;
   /** The speaker lower-cased, and its first word (null: no speaker); read once. */
   private who: { speaker: string; first: string } | null | undefined;
   constructor(private readonly text: string) {}
@@ -114,7 +118,8 @@ class Entities implements MemoryEntities {
   /** The speaker and its first word, lower-cased (null: no speaker). */
   get speakerParts(): { speaker: string; first: string } | null {
     if (this.who === undefined) {
-      const speaker = this.said.speaker?.toLowerCase() ?? null;
+      // Apostrophes dropped, as in the query's names ("O'Brien" → `obrien`).
+      const speaker = this.said.speaker === null ? null : dropApostrophes(this.said.speaker).toLowerCase();
       this.who = speaker === null ? null : { speaker, first: speaker.split(' ')[0]! };
     }
     return this.who;
@@ -132,8 +137,19 @@ class Entities implements MemoryEntities {
     return (this.foldedBody ??= fold(this.said.body));
   }
   mayMention(name: string): boolean {
-    // Every mention is a word of the body, lower-cased (a possessive's "s" dropped).
-    return (this.lowered ??= this.said.body.toLowerCase()).includes(name);
+    // Every mention is a capitalised word of the body, lower-cased (a possessive's "s" dropped):
+    // the name occurs in the lower-cased body where the body has a capital. Most occurrences of
+    // a query's name in other memories are the word in lower case ("aspirin" for "Aspirin …"),
+    // and they need no reading of the words. Where lower-casing changed the length, positions
+    // do not line up and any occurrence counts.
+    // The words are read with their apostrophes dropped ("O'Brien" → `obrien`), and so is this.
+    const body = (this.unquoted ??= dropApostrophes(this.said.body));
+    const lowered = (this.lowered ??= body.toLowerCase());
+    if (lowered.length !== body.length) return lowered.includes(name);
+    for (let i = lowered.indexOf(name); i >= 0; i = lowered.indexOf(name, i + 1)) {
+      if (body[i] !== lowered[i] || CAPITAL.test(body.slice(i, i + 2))) return true;
+    }
+    return false;
   }
   get saysWhen(): boolean {
     return (this.when ??= TIME_WORDS.test(this.said.body) || /\b\d{1,2}(?:st|nd|rd|th)? of\b|\b\d{4}-\d{2}-\d{2}\b/.test(this.said.body));

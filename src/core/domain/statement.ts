@@ -58,9 +58,12 @@ export interface Word extends RawWord {
   vocative: boolean;
 }
 
+/** A text with its apostrophes dropped, as its words are read ("o'clock" → `oclock`). */
+export const dropApostrophes = (text: string): string => text.replace(/[\u2018\u02bc\uff07\u00b4\u2032\u2019']/gu, '');
+
 /** The words of a text with their sentence starts (apostrophes dropped: "o'clock" → `oclock`). */
 export function statementWords(text: string): Word[] {
-  const folded = text.replace(/[\u2018\u02bc\uff07\u00b4\u2032\u2019']/gu, '');
+  const folded = dropApostrophes(text);
   const matches = [...folded.matchAll(WORD_OR_NUMBER)];
   return matches.map((match, k) => {
     const prev = matches[k - 1];
