@@ -203,7 +203,13 @@ export function scoreCandidates(pool: readonly PoolItem[], query: string, option
     hits = opts.fusion === 'rrf' ? fuseRrf(input) : opts.fusion === 'linear' ? fuseLinear(input) : fuseWeighted(input);
   }
   hits.sort(compareHits);
-  return hits.map(({ index, ...hit }) => {
+  return hits.map((indexed) => {
+    const { index } = indexed;
+    // The hit without its pool index (built field by field: a rest copy of every hit cost more).
+    const hit: ScoredHit = { memory: indexed.memory, score: indexed.score, cosine: indexed.cosine };
+    if (indexed.confidence !== undefined) hit.confidence = indexed.confidence;
+    if (indexed.relevance !== undefined) hit.relevance = indexed.relevance;
+    if (indexed.explain !== undefined) hit.explain = indexed.explain;
     const judgement = judged?.[index];
     if (judgement) {
       hit.confidence = judgement.confidence;
@@ -225,7 +231,10 @@ function termSetOf(item: PoolItem): ReadonlySet<string> {
 /** The relevance judgement of every pool item (coverage over the whole pool, filtered ones included). */
 function judgePool(pool: readonly PoolItem[], queryTerms: string[], judge: RelevanceJudge): (RelevanceJudgement & { coverage: number })[] {
   const coverage = lexicalCoverage(queryTerms, pool.map(termSetOf));
-  return pool.map((item, i) => ({ ...judge({ cosine: item.cosine, coverage: coverage[i]! }), coverage: coverage[i]! }));
+  return pool.map((item, i) => {
+    const { probability, confidence, z } = judge({ cosine: item.cosine, coverage: coverage[i]! });
+    return { probability, confidence, z, coverage: coverage[i]! };
+  });
 }
 
 function scoreSemantic(pool: readonly PoolItem[], opts: CheckedScoreOptions): IndexedHit[] {
@@ -275,9 +284,11 @@ function buildRows(
         pool.map((item) => item.lexicalTerms ?? lexicalTerms(item.memory.text)),
       );
   const rows: Row[] = [];
+  // One input for the pool, its index moved along: the signals read it while their value is taken.
+  const input: SignalInput = { index: 0, bm25, weights: opts.weights, now: opts.now, query, fusion: opts.fusion };
   pool.forEach((item, index) => {
     if (!survives(item, opts)) return;
-    const input = { index, bm25, weights: opts.weights, now: opts.now, query, fusion: opts.fusion };
+    input.index = index;
     rows.push({
       item,
       index,
