@@ -5,7 +5,7 @@
  * overflows its box.
  */
 import { expect, test, type BrowserContext, type Page } from 'playwright/test';
-import { expectNoHorizontalScroll, guardPages, shot } from './app-helpers.ts';
+import { expectNoHorizontalScroll, expectReady, guardPages, shot } from './app-helpers.ts';
 
 guardPages();
 
@@ -68,7 +68,7 @@ for (const scheme of ['light', 'dark'] as const) {
       await page.setViewportSize({ width: size.width, height: size.height });
       await page.addInitScript((store) => localStorage.setItem('houkai-web:last-store', store), STORE);
       await page.goto('/');
-      await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 120_000 });
+      await expectReady(page)
       await expect(page.locator('main')).toHaveAttribute('data-store', STORE);
       const tag = `look-${size.name}-${scheme}`;
 

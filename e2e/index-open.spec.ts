@@ -4,7 +4,7 @@
  * much of the saved index it has read ("Loading the search index n%").
  */
 import { expect, test } from 'playwright/test';
-import { guardPages, memoryCount, openingTexts, shot, startWithStore } from './app-helpers.ts';
+import { expectReady, guardPages, memoryCount, openingTexts, shot, startWithStore } from './app-helpers.ts';
 
 guardPages();
 
@@ -29,7 +29,7 @@ test('an int8 store opens in the app on its own index, and the opening screen co
   expect(made).toBe('hnsw-i8');
   await startWithStore(page, store);
   await page.goto('/');
-  await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 120_000 });
+  await expectReady(page)
   await shot(page, 'int8-store-open', false);
   const texts = await openingTexts(page);
   expect(texts).toMatch(/Loading the search index\s+\d+%/);

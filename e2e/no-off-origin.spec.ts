@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, expect, test, type Browser } from 'playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
 import { recordingProxy, serveStatic } from './offline-servers.ts';
+import { expectReady } from './app-helpers.ts';
 
 const APP = fileURLToPath(new URL('../dist/e2e/', import.meta.url));
 
@@ -41,7 +42,7 @@ for (const scenario of [
     try {
       const page = await context.newPage();
       await page.goto(`${app.url}/`);
-      await expect(page.locator('main')).toHaveAttribute('data-phase', 'ready', { timeout: 150_000 });
+      await expectReady(page, 150_000)
       await expect(page.locator('.chips')).toContainText(scenario.model);
       // The model files were asked of the origin (and, in the 404 case, refused there).
       expect(app.requests.some((path) => path.startsWith('/models/Xenova/all-MiniLM-L6-v2/'))).toBe(true);
