@@ -101,7 +101,7 @@ class Entities implements MemoryEntities {
   private when: boolean | undefined;
   private foldedBody: string | undefined;
   private lowered: string | undefined;
-  private unquoted: string | undefined;
+  private apostropheFree: string | undefined;
   /** The speaker lower-cased, and its first word (null: no speaker); read once. */
   private who: { speaker: string; first: string } | null | undefined;
   constructor(private readonly text: string) {}
@@ -143,7 +143,7 @@ class Entities implements MemoryEntities {
     // and they need no reading of the words. Where lower-casing changed the length, positions
     // do not line up and any occurrence counts.
     // The words are read with their apostrophes dropped ("O'Brien" → `obrien`), and so is this.
-    const body = (this.unquoted ??= dropApostrophes(this.said.body));
+    const body = (this.apostropheFree ??= dropApostrophes(this.said.body));
     const lowered = (this.lowered ??= body.toLowerCase());
     if (lowered.length !== body.length) return lowered.includes(name);
     for (let i = lowered.indexOf(name); i >= 0; i = lowered.indexOf(name, i + 1)) {

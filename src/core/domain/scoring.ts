@@ -204,13 +204,8 @@ export function scoreCandidates(pool: readonly PoolItem[], query: string, option
   }
   hits.sort(compareHits);
   return hits.map((indexed) => {
-    const { index } = indexed;
-    // The hit without its pool index (built field by field: a rest copy of every hit cost more).
-    const hit: ScoredHit = { memory: indexed.memory, score: indexed.score, cosine: indexed.cosine };
-    if (indexed.confidence !== undefined) hit.confidence = indexed.confidence;
-    if (indexed.relevance !== undefined) hit.relevance = indexed.relevance;
-    if (indexed.explain !== undefined) hit.explain = indexed.explain;
-    const judgement = judged?.[index];
+    const hit = withoutIndex(indexed);
+    const judgement = judged?.[indexed.index];
     if (judgement) {
       hit.confidence = judgement.confidence;
       hit.relevance = judgement.probability;
@@ -218,6 +213,21 @@ export function scoreCandidates(pool: readonly PoolItem[], query: string, option
     } else if (opts.confidence) hit.confidence = classifyConfidence(hit.cosine, opts.confidence);
     return hit;
   });
+}
+
+/** The fields of a hit that {@link withoutIndex} copies. */
+type CopiedHitField = 'memory' | 'score' | 'cosine' | 'confidence' | 'relevance' | 'explain';
+/** Compile-time: a field added to `ScoredHit` fails here until `withoutIndex` copies it. */
+const EVERY_HIT_FIELD_COPIED: [Exclude<keyof ScoredHit, CopiedHitField>] extends [never] ? true : never = true;
+void EVERY_HIT_FIELD_COPIED;
+
+/** A hit without its pool index, built field by field (a rest copy of every hit cost more). */
+function withoutIndex(indexed: IndexedHit): ScoredHit {
+  const hit: ScoredHit = { memory: indexed.memory, score: indexed.score, cosine: indexed.cosine };
+  if (indexed.confidence !== undefined) hit.confidence = indexed.confidence;
+  if (indexed.relevance !== undefined) hit.relevance = indexed.relevance;
+  if (indexed.explain !== undefined) hit.explain = indexed.explain;
+  return hit;
 }
 
 function survives(item: PoolItem, opts: CheckedScoreOptions): boolean {
