@@ -108,7 +108,7 @@ test('the agent demo runs the tool script and shows every call and result, error
   // The sandbox can be opened in Browse.
   await page.getByRole('button', { name: 'Open the sandbox in Browse' }).click();
   await expect(page.locator('main')).toHaveAttribute('data-store', 'agent-demo');
-  await expectReady(page, 60_000)
+  await expectReady(page, 60_000);
   await expect(page.locator('.list-count')).toHaveText('3 memories shown');
   await expect(page.getByTestId('browse-hidden')).toHaveText('1 superseded hidden · 4 memories stored in all');
 });

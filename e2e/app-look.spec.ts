@@ -68,7 +68,7 @@ for (const scheme of ['light', 'dark'] as const) {
       await page.setViewportSize({ width: size.width, height: size.height });
       await page.addInitScript((store) => localStorage.setItem('houkai-web:last-store', store), STORE);
       await page.goto('/');
-      await expectReady(page)
+      await expectReady(page);
       await expect(page.locator('main')).toHaveAttribute('data-store', STORE);
       const tag = `look-${size.name}-${scheme}`;
 

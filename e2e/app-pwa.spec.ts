@@ -64,7 +64,7 @@ test('installable: a valid manifest with loading icons, a service worker in cont
 
   // A service worker controls the page (after one reload at most).
   await waitForController(page);
-  await expectReady(page)
+  await expectReady(page);
 
   // Chromium parses the manifest without errors (its installability verdict is the next test:
   // it needs a profile that is not incognito).
@@ -78,7 +78,7 @@ test('installable: a valid manifest with loading icons, a service worker in cont
   await context.setOffline(true);
   try {
     await page.reload();
-    await expectReady(page)
+    await expectReady(page);
     await expect(page.locator('main')).toHaveAttribute('data-store', 'pwa-install');
     // The default model (MiniLM) came from the precache: the installed app embeds with no network.
     await expect(page.locator('.chips')).toContainText('all-MiniLM-L6-v2');
@@ -97,7 +97,7 @@ test('Chromium itself finds the app installable (a normal, non-incognito profile
   try {
     const page = context.pages()[0] ?? (await context.newPage());
     await page.goto('/');
-    await expectReady(page)
+    await expectReady(page);
     await waitForController(page);
     const cdp = await context.newCDPSession(page);
     const { installabilityErrors } = (await cdp.send('Page.getInstallabilityErrors')) as { installabilityErrors: { errorId: string }[] };
@@ -144,7 +144,7 @@ test('a new version waits for the person: the banner offers Reload, Later puts i
   const server = await serveApp();
   try {
     await page.goto(`${server.origin}/`);
-    await expectReady(page)
+    await expectReady(page);
     await waitForController(page);
     await expect(page.locator('meta[name="app-build"]')).toHaveCount(0);
     await expect(page.locator('.update-banner')).toHaveCount(0);
@@ -165,7 +165,7 @@ test('a new version waits for the person: the banner offers Reload, Later puts i
     await banner.getByRole('button', { name: 'Later' }).click();
     await expect(page.locator('.update-banner')).toHaveCount(0);
     await page.reload();
-    await expectReady(page)
+    await expectReady(page);
     await expect(page.locator('meta[name="app-build"]')).toHaveCount(0);
     await expect(banner).toBeVisible({ timeout: 60_000 });
 
@@ -177,7 +177,7 @@ test('a new version waits for the person: the banner offers Reload, Later puts i
     await banner.getByRole('button', { name: 'Reload' }).click();
     await reloaded;
     await expect(page.locator('meta[name="app-build"]')).toHaveAttribute('content', '2');
-    await expectReady(page)
+    await expectReady(page);
     await expect(page.locator('.update-banner')).toHaveCount(0);
     const state = await page.evaluate(async () => {
       const registration = (await navigator.serviceWorker.getRegistration())!;

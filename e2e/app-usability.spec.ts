@@ -89,13 +89,13 @@ test('first visit: the opening screen says what loads and why, never "0 of 0"', 
   await expect(opening.locator('[data-step="model"]')).toContainText('Loading the embedding model');
   await expect(opening).toContainText('First start in this browser');
   await shot(page, 'usability-opening', false);
-  await expectReady(page)
+  await expectReady(page);
   const texts = await page.evaluate(() => (window as unknown as { openingTexts: string[] }).openingTexts);
   expect(texts.length).toBeGreaterThan(0);
   expect(texts.join('\n')).not.toMatch(/\b0 of 0\b/);
   // The next start is no longer a first one.
   await page.reload();
-  await expectReady(page)
+  await expectReady(page);
   expect(await page.evaluate(() => localStorage.getItem('houkai-web:visited'))).not.toBeNull();
 });
 
@@ -185,7 +185,7 @@ test('counts agree and say what they count; Browse can show superseded and expir
   );
   await page.waitForTimeout(1500); // the TTL passes
   await page.reload();
-  await expectReady(page)
+  await expectReady(page);
   await expect.poll(() => memoryCount(page)).toBe(4);
   await expect(page.locator('.chips .chip').first()).toContainText('4 memories stored');
 
@@ -325,7 +325,7 @@ test('the store list shows every store with its size and model, an a:b store inc
   // The open store can be deleted too: the app moves to another one.
   await dialog.locator('.store-item[data-store-name="use-stores-home"]').getByRole('button', { name: 'Delete use-stores-home' }).click();
   await dialog.getByRole('button', { name: 'Delete for good' }).click();
-  await expectReady(page)
+  await expectReady(page);
   await expect(page.locator('main')).not.toHaveAttribute('data-store', 'use-stores-home');
 });
 

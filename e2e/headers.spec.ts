@@ -15,7 +15,7 @@ const lower = (headers: Record<string, string>): Record<string, string> =>
 
 test('every response carries the header table’s headers: the page, the worker, the service worker, assets, a miss', async ({ page, browser }) => {
   await page.goto('/');
-  await expectReady(page)
+  await expectReady(page);
   const [shared] = await workerTargets(browser, 'shared_worker', /\/workers\/memory\.worker-[\w-]+\.js$/);
   expect(shared, 'the memory SharedWorker runs, from workers/').toBeTruthy();
   const workerPath = new URL(shared!.url).pathname;
@@ -41,7 +41,7 @@ test('every response carries the header table’s headers: the page, the worker,
 
 test('cross-origin isolated: the page and its own worker are; the SharedWorker loads and serves under COEP', async ({ page, browser }) => {
   await page.goto('/');
-  await expectReady(page)
+  await expectReady(page);
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
   expect(await page.evaluate(() => typeof SharedArrayBuffer)).toBe('function');
   const [shared] = await workerTargets(browser, 'shared_worker', /\/workers\/memory\.worker-/);
@@ -72,7 +72,7 @@ test('the policy holds: no inline style or script, no eval, no framing on the pa
     if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
   });
   await page.goto('/');
-  await expectReady(page)
+  await expectReady(page);
   const outcome = await page.evaluate(async () => {
     const seen: string[] = [];
     document.addEventListener('securitypolicyviolation', (e) => seen.push(e.violatedDirective));

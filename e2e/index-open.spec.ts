@@ -29,7 +29,7 @@ test('an int8 store opens in the app on its own index, and the opening screen co
   expect(made).toBe('hnsw-i8');
   await startWithStore(page, store);
   await page.goto('/');
-  await expectReady(page)
+  await expectReady(page);
   await shot(page, 'int8-store-open', false);
   const texts = await openingTexts(page);
   expect(texts).toMatch(/Loading the search index\s+\d+%/);

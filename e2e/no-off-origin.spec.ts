@@ -42,7 +42,7 @@ for (const scenario of [
     try {
       const page = await context.newPage();
       await page.goto(`${app.url}/`);
-      await expectReady(page, 150_000)
+      await expectReady(page, 150_000);
       await expect(page.locator('.chips')).toContainText(scenario.model);
       // The model files were asked of the origin (and, in the 404 case, refused there).
       expect(app.requests.some((path) => path.startsWith('/models/Xenova/all-MiniLM-L6-v2/'))).toBe(true);

@@ -88,7 +88,7 @@ test('the quickstart command serves the offline PWA: visit once, go offline, rel
     const response = await page.goto(url);
     expect(response!.headers()['cross-origin-opener-policy']).toBe('same-origin');
     expect(response!.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
-    await expectReady(page, 180_000)
+    await expectReady(page, 180_000);
     expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
     await expect(page.locator('script[src*="@vite/client"]')).toHaveCount(0);
     await expect(page.locator('link[rel="manifest"]')).toHaveAttribute('href', '/manifest.webmanifest');
@@ -100,7 +100,7 @@ test('the quickstart command serves the offline PWA: visit once, go offline, rel
     await context.setOffline(true);
     try {
       await page.reload();
-      await expectReady(page, 180_000)
+      await expectReady(page, 180_000);
       expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
       await remember(page, 'Remembered with the network off, after the first visit.');
       await page.getByLabel('Search your memories').fill('remembered with the network off');

@@ -25,7 +25,7 @@ test('a store written by schema v10 upgrades as it opens: the opening screen cou
   const step = page.locator('.opening [data-step="upgrade"]');
   await expect(step).toContainText('Upgrading the store to this version’s storage format', { timeout: 60_000 });
   await shot(page, 'upgrade-opening', false);
-  await expectReady(page, 240_000)
+  await expectReady(page, 240_000);
   const texts = await openingTexts(page);
   // While it ran: rows done of all the rows (v11: every memory row and every vector row; v12: every memory row), and why.
   expect(texts).toMatch(new RegExp(`Upgrading the store to this version’s storage format\\s+[\\d,]+ of ${(2 * N).toLocaleString('en-US')} rows`));
