@@ -50,6 +50,9 @@ function possessive(stem: string): RegExp {
   }
   return pattern;
 }
+/** A capital letter (one without a lower-case form too) opening a string: what makes a word a name. */
+const CAPITAL = /^\p{Lu}/u;
+
 const QUOTED = /"([^"]{2,200})"|“([^”]{2,200})”|(?<![\p{L}])'([^']{2,200})'(?![\p{L}])/gu;
 
 /** Characters of a query read for names, quotes and times: a question, not a document pasted in (up to 1 MiB). */
@@ -61,7 +64,7 @@ export function analyseQuery(fullQuery: string, anchor: number): QueryAnalysis {
   const phrases = [...query.matchAll(QUOTED)].map((m) => fold(m[1] ?? m[2] ?? m[3] ?? '')).filter((p) => p.includes(' ') || p.length >= 3);
   const names = new Set<string>();
   for (const w of statementWords(query)) {
-    if (!/^\p{Lu}/u.test(w.raw)) continue;
+    if (!CAPITAL.test(w.raw)) continue;
     const name = nameOf(w.raw, query);
     // "Fridays", "Mondays": a day, not a person.
     const singular = name.endsWith('s') ? name.slice(0, -1) : name;
@@ -91,9 +94,6 @@ export interface MemoryEntities {
 
 const TIME_WORDS =
   /\b(yesterday|today|tonight|tomorrow|ago|last (?:week|weekend|month|year|night|time)|next (?:week|weekend|month|year)|this (?:week|weekend|month|year|morning|evening)|recently|lately|(?:19|20)\d{2}|since|until|daily|weekly|monthly|every (?:day|week|month|morning|evening|night)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|january|february|march|april|june|july|august|september|october|november|december|noon|midnight|\d{1,2}(?::\d{2})?\s?(?:am|pm)|\d{1,2}:\d{2})\b/i;
-
-/** A capital letter (one without a lower-case form too) opening a string. */
-const CAPITAL = /^\p{Lu}/u;
 
 class Entities implements MemoryEntities {
   private line: { speaker: string | null; body: string } | undefined;
@@ -128,7 +128,7 @@ class Entities implements MemoryEntities {
     if (!this.names) {
       this.names = new Set();
       for (const w of statementWords(this.said.body)) {
-        if (!w.vocative && /^\p{Lu}/u.test(w.raw)) this.names.add(nameOf(w.raw, this.said.body));
+        if (!w.vocative && CAPITAL.test(w.raw)) this.names.add(nameOf(w.raw, this.said.body));
       }
     }
     return this.names;
