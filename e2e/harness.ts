@@ -3,7 +3,7 @@
 import { registerSW } from 'virtual:pwa-register';
 import Dexie from 'dexie';
 import { connectMemory, MemoryError, type MemoryClient, type ConnectOptions } from '../src/index.ts';
-import { databaseName, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
+import { databaseName, openDexieEngine, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
 import { lexicalFields } from '../src/core/domain/lexical-index.ts';
 import { makeMemory } from '../test/helpers/memory.ts';
 
@@ -20,6 +20,12 @@ declare global {
        * the upgrade specs. Answers the IndexedDB version the database was left at.
        */
       writeV10Store(name: string, n: number, embedderId: string, dim: number): Promise<number>;
+      /**
+       * Opens store `name`'s database in this page (another realm than the memory worker) and
+       * counts the writes its engine hears of, into `writesHeard[name]`.
+       */
+      watchWrites(name: string): Promise<void>;
+      writesHeard: Record<string, number>;
       swReady: Promise<boolean>;
       progress: unknown[];
     };
@@ -75,6 +81,12 @@ window.houkai = {
     db.close();
     return version;
   },
+  async watchWrites(name) {
+    const engine = await openDexieEngine(name);
+    window.houkai.writesHeard[name] = 0;
+    engine.watch!(() => void window.houkai.writesHeard[name]!++);
+  },
+  writesHeard: {},
   swReady,
   progress: [],
 };

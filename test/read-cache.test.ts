@@ -1,7 +1,8 @@
 /**
  * Recall's reads served from memory (issue #26's latency): the lexical index held in memory
  * gives exactly the BM25 top an exhaustive scorer gives, and the storage core's read cache stays
- * what storage says through this store's own writes, another handle's, and a writer it never hears from.
+ * what storage says through this store's own writes and another handle's (writers elsewhere:
+ * foreign-writes.test.ts).
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -248,20 +249,6 @@ describe('the read cache stays what storage says', () => {
     await two.replace(tagged, { ...tagged, text: 'the staging cluster, moved' }, vec(5), ctx('edit'));
     expect((await one.vectorsOf([label!])).size).toBe(0);
     expect((await one.getByLabels([label!])).size).toBe(0);
-  });
-
-  it('a writer it never hears from: the metadata row it reads before each search drops what is stale', async () => {
-    const engine = await openDexieEngine(uniqueName('read-cache'));
-    const silent = (): StorageEngine => ({ transaction: engine.transaction.bind(engine), mapError: engine.mapError.bind(engine), close: () => undefined });
-    const one = storageOver(silent());
-    const two = storageOver(silent());
-    await one.initMeta(META);
-    await one.insert([makeMemory('a', 'the staging cluster')], [vec(1)], ctx());
-    expect(await candidates(one, 'staging cluster')).toEqual(['a']);
-    await two.insert([makeMemory('b', 'staging cluster two')], [vec(2)], ctx());
-    await one.lexicalStats();
-    expect(await candidates(one, 'two')).toEqual(['b']);
-    engine.close();
   });
 
   it('a large store searches the postings in storage until its index is read, then the index', async () => {

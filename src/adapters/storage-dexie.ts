@@ -4,7 +4,7 @@
  * store, so stores are isolated the way AI-Houkai's collections are. Raw IndexedDB failures
  * are mapped to `MemoryError` here and nowhere else.
  */
-import Dexie, { type Collection, type IndexableType, type Table, type Transaction } from 'dexie';
+import Dexie, { type Collection, type IndexableType, type ObservabilitySet, type Table, type Transaction } from 'dexie';
 import { mapStorageError } from './indexeddb-errors.ts';
 import { databaseName, MemoryDatabase, type DexieStorageOptions } from './dexie-schema.ts';
 import { storageOver, TABLES, parseTable, type Key, type Query, type StorageEngine, type StorageTx, type TableName, type TxOptions } from '../core/storage/index.ts';
@@ -76,6 +76,23 @@ function dexieEngine(db: MemoryDatabase): StorageEngine {
       options?.oneCall ? body(direct) : transact(mode, tables, (trans) => body(txOver(trans))),
     mapError: mapStorageError,
     close: () => db.close(),
+    watch: (listener) => {
+      // Dexie announces every committed write, this realm's at once and other realms' (tabs,
+      // workers, any build of this app, which all write through Dexie) over its BroadcastChannel,
+      // as the parts it changed: `idb://<database>/<table>/<index>`.
+      const ours = `idb://${db.name}/`;
+      const heard = (parts: ObservabilitySet): void => {
+        const tables = new Set<TableName>();
+        for (const part in parts) {
+          if (!part.startsWith(ours)) continue;
+          const table = part.slice(ours.length, part.indexOf('/', ours.length));
+          if (Object.hasOwn(TABLES, table)) tables.add(table as TableName);
+        }
+        if (tables.size > 0) listener([...tables]);
+      };
+      Dexie.on.storagemutated.subscribe(heard);
+      return () => Dexie.on.storagemutated.unsubscribe(heard);
+    },
   };
 }
 

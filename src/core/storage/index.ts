@@ -33,6 +33,11 @@ export interface StorageOptions {
   rowCacheBytes?: number;
   /** Bytes of stored vectors kept in memory at most (default 96 MiB: 131,072 at 384-d; 0 keeps none). */
   vectorCacheBytes?: number;
+  /**
+   * A write the backend does not announce (its `watch`) is seen by searches within this many
+   * milliseconds (default 1,000; 0 reads the metadata row before every search).
+   */
+  unannouncedWritesSeenWithin?: number;
 }
 
 /**
@@ -41,7 +46,7 @@ export interface StorageOptions {
  * store's writes), and memory rows stored without their default-valued fields (row-codec.ts).
  */
 export function storageOver(backend: StorageEngine, options: StorageOptions = {}): MemoryStorage {
-  const cache = new ReadCache(packedRows(backend), { rows: options.rowCacheBytes, vectors: options.vectorCacheBytes });
+  const cache = new ReadCache(packedRows(backend), { rows: options.rowCacheBytes, vectors: options.vectorCacheBytes, unannouncedWithin: options.unannouncedWritesSeenWithin });
   const engine = cache.wrap();
   const run = runner(engine);
   return {

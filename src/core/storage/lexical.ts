@@ -30,16 +30,19 @@ export function lexicalPostings(engine: StorageEngine, run: Run, cache: ReadCach
   let dfCache: { key: string; df: Map<string, number> } = { key: '', df: new Map() };
 
   /**
-   * The metadata row, compared with what the cache mirrors. Calls while a read is under way share
-   * it (recall asks for the statistics and the candidates side by side).
+   * The metadata row: the cache's when nothing can have changed it unseen, else read and compared
+   * with what the cache mirrors. Calls while a read is under way share it (recall asks for the
+   * statistics and the candidates side by side).
    */
   let reading: Promise<StoreMeta | undefined> | null = null;
-  const checkedMeta = (operation: string): Promise<StoreMeta | undefined> => {
+  const checkedMeta = async (operation: string): Promise<StoreMeta | undefined> => {
+    const known = cache.currentMeta();
+    if (known) return known.row;
     reading ??= (async () => {
-      const epoch = cache.readEpoch;
+      const read = cache.beginMetaRead();
       try {
         const meta = await run(operation, 'r', ['meta'], readMeta, ONE_CALL);
-        cache.check(meta, epoch);
+        cache.check(meta, read);
         return meta;
       } finally {
         reading = null;

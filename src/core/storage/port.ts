@@ -93,4 +93,12 @@ export interface StorageEngine {
    * realm hold the same data, so a commit through one drops what the others cache.
    */
   readonly id?: string;
+  /**
+   * Optional: calls `listener` with the tables a read-write transaction on this data wrote, after
+   * it commits anywhere this engine can hear of (its own, another handle's, another realm's), and
+   * returns the way to stop. A reader uses it to know when what it caches may be stale; an engine
+   * that cannot hear of writes elsewhere leaves it out, and readers then check storage at least
+   * once a second.
+   */
+  watch?(listener: (tables: readonly TableName[]) => void): () => void;
 }

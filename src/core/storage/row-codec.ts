@@ -84,6 +84,7 @@ function packedTx(tx: StorageTx): StorageTx {
 export function packedRows(backend: StorageEngine): StorageEngine {
   return {
     ...(backend.id === undefined ? {} : { id: backend.id }),
+    ...(backend.watch ? { watch: (listener: (tables: readonly TableName[]) => void) => backend.watch!(listener) } : {}),
     transaction: (mode, tables, body, options) => backend.transaction(mode, tables, (tx) => body(packedTx(tx)), options),
     mapError: (error, operation) => backend.mapError(error, operation),
     close: () => backend.close(),
