@@ -72,6 +72,11 @@ export interface StoreState {
   calibratedAt: number;
   /** User calls in flight (maintenance waits for none). */
   inFlight: number;
+  /**
+   * Writes a call left running after it answered (a recall's touch, `writeBehind`): every later
+   * call, and the close, waits for them first, so none sees the store without them.
+   */
+  behind: Promise<void> | null;
   scheduler: MaintenanceScheduler | null;
   /**
    * Who hears of changes the store makes on its own, outside any call: live sync rounds, the one
@@ -136,6 +141,17 @@ type AllOf<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I
  * none). A whole `StoreContext` is one of every `Using<…>`.
  */
 export type Using<R extends StorageRole = never> = Omit<StoreContext, 'storage'> & { readonly storage: [R] extends [never] ? object : AllOf<StorageRoles[R]> };
+
+/**
+ * Lets `write` finish after the call that started it has answered. A failed one is dropped: only
+ * writes that change nothing a caller asked for go this way (a touch, which lands whole or not at all).
+ */
+export function writeBehind(state: StoreState, write: Promise<unknown>): void {
+  const settled: Promise<void> = Promise.allSettled([state.behind, write]).then(() => {
+    if (state.behind === settled) state.behind = null;
+  });
+  state.behind = settled;
+}
 
 /** Applies an `IndexDelta` to an index: removals first, then additions (optionally deferred). */
 export function applyIndexDelta(index: VectorIndex, delta: IndexDelta, deferred = false): void {

@@ -109,6 +109,7 @@ export function createStoreContext(parts: ContextParts): StoreContext {
     closed: false,
     calibratedAt: 0,
     inFlight: 0,
+    behind: null,
     scheduler: null,
     watchers: new Set(),
   };
@@ -232,6 +233,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     views: new Map(),
     close: () =>
       (closing ??= (async () => {
+        await state.behind;
         scheduler.stop();
         leases.stop();
         await stopSession(state);

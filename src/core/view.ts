@@ -76,6 +76,8 @@ class View {
     const counted = !UNCOUNTED.has(method);
     if (counted) ctx.state.inFlight += 1;
     try {
+      // What an earlier call left to write after answering lands first.
+      if (ctx.state.behind) await ctx.state.behind;
       return await operation(ctx, ...plain);
     } finally {
       if (counted) ctx.state.inFlight -= 1;

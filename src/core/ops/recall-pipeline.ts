@@ -8,7 +8,7 @@
 import { bm25Idf, bm25TermScore, BM25_B, BM25_K1, normaliseBm25 } from '../domain/bm25.ts';
 import type { Confidence } from '../domain/confidence.ts';
 import { contestedBy } from '../services/contested.ts';
-import { embedOne, type Using } from '../context.ts';
+import { embedOne, writeBehind, type Using } from '../context.ts';
 import { invalid } from '../errors.ts';
 import type { RandomSource, VectorLog } from '../ports.ts';
 import { attachNeighbours, timeAnchor, type Candidate } from './recall-neighbours.ts';
@@ -271,12 +271,14 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
   }
   const chosen = selectHits(scored, o, similarity);
 
-  // 5. Touch the returned memories in one transaction.
-  let touched = new Map<string, Memory>();
-  if (o.touch && chosen.length > 0) touched = new Map((await storage.touch(chosen.map((h) => h.memory.id), now)).map((m) => [m.id, m]));
+  // 5. Touch the returned memories in one transaction, written behind the answer: it rewrites
+  //    each row (and so its index entries), which cost more than the whole search (BENCHMARKS.md,
+  //    issue #26 session 9). The store's next call waits for it (view.ts).
+  if (o.touch && chosen.length > 0) writeBehind(ctx.state, storage.touch(chosen.map((h) => h.memory.id), now));
   const contested = await contestedBy(storage, chosen.map((h) => h.memory));
   const hits = chosen.map((h) => {
-    const hit: RecallHit = { memory: touched.get(h.memory.id) ?? h.memory, score: h.score, cosine: h.cosine, contestedBy: contested.get(h.memory.id) ?? [] };
+    const memory = o.touch ? { ...h.memory, lastAccessed: now, accessCount: h.memory.accessCount + 1 } : h.memory;
+    const hit: RecallHit = { memory, score: h.score, cosine: h.cosine, contestedBy: contested.get(h.memory.id) ?? [] };
     if (h.confidence) hit.confidence = h.confidence;
     if (h.relevance !== undefined) hit.relevance = h.relevance;
     if (h.explain) hit.explain = h.explain;
