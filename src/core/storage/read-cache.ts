@@ -310,8 +310,7 @@ export class ReadCache {
         // What storage holds now: the transaction that wrote it has committed.
         this.key = lexicalKey(change.meta);
         this.meta = { row: change.meta, at: performance.now() };
-      }
-      else if ('row' in change) this.rows.set(change.row.label, { ...change.row, ...memoryOf(change.row) });
+      } else if ('row' in change) this.rows.set(change.row.label, { ...change.row, ...memoryOf(change.row) });
       else if ('vector' in change) this.vectors.set(change.vector.label, change.vector.vector);
       else if ('gone' in change) {
         this.rows.delete(change.gone);
