@@ -14,9 +14,10 @@
  * the engine announced a write to it (its `watch`: Dexie announces every commit, other realms'
  * too; a recall's touch writes rows only, so it does not count), or when the last look at storage
  * is older than a second (a writer the engine cannot hear of). Reading it before every search was
- * a storage request a search (0.11 ms in Node on fake-indexeddb; in a browser, a request that
- * IndexedDB answers from another process). A change that leaves that row alone (a touch, a tag edit) made in another realm is not seen
- * until the row moves: a store has one owner at a time (the SharedWorker, the elected tab, the
+ * a storage request a search (0.11 ms in Node on fake-indexeddb, by BENCHMARKS' second-pass
+ * phase timing; in a browser, a request that IndexedDB answers from another process). A change
+ * that leaves that row alone (a touch, a tag edit) made in another realm is not seen until the
+ * row moves: a store has one owner at a time (the SharedWorker, the elected tab, the
  * extension's offscreen document), as its vector index, which another realm's writes do not
  * reach either, assumes.
  */
