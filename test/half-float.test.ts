@@ -39,6 +39,18 @@ describe('binary16 vectors', () => {
     expect(Number.isNaN(fromHalf(new Uint16Array([halfBits(NaN)]))[0])).toBe(true);
   });
 
+  it('decodes every half to the value IEEE 754 gives it', () => {
+    const decoded = fromHalf(new Uint16Array(65536).map((_, i) => i));
+    for (let h = 0; h < 65536; h++) {
+      const sign = h & 0x8000 ? -1 : 1;
+      const exponent = (h >>> 10) & 0x1f;
+      const mantissa = h & 0x3ff;
+      const value =
+        exponent === 0x1f ? (mantissa ? NaN : sign * Infinity) : exponent === 0 ? sign * mantissa * 2 ** -24 : sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+      if (!Object.is(decoded[h], value)) expect([h, decoded[h]]).toEqual([h, value]);
+    }
+  });
+
   it('every half survives the round trip, and a float rounds to its nearest half', () => {
     const all = new Uint16Array(65536).map((_, i) => i);
     const decoded = fromHalf(all);

@@ -64,11 +64,22 @@ export function toHalf(vector: Float32Array): Uint16Array {
   return out;
 }
 
-/** binary16 codes back to float32 (exactly: every half is a float). */
+/**
+ * binary16 codes back to float32 (exactly: every half is a float). A normal half is moved into
+ * the float's bits (its exponent re-biased from 15 to 127); zeros, subnormals, infinities and NaNs
+ * are looked up. The lookup alone cost ~18 ns a component in a recall (the 256 KiB table is out
+ * of cache by then), a quarter of a millisecond a recall at 100,000 memories (BENCHMARKS.md, issue
+ * #26 session 10).
+ */
 export function fromHalf(codes: Uint16Array): Float32Array {
-  const values = decodeTable();
   const out = new Float32Array(codes.length);
-  for (let i = 0; i < codes.length; i++) out[i] = values[codes[i]!]!;
+  const bits = new Uint32Array(out.buffer, out.byteOffset, out.length);
+  for (let i = 0; i < codes.length; i++) {
+    const h = codes[i]!;
+    const exponent = h & 0x7c00;
+    if (exponent !== 0 && exponent !== 0x7c00) bits[i] = ((h & 0x8000) << 16) | (((h & 0x7fff) + ((127 - 15) << 10)) << 13);
+    else out[i] = decodeTable()[h]!;
+  }
   return out;
 }
 
