@@ -25,7 +25,7 @@ const calibration: RelevanceCalibration = {
 
 describe('lexical coverage', () => {
   it('is the idf-weighted share of the query terms a document holds', () => {
-    const docs = ['the office moved to Munich', 'the user likes the office coffee', 'the user prefers dark mode'].map((t) => new Set(lexicalTerms(t)));
+    const docs = ['the office moved to Munich', 'the user likes the office coffee', 'the user prefers dark mode'].map((t) => lexicalTerms(t));
     const [a, b, c] = lexicalCoverage(lexicalTerms('where is the office'), docs);
     expect(a).toBe(1);
     expect(b).toBe(1);
@@ -38,6 +38,19 @@ describe('lexical coverage', () => {
     expect(lexicalCoverage(lexicalTerms('zebra office'), docs)[0]).toBeLessThan(0.5);
     // No query terms (only stop words): nothing is covered.
     expect(lexicalCoverage(lexicalTerms('is it the'), docs)).toEqual([0, 0, 0]);
+  });
+
+  it('counts a term a document repeats once, in its frequency and in its share', () => {
+    const once = [['office', 'coffee'], ['office'], ['mode']];
+    const repeated = [['office', 'coffee', 'office', 'coffee'], ['office', 'office'], ['mode', 'mode']];
+    const query = ['office', 'coffee', 'office'];
+    const expected = lexicalCoverage(query, once);
+    expect(lexicalCoverage(query, repeated)).toEqual(expected);
+    // office in 2 of 3 documents, coffee in 1: the second holds less than half the weight.
+    expect(expected[0]).toBe(1);
+    expect(expected[1]).toBeGreaterThan(0);
+    expect(expected[1]).toBeLessThan(0.5);
+    expect(expected[2]).toBe(0);
   });
 });
 

@@ -125,24 +125,34 @@ export function relevanceJudge(context: JudgeContext): RelevanceJudge {
 
 /**
  * Per document, the idf-weighted share of the query terms it contains (see the module comment).
- * `queryTerms` is used as a set; `docs[i]` is the term set of pool document i. Document
- * frequencies are counted over `docs`. All 0 when the query has no terms.
+ * `queryTerms` is used as a set; `docs[i]` holds the terms of pool document i (repeats do not
+ * count twice). Document frequencies are counted over `docs`. All 0 when the query has no terms.
+ * Each document's terms are read once, against the query's terms by position: no set is built
+ * per document (a recall judges ~60 of them).
  */
-export function lexicalCoverage(queryTerms: readonly string[], docs: readonly ReadonlySet<string>[]): number[] {
+export function lexicalCoverage(queryTerms: readonly string[], docs: readonly (readonly string[])[]): number[] {
   const query = [...new Set(queryTerms)];
   const n = docs.length;
   if (query.length === 0 || n === 0) return docs.map(() => 0);
-  const idf = query.map((t) => {
+  const position = new Map(query.map((t, i) => [t, i] as const));
+  // held[d·q + i] = 1 when document d holds query term i.
+  const q = query.length;
+  const held = new Uint8Array(n * q);
+  docs.forEach((terms, d) => {
+    for (const t of terms) {
+      const i = position.get(t);
+      if (i !== undefined) held[d * q + i] = 1;
+    }
+  });
+  const idf = query.map((_, i) => {
     let df = 0;
-    for (const d of docs) if (d.has(t)) df++;
+    for (let d = 0; d < n; d++) df += held[d * q + i]!;
     return bm25Idf(n, df);
   });
   const total = idf.reduce((a, b) => a + b, 0);
-  return docs.map((d) => {
+  return docs.map((_, d) => {
     let got = 0;
-    query.forEach((t, i) => {
-      if (d.has(t)) got += idf[i]!;
-    });
+    for (let i = 0; i < q; i++) if (held[d * q + i]) got += idf[i]!;
     return total > 0 ? got / total : 0;
   });
 }

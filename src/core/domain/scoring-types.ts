@@ -22,8 +22,8 @@ export interface PoolItem {
   cosine: number;
   /** Precomputed `lexicalTerms(memory.text)`; computed here when absent. */
   lexicalTerms?: readonly string[];
-  /** Precomputed distinct terms (for the relevance coverage), when `lexicalTerms` is not given. */
-  termSet?: ReadonlySet<string>;
+  /** The terms stored with the memory (for the relevance coverage), when `lexicalTerms` is not given. */
+  storedTerms?: readonly string[];
   /**
    * True when a post-filter (tag, superseded, …) excludes this candidate: it still counts toward
    * the pool's BM25 statistics, as in the reference, but is never scored or returned.

@@ -234,13 +234,13 @@ function survives(item: PoolItem, opts: CheckedScoreOptions): boolean {
   return !item.filtered && (opts.minCosine === undefined || item.cosine >= opts.minCosine);
 }
 
-function termSetOf(item: PoolItem): ReadonlySet<string> {
-  return item.termSet ?? new Set(item.lexicalTerms ?? lexicalTerms(item.memory.text));
+function termsOf(item: PoolItem): readonly string[] {
+  return item.storedTerms ?? item.lexicalTerms ?? lexicalTerms(item.memory.text);
 }
 
 /** The relevance judgement of every pool item (coverage over the whole pool, filtered ones included). */
 function judgePool(pool: readonly PoolItem[], queryTerms: string[], judge: RelevanceJudge): (RelevanceJudgement & { coverage: number })[] {
-  const coverage = lexicalCoverage(queryTerms, pool.map(termSetOf));
+  const coverage = lexicalCoverage(queryTerms, pool.map(termsOf));
   return pool.map((item, i) => {
     const { probability, confidence, z } = judge({ cosine: item.cosine, coverage: coverage[i]! });
     return { probability, confidence, z, coverage: coverage[i]! };

@@ -235,7 +235,7 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
     // The stored terms serve the relevance coverage too (no re-tokenising of the pool).
     for (const c of pool) {
       const t = termsOf.get(c.label);
-      if (t) c.termSet = new Set(t.terms);
+      if (t) c.storedTerms = t.terms;
     }
   }
 
