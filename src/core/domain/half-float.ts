@@ -67,7 +67,7 @@ export function toHalf(vector: Float32Array): Uint16Array {
 /**
  * binary16 codes back to float32 (exactly: every half is a float). A normal half is moved into
  * the float's bits (its exponent re-biased from 15 to 127); zeros, subnormals, infinities and NaNs
- * are looked up. The lookup alone cost ~18 ns a component in a recall (the 256 KiB table is out
+ * are looked up. The lookup alone cost about 23 ns a component in a recall (the 256 KiB table is out
  * of cache by then), a quarter of a millisecond a recall at 100,000 memories (BENCHMARKS.md, issue
  * #26 session 10).
  */
