@@ -35,28 +35,6 @@ export function halfBits(x: number): number {
   return sign | (half + (rest > 0x1000 || (rest === 0x1000 && (half & 1)) ? 1 : 0));
 }
 
-let table: Float32Array | undefined;
-
-/** Every binary16 value as a float32, built once (256 KiB): decoding is one lookup a component. */
-function decodeTable(): Float32Array {
-  if (table) return table;
-  table = new Float32Array(65536);
-  for (let h = 0; h < 65536; h++) {
-    const sign = h & 0x8000 ? -1 : 1;
-    const exponent = (h >>> 10) & 0x1f;
-    const mantissa = h & 0x3ff;
-    table[h] =
-      exponent === 0
-        ? sign * mantissa * 2 ** -24
-        : exponent === 0x1f
-          ? mantissa
-            ? NaN
-            : sign * Infinity
-          : sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
-  }
-  return table;
-}
-
 /** A vector as binary16 codes. */
 export function toHalf(vector: Float32Array): Uint16Array {
   const out = new Uint16Array(vector.length);
@@ -66,10 +44,10 @@ export function toHalf(vector: Float32Array): Uint16Array {
 
 /**
  * binary16 codes back to float32 (exactly: every half is a float). A normal half is moved into
- * the float's bits (its exponent re-biased from 15 to 127); zeros, subnormals, infinities and NaNs
- * are looked up. The lookup alone cost about 23 ns a component in a recall (the 256 KiB table is out
- * of cache by then), a quarter of a millisecond a recall at 100,000 memories (BENCHMARKS.md, issue
- * #26 session 10).
+ * the float's bits, its exponent re-biased from 15 to 127; zeros, subnormals, infinities and NaNs
+ * are computed. It replaced a 256 KiB lookup table whose loop took 174 µs of a recall decoding 20
+ * vectors at 100,000 memories, about 23 ns a component: the table out of cache by then, as I read
+ * it (BENCHMARKS.md, issue #26 session 10).
  */
 export function fromHalf(codes: Uint16Array): Float32Array {
   const out = new Float32Array(codes.length);
@@ -78,9 +56,17 @@ export function fromHalf(codes: Uint16Array): Float32Array {
     const h = codes[i]!;
     const exponent = h & 0x7c00;
     if (exponent !== 0 && exponent !== 0x7c00) bits[i] = ((h & 0x8000) << 16) | (((h & 0x7fff) + ((127 - 15) << 10)) << 13);
-    else out[i] = decodeTable()[h]!;
+    else out[i] = unusualHalf(h);
   }
   return out;
+}
+
+/** A half that is not a normal number: a zero or subnormal (exponent 0), an infinity or NaN (exponent 31). */
+function unusualHalf(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const mantissa = h & 0x3ff;
+  if ((h & 0x7c00) === 0) return sign * mantissa * 2 ** -24;
+  return mantissa ? NaN : sign * Infinity;
 }
 
 /** `vector` rounded to what storing it as binary16 keeps (what every storage backend hands back). */
