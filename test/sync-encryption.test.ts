@@ -67,7 +67,9 @@ describe('end-to-end encrypted sync', () => {
       const memoryDocs = docs.filter((d) => String(d._id).startsWith('m:'));
       expect(memoryDocs).toHaveLength(4);
       for (const d of memoryDocs) {
-        expect(Object.keys(d).sort()).toEqual(d._deleted ? ['_deleted', '_id', '_rev', 'by', 'kind', 'v'] : ['_id', '_rev', 'by', 'enc', 'kind', 'v']);
+        // A forget is sealed too (as one, for its revision): a deletion nobody holding the key sealed forgets nothing.
+        expect(Object.keys(d).sort()).toEqual(d._deleted ? ['_deleted', '_id', '_rev', 'by', 'enc', 'kind', 'op', 'v'] : ['_id', '_rev', 'by', 'enc', 'kind', 'v']);
+        if (d._deleted) expect(d.op).toBe('forget');
       }
       const key = docs.find((d) => d._id === 'houkai:key') as { current: { kdf: { iterations: number; salt: string } } };
       expect(key.current.kdf.iterations).toBe(600_000);

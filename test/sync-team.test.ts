@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { openTestStore } from './helpers/store.ts';
 import { request } from './helpers/couch-server.ts';
 import { ALICE, useCouchServer } from './helpers/couch-suite.ts';
-import { MAX_FOLDED_LEAVES } from '../src/core/sync/bridge.ts';
+import { MAX_FOLDED_LEAVES } from '../src/core/sync/leaves.ts';
 
 
 const couch = useCouchServer('team');

@@ -5,7 +5,7 @@
  * round is PouchDB's own two-way replication with the remote. Loaded on the first `sync()`:
  * a store that never syncs never loads it.
  */
-import { DOC_PREFIX, type MemoryDocument, type TombstoneDocument } from '../core/sync/document.ts';
+import { DOC_PREFIX, prune, type MemoryDocument, type TombstoneDocument } from '../core/sync/document.ts';
 import { KEY_DOC_ID } from '../core/sync/keys.ts';
 import { ReplicationError, type ReplicaChange, type ReplicaDocument, type SyncAuth, type SyncCheckpoint, type SyncReplica, type SyncReplicaFactory } from '../core/sync/ports.ts';
 
@@ -36,8 +36,8 @@ interface Pouch {
   allDocs(options: { keys: string[]; include_docs: true; conflicts?: boolean } | { startkey: string; endkey: string; limit: number }): Promise<{ rows: { id?: string; key: string; error?: string; value?: { rev: string; deleted?: boolean }; doc?: ReplicaDocument | null }[] }>;
   get(id: string, options?: { rev?: string }): Promise<Record<string, unknown>>;
   put(doc: Record<string, unknown>): Promise<{ rev: string }>;
-  bulkDocs(docs: object[]): Promise<BulkResult[]>;
-  changes(options: Record<string, unknown>): Emitter<{ results: { id: string; seq: number | string; deleted?: boolean; doc?: ReplicaDocument & { _conflicts?: string[] } }[]; last_seq: number | string }>;
+  bulkDocs(docs: object[] | { docs: object[]; new_edits?: boolean }, ...rest: unknown[]): Promise<BulkResult[]>;
+  changes(options: Record<string, unknown>): Emitter<{ results: { id: string; seq: number | string; deleted?: boolean; changes?: { rev: string }[]; doc?: ReplicaDocument & { _conflicts?: string[] } }[]; last_seq: number | string }>;
   sync(remote: Pouch, options: Record<string, unknown>): Emitter<{ push?: ReplicationResult; pull?: ReplicationResult }>;
   info(): Promise<{ db_name?: string; update_seq?: number | string }>;
   close(): Promise<void>;
@@ -157,6 +157,48 @@ function answerInfoWhileReplicating(remote: Pouch): () => void {
   };
 }
 
+/**
+ * What a replication round takes into the local replica of one document, at most: revisions in
+ * one batch, and the length of a revision's history. A document beyond either was crafted (two
+ * or three devices leave a leaf or two; CouchDB keeps 1,000 revisions of history by default), and
+ * PouchDB's revision merge recurses once per revision written: a document with 1,250 conflicting
+ * leaves overflowed the stack and ended the process (#49, repro-leaves-crash). Such a document is
+ * not written here and is counted unreadable; the server's copy is not ours to fix.
+ */
+export const MAX_REVISIONS_PER_BATCH = 64;
+export const MAX_REVISION_HISTORY = 2_000;
+
+/**
+ * While a round runs, the local replica's `bulkDocs` (the replicator's only write) leaves out every
+ * revision of a document beyond {@link MAX_REVISIONS_PER_BATCH} or {@link MAX_REVISION_HISTORY},
+ * adding its id to `refused`. Returns what puts the replica's own `bulkDocs` back.
+ */
+function capRevisions(local: Pouch, refused: Set<string>): () => void {
+  const own = Object.prototype.hasOwnProperty.call(local, 'bulkDocs') ? local.bulkDocs : undefined;
+  const bulk = local.bulkDocs.bind(local);
+  local.bulkDocs = (req, ...rest) => {
+    if (!Array.isArray(req) && req.new_edits === false && Array.isArray(req.docs)) {
+      const docs = req.docs as { _id?: unknown; _revisions?: { ids?: unknown } }[];
+      const per = new Map<unknown, number>();
+      const over = new Set<unknown>();
+      for (const d of docs) {
+        per.set(d._id, (per.get(d._id) ?? 0) + 1);
+        const history = d._revisions?.ids;
+        if (per.get(d._id)! > MAX_REVISIONS_PER_BATCH || (Array.isArray(history) && history.length > MAX_REVISION_HISTORY)) over.add(d._id);
+      }
+      if (over.size) {
+        for (const id of over) refused.add(String(id));
+        req = { ...req, docs: docs.filter((d) => !over.has(d._id)) };
+      }
+    }
+    return bulk(req, ...rest);
+  };
+  return () => {
+    if (own) local.bulkDocs = own;
+    else delete (local as Partial<Pouch>).bulkDocs;
+  };
+}
+
 function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
   let remoteSeq: number | string | undefined;
   const docsOf = async (ids: string[]) => {
@@ -184,14 +226,17 @@ function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
       const results = await local.bulkDocs(docs);
       return results.filter((r) => r.error).map((r, i) => r.id ?? docs[i]!._id);
     },
-    async removeRevisions(id, revs) {
-      if (revs.length) await local.bulkDocs(revs.map((rev) => ({ _id: id, _rev: rev, _deleted: true })));
+    async removeRevisions(id, revs, by) {
+      if (revs.length) await local.bulkDocs(revs.map((rev) => prune(id, rev, by)));
     },
     async changes(since, limit) {
-      const res = await local.changes({ since, limit, include_docs: true, conflicts: true });
+      // Every leaf of each document (`all_docs`), deleted ones too: a forget may stand on a losing branch.
+      const res = await local.changes({ since, limit, include_docs: true, conflicts: true, style: 'all_docs' });
       const results: ReplicaChange[] = res.results.map((r) => {
         const { _conflicts, ...doc } = r.doc ?? ({} as ReplicaDocument & { _conflicts?: string[] });
-        return { seq: r.seq, id: r.id, deleted: r.deleted === true, ...(r.doc ? { doc: doc as ReplicaDocument } : {}), conflicts: _conflicts ?? [] };
+        const conflicts = _conflicts ?? [];
+        const deletedLeaves = (r.changes ?? []).map((c) => c.rev).filter((rev) => rev !== doc._rev && !conflicts.includes(rev));
+        return { seq: r.seq, id: r.id, deleted: r.deleted === true, ...(r.doc ? { doc: doc as ReplicaDocument } : {}), conflicts, deletedLeaves };
       });
       return { results, lastSeq: res.last_seq };
     },
@@ -216,7 +261,9 @@ function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
     async replicate({ signal, onDocs }) {
       if (signal?.aborted) throw new ReplicationError('other', 'cancelled');
       const counts = { pushed: 0, pulled: 0 };
+      const refused = new Set<string>();
       const restore = answerInfoWhileReplicating(remote);
+      const uncap = capRevisions(local, refused);
       const run = local.sync(remote, { batch_size: 200, batches_limit: 4 });
       const cancel = (): void => run.cancel();
       signal?.addEventListener('abort', cancel);
@@ -233,10 +280,11 @@ function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
         if (signal?.aborted) throw new ReplicationError('other', 'cancelled');
         if (denied) throw classify(denied, url);
         remoteSeq = result.pull?.last_seq ?? remoteSeq;
-        return { pushed: result.push?.docs_written ?? counts.pushed, pulled: result.pull?.docs_written ?? counts.pulled };
+        return { pushed: result.push?.docs_written ?? counts.pushed, pulled: result.pull?.docs_written ?? counts.pulled, ...(refused.size ? { refused: [...refused] } : {}) };
       } catch (error) {
         throw classify(error, url);
       } finally {
+        uncap();
         restore();
         signal?.removeEventListener('abort', cancel);
       }

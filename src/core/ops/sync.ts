@@ -13,6 +13,7 @@ import { namespaceTag } from '../scope/namespace.ts';
 import { reviewable } from './conflicts.ts';
 import { checkSecret, type SyncSecret } from '../sync/crypto.ts';
 import { keyedReplica } from '../sync/keyed-replica.ts';
+import type { SeenBefore } from '../sync/keys.ts';
 
 /** `syncStatus().pending` counts at most this many journal entries. */
 const PENDING_BOUND = 10_000;
@@ -33,6 +34,14 @@ function checkEncryption(value: unknown): { secret: SyncSecret; next?: SyncSecre
 
 /** Where a store keeps the key it was asked to remember for a remote. */
 const keptKeySetting = (url: string): string => `sync-key:${url}`;
+
+/** Where a store keeps that it synced a remote end-to-end encrypted, and in which seal format (keys.ts: SeenBefore). */
+const sealedSetting = (url: string): string => `sync-sealed:${url}`;
+
+async function seenBefore(ctx: Using<'settings'>, url: string): Promise<SeenBefore | undefined> {
+  const seen = (await ctx.storage.getSetting(sealedSetting(url))) as { format?: unknown } | null | undefined;
+  return seen?.format === 1 || seen?.format === 2 ? { format: seen.format } : undefined;
+}
 
 /** The key this store remembers for `url` (a non-extractable CryptoKey when it came from a passphrase), or undefined. */
 async function keptKey(ctx: Using<'settings'>, url: string): Promise<SyncSecret | undefined> {
@@ -106,6 +115,7 @@ export async function sync(ctx: StoreContext, options?: SyncOptions): Promise<Sy
   const replicas = ctx.replicas;
   // Without `encryption`, a key this store was asked to remember for this remote.
   const secret = encryption ? encryption.secret : await keptKey(ctx, url);
+  const seen = await seenBefore(ctx, url);
   const replica = keyedReplica({
     url,
     open: (variant) =>
@@ -114,8 +124,11 @@ export async function sync(ctx: StoreContext, options?: SyncOptions): Promise<Sy
       }),
     ...(secret ? { secret } : {}),
     ...(encryption?.next ? { next: encryption.next } : {}),
+    ...(seen ? { seen } : {}),
     onPlan: async (plan) => {
       session.status.encrypted = plan.mode === 'encrypted';
+      // Once synced encrypted, never in the clear again; once upgraded, never read the old format again.
+      if (plan.mode === 'encrypted' && plan.doc.v > (seen?.format ?? 0)) await ctx.storage.putSetting(sealedSetting(url), { format: plan.doc.v });
       // Remembered as the key itself (never the passphrase): derived keys cannot be read back out.
       if (encryption?.remember === true && plan.mode === 'encrypted') await ctx.storage.putSetting(keptKeySetting(url), { id: plan.ring.current.id, key: plan.ring.current.key });
       if (encryption?.remember === false) await ctx.storage.putSetting(keptKeySetting(url), null);

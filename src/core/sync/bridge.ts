@@ -1,67 +1,29 @@
 /**
  * The bridge between a store and its replica: local changes out (the journal is the outbox),
  * replicated changes in (through the store's own writes, as actor `sync:<remote>`, so the
- * journal, undo, the index and change events stay right), and concurrent edits folded together
- * (merge.ts) with the losing texts queued for review. Orchestration over ports only: the
+ * journal, undo, the index and change events stay right), each document's state read from its
+ * leaves (leaves.ts, winner.ts), and concurrent edits folded together (fold.ts) with the losing
+ * texts queued for review. Orchestration over ports only: the
  * replica is whatever `SyncReplica` the composition root hands in.
  */
-import { embed, journalFor, reportChanged, type StoreContext, type Using } from '../context.ts';
+import { journalFor, reportChanged, type Using } from '../context.ts';
 import { throwIfAborted } from '../errors.ts';
 import { DeferredIndex } from '../services/deferred-index.ts';
-import type { Memory, ProgressEvent, Trust } from '../types.ts';
-import { lowerTrust } from '../domain/trust.ts';
+import type { Memory } from '../types.ts';
 import { docId, fromDocument, memoryIdOf, toDocument, tombstone, type MemoryDocument, type SyncedMemory, type TombstoneDocument } from './document.ts';
-import { mergeRevisions } from './merge.ts';
 import { entryEffect } from '../domain/journal-patch.ts';
-import type { ReplicaChange, ReplicaDocument, SyncCheckpoint, SyncReplica } from './ports.ts';
-import { checkPendingConflict } from '../domain/review.ts';
-import { cosine } from '../domain/vector-math.ts';
+import { checkCreatedAt } from '../domain/validate.ts';
+import type { ReplicaDocument } from './ports.ts';
+import { foldConflicts } from './fold.ts';
+import { resolveChange } from './leaves.ts';
+import { capped, inScope, readLocal, vectorsFor, type BridgeRun, type LocalRows, type OnUnreadable } from './run.ts';
+
+export { emptyCounts, inScope, type BridgeCounts, type BridgeRun } from './run.ts';
 
 /** Documents read and written per batch (one storage transaction per batch of inserts). */
 const BATCH = 256;
 /** Vector bytes a pull may leave pending for the background graph build (see applyReplica). */
 const PENDING_BYTES = 128 * 2 ** 20;
-
-/** What one pass of the bridge did. */
-export interface BridgeCounts {
-  /** Memories written to the replica (new revisions). */
-  pushed: number;
-  /** Replicated memories written to the store (new or changed). */
-  applied: number;
-  /** Replicated deletions carried out (forgets). */
-  deleted: number;
-  /** Concurrent edits merged; their differing texts went to the review queue. */
-  conflicts: number;
-  /** Replicated memories whose vector came from another model, embedded here. */
-  reembedded: number;
-}
-
-export const emptyCounts = (): BridgeCounts => ({ pushed: 0, applied: 0, deleted: 0, conflicts: 0, reembedded: 0 });
-
-export interface BridgeRun {
-  ctx: StoreContext;
-  replica: SyncReplica;
-  checkpoint: SyncCheckpoint;
-  counts: BridgeCounts;
-  signal?: AbortSignal;
-  onProgress?: (event: ProgressEvent) => void;
-  /** The most a replicated memory is trusted here (absent: as the remote says). */
-  maxTrust?: Trust;
-}
-
-/** A replicated memory under the session's trust ceiling: lowered to it, and unpinned below `trusted`. */
-function capped(run: BridgeRun, memory: SyncedMemory): SyncedMemory {
-  const ceiling = run.maxTrust;
-  if (ceiling === undefined || ceiling === 'trusted') return memory;
-  const trust = lowerTrust(memory.trust, ceiling);
-  return trust === memory.trust && !memory.pinned ? memory : { ...memory, trust, pinned: false };
-}
-
-/** Whether a memory is synced: every memory, or one tagged with a synced namespace (`ns:<name>`). */
-export function inScope(checkpoint: SyncCheckpoint, tags: readonly string[]): boolean {
-  const tagsOf = checkpoint.namespaces;
-  return !tagsOf || tags.some((t) => tagsOf.includes(t));
-}
 
 /** The synced fields in a fixed order: two memories are the same replicated state when these match. */
 const FIELDS: readonly (keyof SyncedMemory)[] = [
@@ -77,19 +39,6 @@ const stripAccess = (m: Memory): SyncedMemory => {
   const { lastAccessed: _l, accessCount: _c, ...rest } = m;
   return rest;
 };
-
-type LocalRows = Map<string, { memory: Memory; vector: Float32Array | undefined }>;
-
-/** Local memories and their vectors, by id (absent ids are not in the map). */
-async function readLocal(ctx: Using<'rows' | 'vectors'>, ids: string[]): Promise<LocalRows> {
-  const memories = await ctx.storage.getMany(ids);
-  const present = ids.filter((id) => memories.has(id));
-  const labels = await ctx.storage.labelsOf(present);
-  const vectors = await ctx.storage.vectorsOf(labels.filter((l): l is number => l !== undefined));
-  const out = new Map<string, { memory: Memory; vector: Float32Array | undefined }>();
-  present.forEach((id, i) => out.set(id, { memory: memories.get(id)!, vector: labels[i] === undefined ? undefined : vectors.get(labels[i]!) }));
-  return out;
-}
 
 /**
  * Writes the current state of these memories to the replica where it differs from the replica's
@@ -124,7 +73,9 @@ async function pushIds(run: BridgeRun, ids: string[], rows?: LocalRows): Promise
       const doc = toDocument(row.memory, row.vector ?? null, ctx.embedder.id, checkpoint.replicaId);
       // Unchanged content is not written again, whatever model made the replica's vector: a
       // device on another model re-embedded it for itself, and the vector travels with edits only.
-      if (have && !have._deleted && have.memory && sameMemory(have.memory, doc.memory)) continue;
+      // Nor is the replica's state as this store took it in (read with defaults, under the session's
+      // trust ceiling: a local view, never sent back).
+      if (have && !have._deleted && alreadyThere(run, have, doc.memory)) continue;
       writes.push(have ? { ...doc, _rev: have._rev } : doc);
     }
     if (!writes.length) return 0;
@@ -135,6 +86,18 @@ async function pushIds(run: BridgeRun, ids: string[], rows?: LocalRows): Promise
     if (attempt === 2) return written;
   }
   return 0;
+}
+
+/** Whether the replica's revision already says what `memory` says, as this store reads it. */
+function alreadyThere(run: BridgeRun, have: ReplicaDocument, memory: SyncedMemory): boolean {
+  if (!have.memory) return false;
+  if (sameMemory(have.memory, memory)) return true;
+  try {
+    const theirs = fromDocument(have, run.ctx.embedder.id, run.ctx.embedder.dim).memory;
+    return sameMemory(theirs, memory) || sameMemory(capped(run, theirs), memory);
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -200,101 +163,6 @@ async function pushForgets(run: BridgeRun, after: number): Promise<void> {
   }
 }
 
-/** A review copy of a losing revision: its own id, no links or pin, held in the review queue beside the winner. */
-function reviewCopy(loser: SyncedMemory, rev: string, now: number): Memory {
-  return { ...loser, id: `${loser.id}~${rev}`, links: [], supersededBy: '', supersededAt: 0, pinned: false, lastAccessed: now, accessCount: 0 };
-}
-
-/**
- * Losing leaves of one document read and folded per round. Two or three devices leave one or two;
- * a document with more was crafted: the leaves past this many are removed unread and counted as
- * unreadable (a thousand leaves once cost 54 s, 530 MB and a thousand review copies).
- */
-export const MAX_FOLDED_LEAVES = 16;
-
-/**
- * A document with losing revisions beside its winner. The device that wrote a losing revision
- * folds it in (so the person who made the edit that lost finds it in their review queue, and it
- * is queued once, not on every device): its tags and links join the winner (a new revision,
- * replicated), its text, when it differs, waits in the review queue as a held memory against the
- * winner — not a memory until the person keeps it — and the revision is removed so every replica
- * converges on one document. Revisions of no live device (merges) are folded by whoever sees
- * them. Another device's losing revision is left for that device. Returns the winner to apply.
- */
-async function foldConflicts(run: BridgeRun, change: ReplicaChange, winner: ReplicaDocument, onUnreadable: (id: string, reason: string) => void): Promise<ReplicaDocument> {
-  const { ctx, replica, checkpoint } = run;
-  const losers: { rev: string; doc: ReplicaDocument }[] = [];
-  const beyond = change.conflicts.slice(MAX_FOLDED_LEAVES);
-  for (const rev of change.conflicts.slice(0, MAX_FOLDED_LEAVES)) {
-    const doc = await replica.getRevision(change.id, rev);
-    if (doc && !doc._deleted && (doc.by === checkpoint.replicaId || doc.by === 'merge' || doc.by === undefined)) losers.push({ rev, doc });
-  }
-  if (beyond.length) {
-    await replica.removeRevisions(change.id, beyond);
-    for (const _ of beyond) onUnreadable(change.id, `more than ${MAX_FOLDED_LEAVES} conflicting revisions`);
-  }
-  if (!losers.length) return winner;
-  const readable = losers.flatMap((l) => {
-    try {
-      return [{ rev: l.rev, read: fromDocument(l.doc, ctx.embedder.id, ctx.embedder.dim) }];
-    } catch {
-      return []; // an unreadable losing revision is dropped with the others; the winner stands
-    }
-  });
-  const merge = mergeRevisions(winner.memory, readable.map((r) => r.read.memory));
-  let result = winner;
-  if (merge.merged) {
-    const doc: MemoryDocument = { ...winner, memory: merge.merged, by: 'merge' };
-    const lost = await replica.putDocs([doc]);
-    if (lost.length === 0) result = (await replica.getDocs([winner._id])).get(winner._id) ?? winner;
-  }
-  await replica.removeRevisions(change.id, losers.map((l) => l.rev));
-  if (merge.review.length) await holdForReview(run, winner.memory.id, merge.review.map((m) => {
-    const from = readable.find((r) => r.read.memory.text === m.text)!;
-    return { loser: capped(run, m), rev: from.rev, vector: from.read.vector };
-  }));
-  run.counts.conflicts += 1;
-  return result;
-}
-
-/** Queues losing texts for review against the winner, each once (a copy already waiting is not queued again). */
-async function holdForReview(run: BridgeRun, winnerId: string, losing: { loser: SyncedMemory; rev: string; vector: Float32Array | null }[]): Promise<void> {
-  const { ctx } = run;
-  const now = ctx.clock.now();
-  const waiting = new Set((await ctx.storage.listConflicts('pending')).map((c) => c.newId));
-  const fresh = losing.map((l) => ({ ...l, copy: reviewCopy(l.loser, l.rev, now) })).filter((l) => !waiting.has(l.copy.id));
-  if (!fresh.length) return;
-  const vectors = await vectorsFor(run, fresh.map((l) => ({ text: l.copy.text, vector: l.vector })));
-  const winnerVector = (await readLocal(ctx, [winnerId])).get(winnerId)?.vector;
-  const conflicts = fresh.map((l, i) =>
-    checkPendingConflict({
-      id: ctx.ids.next(),
-      newId: l.copy.id,
-      oldId: winnerId,
-      kind: 'update',
-      reason: 'sync_conflict',
-      similarity: winnerVector ? Math.max(-1, Math.min(1, Number(cosine(winnerVector, vectors[i]!).toFixed(4)))) : 0,
-      createdAt: now,
-      status: 'pending',
-      proposed: { memory: l.copy, vector: vectors[i]!, model: ctx.embedder.id },
-    }),
-  );
-  await ctx.storage.applyGraphChanges({ conflicts }, journalFor(ctx, 'sync-conflict', { remote: run.replica.remote, of: winnerId }));
-  reportChanged(ctx, [winnerId]);
-}
-
-/** Vectors for replicated texts: the document's own when it was made by this store's model, else embedded here. */
-async function vectorsFor(run: BridgeRun, items: { text: string; vector: Float32Array | null }[]): Promise<Float32Array[]> {
-  const missing = items.map((it, i) => (it.vector ? -1 : i)).filter((i) => i >= 0);
-  const out = items.map((it) => it.vector);
-  if (missing.length) {
-    const made = await embed(run.ctx, missing.map((i) => items[i]!.text), run.signal ? { signal: run.signal } : {});
-    missing.forEach((i, k) => (out[i] = made[k]!));
-    run.counts.reembedded += missing.length;
-  }
-  return out as Float32Array[];
-}
-
 /**
  * Replicated changes in: the replica's changes feed after the checkpoint, a page at a time.
  * Revisions this replica wrote are skipped (they are the store's own state); deletions forget;
@@ -302,7 +170,7 @@ async function vectorsFor(run: BridgeRun, items: { text: string; vector: Float32
  * when the text changed and the document's vector is another model's). A document this version
  * cannot read is skipped and counted in the status, never half-applied.
  */
-export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, reason: string) => void): Promise<void> {
+export async function applyReplica(run: BridgeRun, onUnreadable: OnUnreadable): Promise<void> {
   const { ctx } = run;
   // Forgotten here and not sent yet: the replica's copy must not bring them back (a checkpoint
   // started over for other namespaces reads the replica from its start).
@@ -319,7 +187,7 @@ export async function applyReplica(run: BridgeRun, onUnreadable: (id: string, re
   }
 }
 
-async function applyPages(run: BridgeRun, forgotten: Set<string>, onUnreadable: (id: string, reason: string) => void): Promise<void> {
+async function applyPages(run: BridgeRun, forgotten: Set<string>, onUnreadable: OnUnreadable): Promise<void> {
   const { ctx, replica, checkpoint } = run;
   let done = 0;
   for (;;) {
@@ -330,41 +198,30 @@ async function applyPages(run: BridgeRun, forgotten: Set<string>, onUnreadable: 
       break;
     }
     const inserts: { memory: Memory; vector: Float32Array | null }[] = [];
+    // This page's accepted supersessions not stored yet (inserts wait for the page's end), for the cycle check.
+    const pending = new Map<string, string>();
     for (const change of results) {
       const id = memoryIdOf(change.id);
-      if (id === null) continue;
-      if (change.deleted || !change.doc) {
-        // This replica's own deletion, and the store holds the memory again by a change of its own
-        // not yet pushed (an undo of the forget): that change goes out next and wins. Otherwise the
-        // tombstone is the replicated state — even our own old one, winning again after the memory
-        // came back from elsewhere and was forgotten there.
-        if (change.doc?.by === checkpoint.replicaId && (await changedHereSincePush(run, id))) continue;
-        // With namespaces, a deletion reaches only a memory inside them (a personal memory is not
-        // forgotten because a whole-store device forgot its copy, nor by a crafted tombstone).
-        if (checkpoint.namespaces) {
-          const here = await ctx.storage.get(id);
-          if (here && !inScope(checkpoint, here.tags)) continue;
-        }
-        const removed = await ctx.storage.remove(id, journalFor(ctx, 'sync', { remote: replica.remote }));
-        if (removed) {
-          ctx.commit(removed);
-          reportChanged(ctx, [id]);
-          run.counts.deleted += 1;
-        }
+      if (id === null || !change.doc) continue;
+      const { winner, others } = await resolveChange(run, { ...change, doc: change.doc }, onUnreadable);
+      if (!winner) continue; // nothing this device can trust: the store keeps what it has
+      if (winner._deleted) {
+        await forgetReplicated(run, id, winner, others);
         continue;
       }
-      let doc = change.doc;
+      let doc = winner;
       if (!Array.isArray(doc.memory?.tags)) {
         // Not a memory this version can read (no memory, one sealed under another key): counted.
         if (doc.by !== checkpoint.replicaId) onUnreadable(change.id, readProblem(doc, ctx.embedder.id, ctx.embedder.dim));
         continue;
       }
       if (!inScope(checkpoint, doc.memory.tags)) continue;
-      if (change.conflicts.length) doc = await foldConflicts(run, change, doc, onUnreadable);
+      if (others.length) doc = await foldConflicts(run, doc, others);
       else if (doc.by === checkpoint.replicaId) continue;
       let read;
       try {
         read = fromDocument(doc, ctx.embedder.id, ctx.embedder.dim);
+        checkCreatedAt(read.memory.createdAt, ctx.clock.now());
       } catch (error) {
         onUnreadable(change.id, (error as Error).message);
         continue;
@@ -377,8 +234,14 @@ async function applyPages(run: BridgeRun, forgotten: Set<string>, onUnreadable: 
         onUnreadable(change.id, 'its id is a memory outside the synced namespaces');
         continue;
       }
+      if (!current && forgotten.has(id)) continue;
+      const cycle = await supersedeCycle(ctx, read.memory, pending);
+      if (cycle) {
+        onUnreadable(change.id, `supersede cycle: ${cycle.map((c) => JSON.stringify(c)).join(' → ')} (every memory on it would be hidden)`);
+        continue;
+      }
       if (!current) {
-        if (forgotten.has(id)) continue;
+        if (read.memory.supersededBy !== '') pending.set(id, read.memory.supersededBy);
         inserts.push({ memory: { ...read.memory, lastAccessed: read.memory.createdAt, accessCount: 0 }, vector: read.vector });
         continue;
       }
@@ -395,6 +258,57 @@ async function applyPages(run: BridgeRun, forgotten: Set<string>, onUnreadable: 
     done += results.length;
     run.onProgress?.({ kind: 'sync', phase: 'apply', done, total: null });
   }
+}
+
+/**
+ * A forget that holds the document's state (winner.ts): the memory is forgotten here, and the live
+ * leaves it outranks get a forget of their own, so that CouchDB's own winner (which prefers any
+ * live leaf) agrees on the server and on every replica — a losing edit never brings it back.
+ */
+async function forgetReplicated(run: BridgeRun, id: string, winner: ReplicaDocument, others: ReplicaDocument[]): Promise<void> {
+  const { ctx, replica, checkpoint } = run;
+  if (others.length) {
+    await replica.putDocs(others.map((o) => tombstone(o._id, o._rev, checkpoint.replicaId)));
+    run.counts.conflicts += 1;
+  }
+  // This replica's own forget, and the store holds the memory again by a change of its own not
+  // yet pushed (an undo of the forget): that change goes out next and wins. Otherwise the forget is
+  // the replicated state — even our own old one, winning again after the memory came back from
+  // elsewhere and was forgotten there.
+  if (winner.by === checkpoint.replicaId && (await changedHereSincePush(run, id))) return;
+  // With namespaces, a deletion reaches only a memory inside them (a personal memory is not
+  // forgotten because a whole-store device forgot its copy, nor by a crafted tombstone).
+  if (checkpoint.namespaces) {
+    const here = await ctx.storage.get(id);
+    if (here && !inScope(checkpoint, here.tags)) return;
+  }
+  const removed = await ctx.storage.remove(id, journalFor(ctx, 'sync', { remote: replica.remote }));
+  if (removed) {
+    ctx.commit(removed);
+    reportChanged(ctx, [id]);
+    run.counts.deleted += 1;
+  }
+}
+
+/** Longest supersede chain followed from a replicated memory before giving up (as an import does). */
+const MAX_CHAIN = 10_000;
+
+/**
+ * The loop a replicated memory's supersession would close (its id back at the end), or null: a
+ * cycle hides every memory on it for good, so sync refuses the document that closes it, as an
+ * import refuses such a row. The chain is followed through this page's pending inserts and the store.
+ */
+async function supersedeCycle(ctx: Using<'rows'>, memory: SyncedMemory, pending: Map<string, string>): Promise<string[] | null> {
+  const path = [memory.id];
+  const seen = new Set(path);
+  for (let at = memory.supersededBy; at !== '' && path.length <= MAX_CHAIN; ) {
+    if (at === memory.id) return [...path, at];
+    if (seen.has(at)) return null; // a loop elsewhere, not through this memory
+    seen.add(at);
+    path.push(at);
+    at = pending.get(at) ?? (await ctx.storage.get(at))?.supersededBy ?? '';
+  }
+  return null;
 }
 
 /** Why a replicated document cannot be read here. */

@@ -42,8 +42,11 @@ export interface MemoryDocument {
 }
 
 /**
- * A forgotten memory's document: CouchDB's deletion, carrying nothing of the memory (a tombstone
- * stays on the server for good: it must not keep the text a person asked to forget), only who wrote it.
+ * A deletion: CouchDB's tombstone, carrying nothing of the memory (a tombstone stays on the server
+ * for good: it must not keep the text a person asked to forget), only who wrote it and what it
+ * means (`op`): a `forget` of the memory, or a `prune` of a losing branch whose content was folded
+ * into the winner — which says nothing about the memory (winner.ts). A deletion without `op` was
+ * written before #49: a forget when it carries `kind`, a prune when it is bare.
  */
 export interface TombstoneDocument {
   _id: string;
@@ -52,10 +55,17 @@ export interface TombstoneDocument {
   kind: typeof DOC_KIND;
   v: typeof DOC_VERSION;
   by?: string;
+  op?: 'forget' | 'prune';
 }
 
+/** A forget of the memory whose document this is, replacing revision `rev`. */
 export function tombstone(id: string, rev: string | undefined, by: string): TombstoneDocument {
-  return { _id: id, ...(rev === undefined ? {} : { _rev: rev }), _deleted: true, kind: DOC_KIND, v: DOC_VERSION, by };
+  return { _id: id, ...(rev === undefined ? {} : { _rev: rev }), _deleted: true, kind: DOC_KIND, v: DOC_VERSION, by, op: 'forget' };
+}
+
+/** The removal of losing leaf `rev` once its content was folded in (or it was refused). */
+export function prune(id: string, rev: string, by: string): TombstoneDocument {
+  return { _id: id, _rev: rev, _deleted: true, kind: DOC_KIND, v: DOC_VERSION, by, op: 'prune' };
 }
 
 export const docId = (memoryId: string): string => `${DOC_PREFIX}${memoryId}`;

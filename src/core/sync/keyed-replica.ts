@@ -1,18 +1,19 @@
 /**
- * A session's replica, keyed (#31): opened on first use, when the remote's key document says
+ * A session's replica, keyed (#31, #49): opened on first use, when the remote's key document says
  * whether the database is end-to-end encrypted and under which key (keys.ts), so an unreachable
  * server at `sync()` time is retried like any round and live mode keeps trying. An encrypted
  * session reads and writes through `encryptedReplica` over a local replica of its own per key;
  * a plain one over the plain replica. Before every replication round the key document is asked
  * again: a plain device never uploads into a database made encrypted since, and a device on a key
  * that was changed elsewhere stops (SYNC_KEY) rather than write what nobody else can read. While a
- * passphrase change is under way, each round seals documents again under the new key and, once
- * none is left under the old one, completes the change on the server.
+ * passphrase change or an upgrade to the format-2 seal is under way, each round seals documents
+ * again under the current key in the current format and, once none is left, completes it on the
+ * server (the key document's new version is what makes every device of this version strict).
  */
 import type { ProgressEvent } from '../types.ts';
 import type { SyncSecret } from './crypto.ts';
 import { encryptedReplica, resealReplica } from './encrypted-replica.ts';
-import { checkKeyDocument, completeChange, keyError, planKeys, type KeyDocument, type KeyPlan } from './keys.ts';
+import { checkKeyDocument, completeChange, keyError, planKeys, KEY_DOC_VERSION, type KeyDocument, type KeyPlan, type SeenBefore } from './keys.ts';
 import type { SyncReplica } from './ports.ts';
 
 export interface KeyedReplicaOptions {
@@ -22,7 +23,9 @@ export interface KeyedReplicaOptions {
   secret?: SyncSecret;
   /** A new passphrase: the change starts (or resumes) with this session. */
   next?: SyncSecret;
-  /** Told the plan once the replica opened (the status shows whether the session is encrypted). */
+  /** What this device remembers of the remote (it synced it encrypted, in this format). */
+  seen?: SeenBefore;
+  /** Told the plan once the replica opened, and again when an upgrade completes (the device remembers the format). */
   onPlan?: (plan: KeyPlan) => void | Promise<void>;
 }
 
@@ -46,6 +49,7 @@ export function keyedReplica(options: KeyedReplicaOptions): SyncReplica & { plan
         options.next,
         (doc) => plain.writeRemoteKey(doc),
         () => plain.inspectRemote(),
+        options.seen,
       );
     } catch (error) {
       await plain.close().catch(() => undefined);
@@ -55,7 +59,11 @@ export function keyedReplica(options: KeyedReplicaOptions): SyncReplica & { plan
     if (plan.mode === 'plain') return { replica: plain, inner: plain, plan };
     await plain.close().catch(() => undefined);
     const inner = await options.open(plan.ring.current.id);
-    return { replica: encryptedReplica(inner, plan.ring), inner, plan };
+    const opened: Opened = { replica: inner, inner, plan };
+    // Strict once the database is upgraded, or this device saw it upgraded (a server cannot roll that back).
+    const strict = (): boolean => opened.plan.mode === 'encrypted' && (opened.plan.doc.v >= KEY_DOC_VERSION || (options.seen?.format ?? 1) >= KEY_DOC_VERSION);
+    opened.replica = encryptedReplica(inner, plan.ring, strict);
+    return opened;
   };
   const ready = (): Promise<Opened> => {
     opening ??= openOnce().catch((error: unknown) => {
@@ -73,20 +81,25 @@ export function keyedReplica(options: KeyedReplicaOptions): SyncReplica & { plan
       if (keyDoc) throw keyError('This database became end-to-end encrypted: sync with encryption: { passphrase } (or { key })', 'encrypted');
       return null;
     }
+    if (!keyDoc) throw keyError('The key document of this end-to-end encrypted database is gone from the server: nothing is sent or taken in until it is back', 'key-missing');
+    if (doc && doc.v < o.plan.doc.v) throw keyError('The database key document was rolled back to an older version: nothing is sent or taken in', 'downgraded');
     if (!doc || doc.current.id !== o.plan.ring.current.id) {
       throw keyError('The passphrase of this end-to-end encrypted database was changed on another device: sync with the new one', 'changed');
     }
     return doc;
   };
 
-  /** Reseals what is left under the old key and, when nothing is, completes the change on the server. */
+  /** Reseals what is left under the old key or in the old format and, when nothing is, completes the change or the upgrade on the server. */
   const continueRekey = async (o: Opened, doc: KeyDocument, replicate: SyncReplica['replicate'], rest: { signal?: AbortSignal; onProgress?: (event: ProgressEvent) => void }) => {
-    if (o.plan.mode !== 'encrypted' || !o.plan.rekey || !doc.previous) return { pushed: 0, pulled: 0 };
+    if (o.plan.mode !== 'encrypted' || !((o.plan.rekey && doc.previous) || doc.v < KEY_DOC_VERSION)) return { pushed: 0, pulled: 0 };
     const { left } = await resealReplica(o.inner, o.plan.ring, rest);
     const moved = await replicate(rest.signal ? { signal: rest.signal } : {});
     if (left === 0) {
       const written = await o.inner.writeRemoteKey(completeChange(doc));
-      if (written) o.plan = { ...o.plan, rekey: false, doc: written };
+      if (written) {
+        o.plan = { ...o.plan, rekey: false, upgrade: false, doc: written };
+        await options.onPlan?.(o.plan);
+      }
     }
     return moved;
   };
@@ -97,7 +110,7 @@ export function keyedReplica(options: KeyedReplicaOptions): SyncReplica & { plan
     getDocs: async (ids) => (await ready()).replica.getDocs(ids),
     getRevision: async (id, rev) => (await ready()).replica.getRevision(id, rev),
     putDocs: async (docs) => (await ready()).replica.putDocs(docs),
-    removeRevisions: async (id, revs) => (await ready()).replica.removeRevisions(id, revs),
+    removeRevisions: async (id, revs, by) => (await ready()).replica.removeRevisions(id, revs, by),
     changes: async (since, limit) => (await ready()).replica.changes(since, limit),
     readCheckpoint: async () => (await ready()).replica.readCheckpoint(),
     writeCheckpoint: async (checkpoint) => (await ready()).replica.writeCheckpoint(checkpoint),

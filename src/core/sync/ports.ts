@@ -12,24 +12,33 @@ import type { ProgressEvent } from '../types.ts';
 /** How the remote knows who is asking: CouchDB's basic auth, or a JWT (bearer token). */
 export type SyncAuth = { username: string; password: string } | { token: string };
 
-/** A document as the replica stores it: with its current revision. */
-export type ReplicaDocument = MemoryDocument & { _rev: string };
+/**
+ * A document as the replica stores it: with its current revision, and how it was read. A replica
+ * that checks seals (encrypted-replica.ts) marks what it could not authenticate (`refused`, with
+ * why), says what a deletion means (`op`) and gives the key that orders two revisions of one
+ * generation (`tie`, the seal's IV); a plain replica leaves them unset (winner.ts: leafOf).
+ */
+export type ReplicaDocument = MemoryDocument & { _rev: string; op?: 'forget' | 'prune'; refused?: string; tie?: string };
 
-/** One entry of the replica's changes feed: the winning revision of a document, and its conflicts. */
+/** One entry of the replica's changes feed: the winning revision of a document, and its other leaves. */
 export interface ReplicaChange {
   seq: number | string;
   id: string;
   deleted: boolean;
-  /** The winning revision (for a deletion, its tombstone: `by` says who deleted). */
+  /** CouchDB's winning revision (for a deletion, its tombstone: `by` says who deleted). */
   doc?: ReplicaDocument;
-  /** Losing leaf revisions CouchDB keeps beside the winner (concurrent edits). */
+  /** Live losing leaf revisions CouchDB keeps beside the winner (concurrent edits). */
   conflicts: string[];
+  /** Deleted leaf revisions beside the winner (forgets and prunes on other branches). */
+  deletedLeaves: string[];
 }
 
 /** What one replication round moved, counted by the engine. */
 export interface ReplicationCounts {
   pushed: number;
   pulled: number;
+  /** Documents the engine would not take in (more leaves or a longer history than it allows), by id. */
+  refused?: string[];
 }
 
 /** The bridge's place in both directions, kept in the replica (a lost replica starts over, safely). */
@@ -69,8 +78,8 @@ export interface SyncReplica {
    * document. Returns the ids whose write lost a race (someone wrote meanwhile): the caller retries.
    */
   putDocs(docs: (MemoryDocument | TombstoneDocument)[]): Promise<string[]>;
-  /** Removes losing leaf revisions of a document (after their content was merged or queued for review). */
-  removeRevisions(id: string, revs: string[]): Promise<void>;
+  /** Removes losing leaf revisions of a document (after their content was merged or queued for review), as prunes by `by`. */
+  removeRevisions(id: string, revs: string[], by: string): Promise<void>;
   /** The replica's changes after `since`, oldest first, at most `limit`, each with its winner and conflicts. */
   changes(since: number | string, limit: number): Promise<{ results: ReplicaChange[]; lastSeq: number | string }>;
   readCheckpoint(): Promise<SyncCheckpoint | null>;

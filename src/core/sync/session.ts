@@ -8,7 +8,8 @@
 import { forCall, withActor, type StoreContext, type StoreState, type Using } from '../context.ts';
 import { MemoryError, type ErrorCode } from '../errors.ts';
 import type { ProgressEvent, Trust } from '../types.ts';
-import { applyReplica, emptyCounts, pushOutbox, type BridgeCounts, type BridgeRun } from './bridge.ts';
+import { applyReplica, pushOutbox } from './bridge.ts';
+import { emptyCounts, type BridgeCounts, type BridgeRun } from './run.ts';
 import { ReplicationError, type SyncCheckpoint, type SyncReplica } from './ports.ts';
 
 /** What `syncStatus()` answers. Times are Unix seconds. */
@@ -92,23 +93,33 @@ export async function round(ctx: StoreContext, session: Session, options: { sign
   };
   const unreadable = (): void => void (status.totals.unreadable += 1);
   status.state = 'syncing';
+  const replicateOptions = {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    onDocs: (c: { pushed: number; pulled: number }) => options.onProgress?.({ kind: 'sync', phase: 'replicate', done: c.pushed + c.pulled, total: null }),
+  };
+  const moved = { pushed: 0, pulled: 0 };
+  const replicate = async (): Promise<void> => {
+    const r = await replica.replicate(replicateOptions);
+    for (const _ of r.refused ?? []) unreadable();
+    moved.pushed += r.pushed;
+    moved.pulled += r.pulled;
+  };
+  // A replica that never compared the store with the remote (a new device, a new key's replica)
+  // takes the remote's revisions in first: the comparison then writes each memory over the
+  // revision it has, instead of as a new document in conflict with the remote's.
+  if (!(checkpoint.compared ?? (checkpoint.pushedSeq > 0 || checkpoint.appliedSeq !== 0))) await replicate();
   // What an interrupted round left in the replica first, so the push never writes over a
   // replicated change this store has not seen.
   await applyReplica(run, unreadable);
   await pushOutbox(run);
   await replica.writeCheckpoint(checkpoint);
   options.onProgress?.({ kind: 'sync', phase: 'replicate', done: 0, total: null });
-  const moved = await replica.replicate({
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    onDocs: (c) => options.onProgress?.({ kind: 'sync', phase: 'replicate', done: c.pushed + c.pulled, total: null }),
-  });
+  await replicate();
   await applyReplica(run, unreadable);
   if (run.counts.conflicts > 0) {
-    // Folding conflicts wrote merged revisions to the replica: they go out in this round too.
-    const again = await replica.replicate(options.signal ? { signal: options.signal } : {});
-    moved.pushed += again.pushed;
-    moved.pulled += again.pulled;
+    // Folding conflicts (and carrying a forget over live branches) wrote revisions to the replica: they go out in this round too.
+    await replicate();
     await applyReplica(run, unreadable);
   }
   await replica.writeCheckpoint(checkpoint);
