@@ -260,10 +260,11 @@ export function extractKeyPhrases(task: string, maxPhrases = 3): string[] {
   if (typeof task !== 'string') throw invalid('task must be a string', { field: 'task' });
   const max = checkInteger(maxPhrases, 'maxPhrases', 0);
   const words = tokenize(task).filter((w) => !STOP_WORDS.has(w) && w.length > 2);
-  const phrases: string[] = [];
-  for (let i = 0; i + 1 < words.length; i++) phrases.push(`${words[i]} ${words[i + 1]}`);
-  phrases.push(...words);
-  return [...new Set(phrases)].slice(0, max);
+  // Collected up to `max` (no spread of the words into a call: a 1 MiB task is 200,000 of them).
+  const phrases = new Set<string>();
+  for (let i = 0; i + 1 < words.length && phrases.size < max; i++) phrases.add(`${words[i]} ${words[i + 1]}`);
+  for (let i = 0; i < words.length && phrases.size < max; i++) phrases.add(words[i]!);
+  return [...phrases];
 }
 
 /**

@@ -231,7 +231,7 @@ export function lexicalTerms(text: string): string[] {
       }
     }
   }
-  out.push(...numbers);
+  for (const n of numbers) out.push(n);
   for (const term of identifierTerms(text, { numbers: false })) {
     // Identifier parts are words: stop words dropped, stemmed like any other word.
     if (/^[\p{L}\p{N}_]+$/u.test(term)) {

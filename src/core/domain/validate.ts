@@ -209,8 +209,16 @@ export const MAX_CREATED_AHEAD = 86_400;
  */
 export function checkCreatedAt(createdAt: number | undefined, now: number, field = 'createdAt'): void {
   if (createdAt !== undefined && createdAt > now + MAX_CREATED_AHEAD) {
-    throw invalid(`${field} must not be more than a day after the store's clock (${new Date(now * 1000).toISOString()}) — got ${new Date(createdAt * 1000).toISOString()}`, { field });
+    // A value a thousand times too large is a time in milliseconds (Date.now()): say so.
+    const millis = createdAt / 1000 <= now + MAX_CREATED_AHEAD && createdAt / 1000 > 0 ? ' (Unix seconds, not milliseconds: divide by 1000)' : ' (Unix seconds)';
+    throw invalid(`${field} must not be more than a day after the store's clock (${isoTime(now)})${millis} — got ${isoTime(createdAt)}`, { field });
   }
+}
+
+/** A Unix time in seconds as ISO 8601, or the number itself when no date has it (beyond ±275,760 years). */
+export function isoTime(seconds: number): string {
+  const date = new Date(seconds * 1000);
+  return Number.isNaN(date.getTime()) ? `${seconds} s` : date.toISOString();
 }
 
 /** `[validFrom, validUntil)` must be non-empty when both ends are set. */

@@ -17,7 +17,7 @@ import { effectOf, memoryIds, patchedLast, planUndo, type UndoEffect } from '../
 
 export type { CompactResult, JournalRetention, UndoOptions, UndoResult } from '../api.ts';
 import type { Memory } from '../types.ts';
-import { checkBoolean, checkId, checkInteger, checkKnownKeys, checkObject, checkTimestamp } from '../domain/validate.ts';
+import { checkBoolean, checkId, checkInteger, checkKnownKeys, checkObject, checkTimestamp, isoTime } from '../domain/validate.ts';
 
 export { sameState } from '../domain/undo-plan.ts';
 
@@ -39,7 +39,7 @@ export async function history(ctx: Using<'journal'>, id: string): Promise<Journa
 function compacted(what: string, horizon: JournalHorizon, details: Record<string, unknown>): MemoryError {
   return new MemoryError(
     'JOURNAL_COMPACTED',
-    `${what} is older than the journal's retention window: entries written before ${new Date(horizon.ts * 1000).toISOString()} were compacted away`,
+    `${what} is older than the journal's retention window: entries written before ${isoTime(horizon.ts)} were compacted away`,
     { ...details, horizonTs: horizon.ts, horizonSeq: horizon.seq },
   );
 }
@@ -57,7 +57,7 @@ export async function stateAt(ctx: Using<'journal' | 'rows'>, ts: number): Promi
   const { storage } = ctx;
   const at = checkTimestamp(ts, 'ts');
   const horizon = await storage.journalHorizon();
-  if (horizon && at < horizon.ts) throw compacted(`The state at ${new Date(at * 1000).toISOString()}`, horizon, { ts: at });
+  if (horizon && at < horizon.ts) throw compacted(`The state at ${isoTime(at)}`, horizon, { ts: at });
   // The memories first, then the entries: a write landing between the two reads is in the
   // entries only, and undoing it from the state it never reached gives the same answer (each
   // memory with an entry after `ts` ends as the `before` of its oldest such entry).

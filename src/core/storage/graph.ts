@@ -5,7 +5,7 @@ import type { PendingConflict } from '../domain/review.ts';
 import { MEMORIES, rowById, rowsById } from './memory-table.ts';
 import type { ReadCache } from './read-cache.ts';
 import { isDefined, rowOf, strip, type MemoryRow } from './rows.ts';
-import { LINK_SCAN_ROWS, type LinkRelations } from './store-facts.ts';
+import { LINK_SCAN_ENTRIES, LINK_SCAN_ROWS, type LinkRelations } from './store-facts.ts';
 import { deleteRows, journal, refuseHeld, requireMeta, ONE_CALL, type Run } from './tx.ts';
 
 export function graphStore(run: Run, cache: ReadCache): GraphStore {
@@ -15,8 +15,15 @@ export function graphStore(run: Run, cache: ReadCache): GraphStore {
       cache.facts.linkRelations,
       () =>
         run('linkRelations', 'r', [MEMORIES], async (tx) => {
-          const rows = await tx.query<MemoryRow>(MEMORIES, { index: 'linkTargets', limit: LINK_SCAN_ROWS });
-          return rows.length >= LINK_SCAN_ROWS ? 'many' : new Set(rows.flatMap((row) => row.links.map((l) => l.rel)));
+          // The index holds a row once per link target: its keys first, then each row once (a
+          // memory with 10,000 links was read 2,000 times here, on the first recall after every
+          // open: 38–61 s, #49 repro-links-reopen).
+          const entries = await tx.keys(MEMORIES, { index: 'linkTargets', limit: LINK_SCAN_ENTRIES });
+          const labels = [...new Set(entries.map((e) => e.primaryKey))];
+          // Stopped at its limit, or too many rows: rows past it were not seen.
+          if (entries.length >= LINK_SCAN_ENTRIES || labels.length >= LINK_SCAN_ROWS) return 'many';
+          const rows = (await tx.getMany<MemoryRow>(MEMORIES, labels)).filter(isDefined);
+          return new Set(rows.flatMap((row) => row.links.map((l) => l.rel)));
         }, ONE_CALL),
       (relations) => (cache.facts.linkRelations = relations),
     );

@@ -22,6 +22,8 @@ import type { Change } from './recording-tx.ts';
  * use them all (its contested check asks storage every time, as before these facts).
  */
 export const LINK_SCAN_ROWS = 2_000;
+/** Entries of the link-target index read to find those rows (keys only): a row is there once per target, up to 10,000. */
+export const LINK_SCAN_ENTRIES = 32_000;
 
 /** Which relations the stored links use, or `'many'` when there were too many rows to look. */
 export type LinkRelations = ReadonlySet<string> | 'many';
