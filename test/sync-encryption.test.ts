@@ -184,7 +184,7 @@ describe('end-to-end encrypted sync', () => {
     }
   }, 180_000);
 
-  it('a CryptoKey instead of a passphrase; a document altered on the server is skipped and counted, never applied', async () => {
+  it('a CryptoKey instead of a passphrase; a document altered on the server is refused and counted, never applied: the revision under it is read instead', async () => {
     const url = await newDb();
     const key = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
     const a = await openTestStore();
@@ -200,8 +200,9 @@ describe('end-to-end encrypted sync', () => {
       const other = docs.find((d) => String(d._id).startsWith('m:') && d._id !== `m:${id}`)!;
       await request(`${url}/m:${id}`, 'PUT', { ...target, enc: other.enc }, ALICE);
       await b.sync({ url, auth: ALICE, encryption: { key } });
-      expect(await b.get(id)).toBeNull();
-      expect(await b.count()).toBe(1);
+      // Refused and counted; the revision it was written over, still on the server, is what B takes in.
+      expect((await b.get(id))?.text).toBe('sealed with a key the app holds');
+      expect(await b.count()).toBe(2);
       expect((await b.syncStatus()).totals.unreadable).toBe(1);
     } finally {
       await a.close();

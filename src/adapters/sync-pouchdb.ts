@@ -34,7 +34,7 @@ interface Emitter<T> extends Promise<T> {
 }
 interface Pouch {
   allDocs(options: { keys: string[]; include_docs: true; conflicts?: boolean } | { startkey: string; endkey: string; limit: number }): Promise<{ rows: { id?: string; key: string; error?: string; value?: { rev: string; deleted?: boolean }; doc?: ReplicaDocument | null }[] }>;
-  get(id: string, options?: { rev?: string }): Promise<Record<string, unknown>>;
+  get(id: string, options?: { rev?: string; revs?: boolean }): Promise<Record<string, unknown>>;
   put(doc: Record<string, unknown>): Promise<{ rev: string }>;
   bulkDocs(docs: object[] | { docs: object[]; new_edits?: boolean }, ...rest: unknown[]): Promise<BulkResult[]>;
   changes(options: Record<string, unknown>): Emitter<{ results: { id: string; seq: number | string; deleted?: boolean; changes?: { rev: string }[]; doc?: ReplicaDocument & { _conflicts?: string[] } }[]; last_seq: number | string }>;
@@ -221,6 +221,21 @@ function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
         if ((error as PouchError).status === 404) return null;
         throw error;
       }
+    },
+    async getAncestors(id, rev, depth) {
+      const leaf = await local.get(id, { rev, revs: true }).catch(() => null);
+      const history = leaf?._revisions as { start?: unknown; ids?: unknown } | undefined;
+      if (!history || typeof history.start !== 'number' || !Array.isArray(history.ids)) return [];
+      const out: ReplicaDocument[] = [];
+      for (let i = 1; i <= depth && i < history.ids.length; i++) {
+        const at = `${history.start - i}-${String(history.ids[i])}`;
+        // Replication brings leaves only: an older revision's content is local when this replica
+        // had it as a leaf, else asked of the remote (a failure or a compacted body ends the walk).
+        const body = (await local.get(id, { rev: at }).catch(() => null)) ?? (await remote.get(id, { rev: at }).catch(() => null));
+        if (!body || body._rev !== at) break;
+        out.push(body as unknown as ReplicaDocument);
+      }
+      return out;
     },
     async putDocs(docs: (MemoryDocument | TombstoneDocument)[]) {
       const results = await local.bulkDocs(docs);

@@ -15,7 +15,7 @@ import { entryEffect } from '../domain/journal-patch.ts';
 import { checkCreatedAt } from '../domain/validate.ts';
 import type { ReplicaDocument } from './ports.ts';
 import { foldConflicts } from './fold.ts';
-import { resolveChange } from './leaves.ts';
+import { MAX_HISTORY_READ, resolveChange } from './leaves.ts';
 import { capped, inScope, readLocal, vectorsFor, type BridgeRun, type LocalRows, type OnUnreadable } from './run.ts';
 
 export { emptyCounts, inScope, type BridgeCounts, type BridgeRun } from './run.ts';
@@ -75,7 +75,7 @@ async function pushIds(run: BridgeRun, ids: string[], rows?: LocalRows): Promise
       // device on another model re-embedded it for itself, and the vector travels with edits only.
       // Nor is the replica's state as this store took it in (read with defaults, under the session's
       // trust ceiling: a local view, never sent back).
-      if (have && !have._deleted && alreadyThere(run, have, doc.memory)) continue;
+      if (have && !have._deleted && (await alreadyThere(run, have, doc.memory))) continue;
       writes.push(have ? { ...doc, _rev: have._rev } : doc);
     }
     if (!writes.length) return 0;
@@ -88,8 +88,16 @@ async function pushIds(run: BridgeRun, ids: string[], rows?: LocalRows): Promise
   return 0;
 }
 
-/** Whether the replica's revision already says what `memory` says, as this store reads it. */
-function alreadyThere(run: BridgeRun, have: ReplicaDocument, memory: SyncedMemory): boolean {
+/**
+ * Whether the replica's revision already says what `memory` says, as this store reads it. Under a
+ * revision the replica refused, the trusted one it stands on is asked (a comparison must not
+ * restate an older state over a forgery, one revision above a real edit made meanwhile).
+ */
+async function alreadyThere(run: BridgeRun, have: ReplicaDocument, memory: SyncedMemory): Promise<boolean> {
+  if (have.refused !== undefined) {
+    const trusted = (await run.replica.getAncestors(have._id, have._rev, MAX_HISTORY_READ)).find((h) => h.refused === undefined);
+    return trusted !== undefined && !trusted._deleted && (await alreadyThere(run, trusted, memory));
+  }
   if (!have.memory) return false;
   if (sameMemory(have.memory, memory)) return true;
   try {

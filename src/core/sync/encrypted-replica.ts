@@ -136,6 +136,9 @@ export function encryptedReplica(inner: SyncReplica, ring: KeyRing, strict: () =
       const doc = await inner.getRevision(id, rev);
       return doc && read(doc);
     },
+    async getAncestors(id, rev, depth) {
+      return Promise.all((await inner.getAncestors(id, rev, depth)).map(read));
+    },
     putDocs: write,
     async removeRevisions(id, revs, by) {
       if (revs.length) await write(revs.map((rev) => prune(id, rev, by)));

@@ -109,6 +109,7 @@ export function keyedReplica(options: KeyedReplicaOptions): SyncReplica & { plan
     plan: async () => (await ready()).plan,
     getDocs: async (ids) => (await ready()).replica.getDocs(ids),
     getRevision: async (id, rev) => (await ready()).replica.getRevision(id, rev),
+    getAncestors: async (id, rev, depth) => (await ready()).replica.getAncestors(id, rev, depth),
     putDocs: async (docs) => (await ready()).replica.putDocs(docs),
     removeRevisions: async (id, revs, by) => (await ready()).replica.removeRevisions(id, revs, by),
     changes: async (since, limit) => (await ready()).replica.changes(since, limit),

@@ -17,10 +17,16 @@ import { generation, leafOf, logicalWinner } from './winner.ts';
  */
 export const MAX_FOLDED_LEAVES = 16;
 
+/** Revisions read back from a refused leaf for the nearest trusted one. */
+export const MAX_HISTORY_READ = 8;
+
 export interface Resolved {
   /** The leaf holding the memory's state (a live revision or a forget), or null: none this device can trust. */
   winner: ReplicaDocument | null;
-  /** The other live leaves it did not refuse: folded into a live winner, or forgotten with a forget. */
+  /**
+   * The other live leaves it did not refuse: folded into a live winner, or forgotten with a
+   * forget (none when the winner is a live revision read back from history: nothing is folded there).
+   */
   others: ReplicaDocument[];
 }
 
@@ -46,11 +52,38 @@ export async function resolveChange(run: BridgeRun, change: ReplicaChange & { do
     }
   }
   const leaves = docs.map(leafOf);
+  // Every refused leaf is counted, one claiming this device wrote it too (its writer is what a relabel forges).
   leaves.forEach((leaf, i) => {
-    // This device's own revisions are never counted against the remote.
-    if (leaf.state === 'refused' && docs[i]!.by !== checkpoint.replicaId) onUnreadable(change.id, docs[i]!.refused ?? 'refused');
+    if (leaf.state === 'refused') onUnreadable(change.id, docs[i]!.refused ?? 'refused');
   });
-  const best = logicalWinner(leaves);
-  const winner = best ? docs[leaves.indexOf(best)]! : null;
-  return { winner, others: docs.filter((d, i) => d !== winner && leaves[i]!.state === 'live') };
+  const others = docs.filter((_, i) => leaves[i]!.state === 'live');
+  // A refused leaf with more revisions than the best trusted one may stand on a state that
+  // outranks it (a forget, an edit, buried under a forgery): its history is read back to the
+  // nearest trusted revision, which takes part as a candidate (not as a leaf: nothing is written
+  // over it). Where no history can be read, nothing is applied: the store keeps what it has.
+  let best = logicalWinner(leaves);
+  const hiding = docs.filter((d, i) => leaves[i]!.state === 'refused' && generation(d._rev) > (best ? generation(best.rev) : 0));
+  if (hiding.length) {
+    const found: ReplicaDocument[] = [];
+    for (const doc of hiding.slice(0, MAX_FOLDED_LEAVES)) {
+      const trusted = (await replica.getAncestors(change.id, doc._rev, MAX_HISTORY_READ)).find((h) => leafOf(h).state !== 'refused');
+      if (!trusted) return { winner: null, others: [] };
+      found.push(trusted);
+    }
+    const candidates = [...leaves, ...found.map(leafOf)];
+    best = logicalWinner(candidates);
+    const winner = best ? [...docs, ...found][candidates.indexOf(best)]! : null;
+    return settle(winner, winner !== null && found.includes(winner));
+  }
+  return settle(best ? docs[leaves.indexOf(best)]! : null, false);
+
+  /**
+   * A forget carries over every live leaf, refused ones too (sealed over them, a forgery is buried
+   * for good); a live winner folds the trusted ones, unless it was read from history.
+   */
+  function settle(winner: ReplicaDocument | null, fromHistory: boolean): Resolved {
+    if (!winner) return { winner, others: [] };
+    if (winner._deleted) return { winner, others: docs.filter((d) => !d._deleted) };
+    return { winner, others: fromHistory ? [] : others.filter((d) => d !== winner) };
+  }
 }

@@ -74,6 +74,12 @@ export interface SyncReplica {
   /** A leaf revision of a document (a conflict's losing side), or null when it is gone. */
   getRevision(id: string, rev: string): Promise<ReplicaDocument | null>;
   /**
+   * The revisions before `rev` on its branch, nearest first, at most `depth`, as far as the
+   * replica or else the remote still holds their content (CouchDB keeps it until compaction);
+   * stops at the first it cannot read. What a refused leaf stands on (leaves.ts).
+   */
+  getAncestors(id: string, rev: string, depth: number): Promise<ReplicaDocument[]>;
+  /**
    * Writes documents in one batch; each replaces the revision it names (`_rev`) or creates the
    * document. Returns the ids whose write lost a race (someone wrote meanwhile): the caller retries.
    */
