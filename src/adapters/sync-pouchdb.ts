@@ -37,6 +37,7 @@ interface Pouch {
   get(id: string, options?: { rev?: string; revs?: boolean }): Promise<Record<string, unknown>>;
   put(doc: Record<string, unknown>): Promise<{ rev: string }>;
   bulkDocs(docs: object[] | { docs: object[]; new_edits?: boolean }, ...rest: unknown[]): Promise<BulkResult[]>;
+  revsDiff(diff: Record<string, string[]>): Promise<Record<string, { missing?: string[] }>>;
   changes(options: Record<string, unknown>): Emitter<{ results: { id: string; seq: number | string; deleted?: boolean; changes?: { rev: string }[]; doc?: ReplicaDocument & { _conflicts?: string[] } }[]; last_seq: number | string }>;
   sync(remote: Pouch, options: Record<string, unknown>): Emitter<{ push?: ReplicationResult; pull?: ReplicationResult }>;
   info(): Promise<{ db_name?: string; update_seq?: number | string }>;
@@ -158,24 +159,36 @@ function answerInfoWhileReplicating(remote: Pouch): () => void {
 }
 
 /**
- * What a replication round takes into the local replica of one document, at most: revisions in
- * one batch, and the length of a revision's history. A document beyond either was crafted (two
- * or three devices leave a leaf or two; CouchDB keeps 1,000 revisions of history by default), and
+ * What a replication round takes into the local replica of one document, at most: revisions it
+ * lacks, and the length of a revision's history. A document beyond either was crafted (two or
+ * three devices leave a leaf or two; CouchDB keeps 1,000 revisions of history by default), and
  * PouchDB's revision merge recurses once per revision written: a document with 1,250 conflicting
  * leaves overflowed the stack and ended the process (#49, repro-leaves-crash). Such a document is
- * not written here and is counted unreadable; the server's copy is not ours to fix.
+ * neither fetched nor written here, and is counted unreadable; the server's copy is not ours to fix.
  */
 export const MAX_REVISIONS_PER_BATCH = 64;
 export const MAX_REVISION_HISTORY = 2_000;
 
 /**
- * While a round runs, the local replica's `bulkDocs` (the replicator's only write) leaves out every
- * revision of a document beyond {@link MAX_REVISIONS_PER_BATCH} or {@link MAX_REVISION_HISTORY},
- * adding its id to `refused`. Returns what puts the replica's own `bulkDocs` back.
+ * While a round runs, the local replica leaves out every document with more missing revisions
+ * than {@link MAX_REVISIONS_PER_BATCH} (at `revsDiff`, before the replicator fetches anything)
+ * or a history longer than {@link MAX_REVISION_HISTORY} (at `bulkDocs`, its only write), adding
+ * its id to `refused`. Returns what puts the replica's own methods back.
  */
-function capRevisions(local: Pouch, refused: Set<string>): () => void {
-  const own = Object.prototype.hasOwnProperty.call(local, 'bulkDocs') ? local.bulkDocs : undefined;
+export function capRevisions(local: PouchLike, refused: Set<string>): () => void {
+  const own = { revsDiff: Object.prototype.hasOwnProperty.call(local, 'revsDiff') ? local.revsDiff : undefined, bulkDocs: Object.prototype.hasOwnProperty.call(local, 'bulkDocs') ? local.bulkDocs : undefined };
+  const revsDiff = local.revsDiff.bind(local);
   const bulk = local.bulkDocs.bind(local);
+  local.revsDiff = async (diff) => {
+    const missing = await revsDiff(diff);
+    for (const [id, entry] of Object.entries(missing)) {
+      if ((entry.missing?.length ?? 0) > MAX_REVISIONS_PER_BATCH) {
+        refused.add(id);
+        delete missing[id];
+      }
+    }
+    return missing;
+  };
   local.bulkDocs = (req, ...rest) => {
     if (!Array.isArray(req) && req.new_edits === false && Array.isArray(req.docs)) {
       const docs = req.docs as { _id?: unknown; _revisions?: { ids?: unknown } }[];
@@ -194,9 +207,19 @@ function capRevisions(local: Pouch, refused: Set<string>): () => void {
     return bulk(req, ...rest);
   };
   return () => {
-    if (own) local.bulkDocs = own;
-    else delete (local as Partial<Pouch>).bulkDocs;
+    for (const name of ['revsDiff', 'bulkDocs'] as const) {
+      if (own[name]) (local as unknown as Record<string, unknown>)[name] = own[name];
+      else delete (local as Partial<PouchLike>)[name];
+    }
   };
+}
+
+/** The part of a local PouchDB database {@link capRevisions} wraps. */
+export type PouchLike = Pick<Pouch, 'revsDiff' | 'bulkDocs'>;
+
+/** The replica over a local PouchDB database and its remote (another PouchDB: an HTTP one, or any other for tests). */
+export function pouchReplica(local: unknown, remote: unknown, url: string): SyncReplica {
+  return replica(local as Pouch, remote as Pouch, url);
 }
 
 function replica(local: Pouch, remote: Pouch, url: string): SyncReplica {
