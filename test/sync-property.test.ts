@@ -8,10 +8,11 @@
  * - every device holds the same memories (ids, text, tags, links, supersede chains, trust, pins,
  *   validity), and `count()` and `listRecent` agree;
  * - nothing forgotten comes back: a memory whose last change anywhere was a forget made by a
- *   device that had seen every other device's changes of it is gone everywhere;
+ *   device that had seen every other device's changes of it is gone everywhere — the runs race
+ *   two devices' edits of one memory (one loses) and then have the third forget it (#49);
  * - a losing edit waits in review on one device at most, and never as a memory.
  *
- * A fixed seed budget runs in CI; `HOUKAI_SYNC_SOAK=<runs>` runs a longer soak,
+ * Some runs sync end-to-end encrypted (a key the devices share). A fixed seed budget runs in CI; `HOUKAI_SYNC_SOAK=<runs>` runs a longer soak,
  * `HOUKAI_SYNC_REPLAY=<seed>:<path>` a reported counterexample again, `HOUKAI_SYNC_DEBUG=1` prints
  * what every device and the server hold when a check fails.
  */
@@ -47,7 +48,9 @@ type Op =
   | { kind: 'resolve'; d: number; pick: number; how: number }
   | { kind: 'reindex'; d: number }
   | { kind: 'sync'; d: number }
-  | { kind: 'kill'; d: number; after: number };
+  | { kind: 'kill'; d: number; after: number }
+  /** The other two devices edit one memory offline and sync (one edit loses); then `d`, having synced both, forgets it. */
+  | { kind: 'race'; d: number; pick: number; word: number };
 
 const device = fc.integer({ min: 0, max: DEVICES - 1 });
 const pick = fc.nat({ max: 1_000 });
@@ -65,6 +68,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reindex' as const), d: device }) },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('sync' as const), d: device }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('kill' as const), d: device, after: fc.nat({ max: 60 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('race' as const), d: device, pick, word: fc.nat({ max: 50 }) }) },
 );
 
 const WORDS = ['standup', 'deploy', 'backup', 'review', 'lunch', 'budget', 'office', 'release', 'invoice', 'meeting'];
@@ -119,7 +123,8 @@ class Model {
   }
 }
 
-async function runOps(ops: Op[], stores: LocalMemory[], url: string, model: Model, importArchive: Uint8Array): Promise<void> {
+async function runOps(ops: Op[], stores: LocalMemory[], url: string, model: Model, importArchive: Uint8Array, encryption?: { key: CryptoKey }): Promise<void> {
+  const syncOptions = { url, auth: ALICE, retries: 0, ...(encryption ? { encryption } : {}) };
   const idsOn = async (d: number): Promise<string[]> => (await stores[d]!.listRecent({ limit: 10_000, includeSuperseded: true })).map((m) => m.id).sort();
   const choose = async (d: number, n: number): Promise<string | null> => {
     const ids = await idsOn(d);
@@ -195,10 +200,22 @@ async function runOps(ops: Op[], stores: LocalMemory[], url: string, model: Mode
         await quiet(s.reindex());
         break;
       case 'sync':
-        if (await quiet(s.sync({ url, auth: ALICE, retries: 0 }))) model.synced(op.d);
+        if (await quiet(s.sync(syncOptions))) model.synced(op.d);
         break;
+      case 'race': {
+        const id = await choose(op.d, op.pick);
+        if (!id) break;
+        const editors = [(op.d + 1) % DEVICES, (op.d + 2) % DEVICES];
+        for (const e of editors) {
+          if (await quiet(stores[e]!.edit(id, { text: textOf(op.word, `race${++salt}`) }))) model.touch(e, [id]);
+        }
+        for (const e of [...editors, op.d]) if (await quiet(stores[e]!.sync(syncOptions))) model.synced(e);
+        if (await quiet(s.forget(id))) model.touch(op.d, [id], true);
+        if (await quiet(s.sync(syncOptions))) model.synced(op.d);
+        break;
+      }
       case 'kill': {
-        const round = s.sync({ url, auth: ALICE, retries: 0 }).then(() => true, () => false);
+        const round = s.sync(syncOptions).then(() => true, () => false);
         await new Promise((resolve) => setTimeout(resolve, op.after));
         await couch.server.stop(true);
         const ok = await round;
@@ -211,11 +228,11 @@ async function runOps(ops: Op[], stores: LocalMemory[], url: string, model: Mode
 }
 
 /** Every device syncs, in turn, until a whole pass moves nothing (not a document over the wire either). */
-async function quiesce(stores: LocalMemory[], url: string): Promise<number> {
+async function quiesce(stores: LocalMemory[], url: string, encryption?: { key: CryptoKey }): Promise<number> {
   for (let pass = 1; pass <= 12; pass++) {
     let moved = 0;
     for (const s of stores) {
-      const r = await s.sync({ url, auth: ALICE, retries: 2 });
+      const r = await s.sync({ url, auth: ALICE, retries: 2, ...(encryption ? { encryption } : {}) });
       if (process.env['HOUKAI_SYNC_DEBUG']) console.log(`pass ${pass} device ${stores.indexOf(s)}:`, JSON.stringify(r));
       // `sent` too: a round killed after the bridge wrote the replica leaves documents only the
       // engine still has to send (the next round's bridge pushes nothing new).
@@ -243,13 +260,14 @@ async function check(stores: LocalMemory[], model: Model): Promise<void> {
 }
 
 /** One scenario end to end: a fresh database, three devices, the operations, quiescence, the checks. */
-async function scenario(ops: Op[], archive: Uint8Array): Promise<void> {
+async function scenario(ops: Op[], archive: Uint8Array, encrypted = false): Promise<void> {
   const url = await couch.database();
   const stores = await Promise.all(Array.from({ length: DEVICES }, () => openTestStore({ embedder: createHashEmbedder(), storage: memoryStorages() })));
+  const encryption = encrypted ? { key: (await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'])) as CryptoKey } : undefined;
   try {
     const model = new Model();
-    await runOps(ops, stores, url, model, archive);
-    await quiesce(stores, url);
+    await runOps(ops, stores, url, model, archive, encryption);
+    await quiesce(stores, url, encryption);
     try {
       await check(stores, model);
     } catch (error) {
@@ -283,7 +301,7 @@ describe('sync convergence, model-based (fast-check, pouchdb-server)', () => {
   it(`three devices, random operations and syncs, the server killed mid-round: they converge (${RUNS} runs)`, async () => {
     const archive = importable();
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 8, maxLength: SOAK > 0 ? 120 : 45 }), (ops) => scenario(ops, archive)),
+      fc.asyncProperty(fc.array(opArb, { minLength: 8, maxLength: SOAK > 0 ? 120 : 45 }), fc.boolean(), (ops, encrypted) => scenario(ops, archive, encrypted)),
       replay
         ? { seed: replay.seed, path: replay.path, endOnFailure: true, verbose: 1 }
         : { numRuns: RUNS, seed: SOAK > 0 ? Date.now() : 20_261_127, endOnFailure: false, verbose: 1 },
@@ -292,6 +310,26 @@ describe('sync convergence, model-based (fast-check, pouchdb-server)', () => {
 });
 
 describe('sync convergence: shrunk counterexamples', () => {
+  it('two devices race an edit of one memory, the third forgets it having seen both: it stays forgotten, in the clear and encrypted (repro-forget-losing-leaf)', async () => {
+    const archive = importable();
+    for (const encrypted of [false, true]) {
+      for (const d of [0, 1, 2]) {
+        await scenario(
+          [
+            { kind: 'remember', d: 0, word: 1, tag: 1 },
+            { kind: 'sync', d: 0 },
+            { kind: 'sync', d: 1 },
+            { kind: 'sync', d: 2 },
+            { kind: 'race', d, pick: 0, word: 2 },
+            { kind: 'sync', d: (d + 1) % 3 },
+          ],
+          archive,
+          encrypted,
+        );
+      }
+    }
+  }, 120_000);
+
   it('an undo of a replicated memory (a forget) racing an edit elsewhere, the server killed mid-push', async () => {
     const archive = importable();
     for (const after of [0, 10, 20, 30, 43, 60, 80]) {
