@@ -4,6 +4,7 @@ import { VitePWA } from 'vite-plugin-pwa';
 import type { Plugin } from 'vite';
 import { extensionConfig } from './scripts/extension-build.ts';
 import { hnswlibWithoutEval } from './scripts/hnswlib-no-eval.mjs';
+import { nodeOnly } from './scripts/node-only.mjs';
 import { inputsFingerprint, outDirFor, writeStamp } from './scripts/build-inputs.mjs';
 import { DEV_HEADERS, cspValue, headersFor } from './scripts/hosting/headers.mjs';
 
@@ -44,7 +45,7 @@ function buildStamp(mode: string, outDir: string): Plugin {
 export default defineConfig(({ mode }) => mode === 'extension' ? extensionConfig() : ({
   // Worker entry scripts apart (workers/, beside assets/), so they get their own CSP
   // (scripts/hosting/headers.mjs); hnswlib's glue without eval, so that policy needs none.
-  worker: { format: 'es', plugins: () => [hnswlibWithoutEval()], rolldownOptions: { output: { entryFileNames: 'workers/[name]-[hash].js' } } },
+  worker: { format: 'es', plugins: () => [nodeOnly(), hnswlibWithoutEval()], rolldownOptions: { checks: { bundlerTimings: false }, output: { entryFileNames: 'workers/[name]-[hash].js' } } },
   // `npm run dev`: isolated like the built app (COOP + COEP), without the CSP Vite's client breaks.
   server: { headers: { ...DEV_HEADERS } },
   preview: { headers: headersFor('/*') },
@@ -52,6 +53,8 @@ export default defineConfig(({ mode }) => mode === 'extension' ? extensionConfig
     outDir: outDirFor(mode),
     target: 'es2022',
     chunkSizeWarningLimit: 4096,
+    // The plugin-timing report (the PWA plugin's precache of the models dominates it) is not something a person can act on.
+    rolldownOptions: { checks: { bundlerTimings: false } },
     rollupOptions: {
       input: {
         main: 'index.html',
@@ -61,6 +64,7 @@ export default defineConfig(({ mode }) => mode === 'extension' ? extensionConfig
   },
   optimizeDeps: { exclude: ['hnswlib-wasm'] },
   plugins: [
+    nodeOnly(),
     svelte(),
     cspMeta(),
     buildStamp(mode, outDirFor(mode)),

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { build, type Plugin, type UserConfig } from 'vite';
 // Extension pages (and their workers) may not evaluate strings as code (scripts/hnswlib-no-eval.mjs).
 import { hnswlibWithoutEval } from './hnswlib-no-eval.mjs';
+import { nodeOnly } from './node-only.mjs';
 
 const here = (path: string): string => fileURLToPath(new URL(`../${path}`, import.meta.url));
 const EXTENSION_OUT = here('dist/extension');
@@ -83,7 +84,7 @@ export function extensionConfig(): UserConfig {
     root: here('src/extension'),
     base: './',
     publicDir: here('public'),
-    worker: { format: 'es', plugins: () => [withoutMiniLM(), hnswlibWithoutEval()] },
+    worker: { format: 'es', plugins: () => [nodeOnly(), withoutMiniLM(), hnswlibWithoutEval()] },
     build: {
       outDir: EXTENSION_OUT,
       emptyOutDir: true,
@@ -99,7 +100,7 @@ export function extensionConfig(): UserConfig {
         output: { entryFileNames: (chunk) => (chunk.name === 'background' ? 'background.js' : 'assets/[name]-[hash].js') },
       },
     },
-    plugins: [extensionFiles()],
+    plugins: [nodeOnly(), extensionFiles()],
   };
 }
 

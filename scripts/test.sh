@@ -21,7 +21,13 @@ npx tsc -p tsconfig.json
 npx vitest run
 node scripts/pack-smoke.mjs
 if [ -d e2e ] && ls e2e/*.spec.ts >/dev/null 2>&1; then
-  npm run --silent build:app -- --mode e2e
-  npm run --silent build:ext
+  # The builds stay quiet (#53): a Node-only module externalized, or the plugin-timing report, fails here.
+  build_log=$(mktemp)
+  { npm run --silent build:app -- --mode e2e && npm run --silent build:ext; } 2>&1 | tee "$build_log"
+  if grep -E "has been externalized|PLUGIN_TIMINGS" "$build_log"; then
+    echo "test: the build printed warnings a user cannot act on (above): keep Node-only modules out of the browser graph (scripts/node-only.mjs)" >&2
+    exit 1
+  fi
+  rm -f "$build_log"
   npx playwright test
 fi
