@@ -114,3 +114,26 @@ describe('bad input gets a typed error and writes nothing', () => {
     await store.close();
   });
 });
+
+describe('createdAt says its unit (#50 item 6)', () => {
+  it('a Date is taken as what it says and stored in Unix seconds; a time in milliseconds is refused naming seconds', async () => {
+    const store = await openTestStore();
+    try {
+      const when = new Date('2026-03-14T09:30:00Z');
+      const made = await store.remember('the dentist moved to Thursday', { createdAt: when });
+      expect(made.memory.createdAt).toBe(when.getTime() / 1000);
+      const [batch] = await store.rememberMany([{ text: 'a chat turn', createdAt: new Date('2026-01-02T00:00:00Z') }]);
+      expect(batch!.memory.createdAt).toBe(Date.UTC(2026, 0, 2) / 1000);
+      const edited = await store.edit(made.memory.id, { createdAt: new Date('2026-03-15T00:00:00Z') });
+      expect(edited.createdAt).toBe(Date.UTC(2026, 2, 15) / 1000);
+      const millis = await store.remember('stamped with Date.now()', { createdAt: Date.now() }).catch((e: unknown) => e);
+      expect(millis).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'createdAt' } });
+      expect((millis as Error).message).toMatch(/Unix seconds, not milliseconds/);
+      const invalid = await store.remember('a date that is not one', { createdAt: new Date('not a date') }).catch((e: unknown) => e);
+      expect(invalid).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'createdAt' } });
+      expect(await store.count()).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -70,12 +70,13 @@ export interface MemoryInput {
   validUntil?: number;
   surfacesWhen?: string[];
   /**
-   * When the content happened, in Unix seconds (a chat turn's time, a dated note); default: when
-   * it is stored. Not before 1970, at most a day after the store's clock. Recall's time signal
-   * and recency read it; decay and health read `lastAccessed` (the store's own write and use
-   * time), and time travel (`stateAt`) the journal's transaction times.
+   * When the content happened, in **Unix seconds** (a chat turn's time, a dated note: `Date.now() /
+   * 1000`, not `Date.now()`), or a `Date`; default: when it is stored. Stored as seconds. Not before
+   * 1970, at most a day after the store's clock (a value in milliseconds is refused, and the error
+   * says so). Recall's time signal and recency read it; decay and health read `lastAccessed` (the
+   * store's own write and use time), and time travel (`stateAt`) the journal's transaction times.
    */
-  createdAt?: number;
+  createdAt?: number | Date;
 }
 
 export interface RememberItem extends MemoryInput {

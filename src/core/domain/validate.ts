@@ -173,10 +173,13 @@ export function checkKnownKeys(value: object, allowed: ReadonlySet<string>, fiel
 }
 
 /** Validates the settable fields of a memory; only the keys present are returned. */
-export function checkMemoryInput(input: unknown, field = 'options', extra: readonly string[] = []): MemoryInput {
+/** A memory's input once checked: its time in Unix seconds. */
+export type CheckedMemoryInput = Omit<MemoryInput, 'createdAt'> & { createdAt?: number };
+
+export function checkMemoryInput(input: unknown, field = 'options', extra: readonly string[] = []): CheckedMemoryInput {
   const raw = checkObject<MemoryInput>(input, field) as Record<string, unknown>;
   checkKnownKeys(raw, extra.length ? new Set([...INPUT_FIELDS, ...extra]) : INPUT_FIELDS, field);
-  const out: MemoryInput = {};
+  const out: CheckedMemoryInput = {};
   if (raw.type !== undefined) out.type = checkType(raw.type);
   if (raw.tags !== undefined) out.tags = checkTags(raw.tags);
   if (raw.importance !== undefined) out.importance = checkImportance(raw.importance);
@@ -188,7 +191,8 @@ export function checkMemoryInput(input: unknown, field = 'options', extra: reado
   if (raw.validFrom !== undefined) out.validFrom = checkTimestamp(raw.validFrom, 'validFrom');
   if (raw.validUntil !== undefined) out.validUntil = checkTimestamp(raw.validUntil, 'validUntil');
   if (raw.surfacesWhen !== undefined) out.surfacesWhen = checkPatterns(raw.surfacesWhen);
-  if (raw.createdAt !== undefined) out.createdAt = checkTimestamp(raw.createdAt, 'createdAt');
+  // A Date is taken as what it says (stored, as every time here, in Unix seconds).
+  if (raw.createdAt !== undefined) out.createdAt = checkTimestamp(raw.createdAt instanceof Date ? raw.createdAt.getTime() / 1000 : raw.createdAt, 'createdAt');
   if (raw.onConflict !== undefined) {
     const policies = ['ignore', 'warn', 'supersede', 'raise', 'review'];
     if (typeof raw.onConflict !== 'string' || !policies.includes(raw.onConflict)) {

@@ -8,13 +8,13 @@ import { evictionCandidates } from '../domain/decay.ts';
 import { MemoryError, invalid, throwIfAborted } from '../errors.ts';
 import { contentHash } from '../domain/text.ts';
 import type { LongRunOptions, Memory, MemoryInput, RememberItem, RememberManyOptions, RememberResult } from '../types.ts';
-import { checkCreatedAt, checkInteger, checkKnownKeys, checkMemoryInput, checkObject, checkText, checkValidity } from '../domain/validate.ts';
+import { checkCreatedAt, checkInteger, checkKnownKeys, checkMemoryInput, checkObject, checkText, checkValidity, type CheckedMemoryInput } from '../domain/validate.ts';
 import { applyWritePolicy, scanForWrite } from './conflicts.ts';
 
 const MANY_KEYS = new Set(['batchSize', 'signal', 'onProgress', 'onConflict']);
 
 /** A new memory row for validated input (fresh id, both timestamps `now`). */
-export async function buildMemory(ctx: Using, text: string, input: MemoryInput, now: number): Promise<Memory> {
+export async function buildMemory(ctx: Using, text: string, input: CheckedMemoryInput, now: number): Promise<Memory> {
   const memory: Memory = {
     id: ctx.ids.next(),
     text,
@@ -41,7 +41,7 @@ export async function buildMemory(ctx: Using, text: string, input: MemoryInput, 
   return memory;
 }
 
-function validateItem(item: unknown, where: string, now: number): { text: string; input: MemoryInput } {
+function validateItem(item: unknown, where: string, now: number): { text: string; input: CheckedMemoryInput } {
   if (typeof item === 'string') return { text: checkText(item, where), input: {} };
   if (item === null || typeof item !== 'object' || Array.isArray(item)) {
     throw invalid(`${where} must be a string or an object with a text field`, { field: where });
@@ -91,7 +91,7 @@ export interface BatchWrite {
 /** Embeds (unless given vectors) and writes one batch; the index is updated after the transaction commits. */
 export async function writeBatch(
   ctx: Using<'rows' | 'trash'>,
-  prepared: { text: string; input: MemoryInput }[],
+  prepared: { text: string; input: CheckedMemoryInput }[],
   options: LongRunOptions,
   { vectors: precomputed, roomMade = false, deferIndex = false }: BatchWrite = {},
 ): Promise<{ memories: Memory[]; vectors: Float32Array[] }> {
