@@ -53,9 +53,9 @@ export default defineConfig(({ mode }) => mode === 'extension' ? extensionConfig
     outDir: outDirFor(mode),
     target: 'es2022',
     chunkSizeWarningLimit: 4096,
-    // The plugin-timing report (the PWA plugin's precache of the models dominates it) is not something a person can act on.
-    rolldownOptions: { checks: { bundlerTimings: false } },
-    rollupOptions: {
+    rolldownOptions: {
+      // The plugin-timing report (the PWA plugin's precache of the models dominates it) is not something a person can act on.
+      checks: { bundlerTimings: false },
       input: {
         main: 'index.html',
         ...(mode === 'e2e' ? { harness: 'e2e/harness.html', bench: 'e2e/bench.html' } : {}),

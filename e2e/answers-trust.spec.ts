@@ -23,6 +23,10 @@ test('a changed time is an update to review, not a repeat; "keep both" leaves th
   const toast = page.locator('.toast', { hasText: 'Remembered' });
   await expect(toast).toContainText('updates a memory you already have');
   await expect(toast).not.toContainText('repeats');
+  // Kept, and worth a look: styled as a notice, not as an error (#50 item 8).
+  await expect(toast).toHaveClass(/\bnotice\b/);
+  await expect(toast).not.toHaveClass(/\berror\b/);
+  await shot(page, 'trust-update-notice', false);
   // Review offers it as the newer replacing the older.
   await page.getByRole('link', { name: /^Review/ }).click();
   const item = page.locator('.review-item, [data-conflict]').first();

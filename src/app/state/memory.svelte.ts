@@ -263,7 +263,8 @@ export class MemoryState {
         // Said on the spot: the memory is kept, and the pair waits in Review for a decision.
         const kind = conflicts.some((c) => c.kind === 'contradiction') ? 'contradicts' : conflicts.some((c) => c.kind === 'update') ? 'updates' : 'repeats';
         toasts.push(`Remembered — it ${kind} ${conflicts.length === 1 ? 'a memory you already have' : `${conflicts.length} memories you have`}.`, {
-          tone: 'error',
+          // Kept, and worth a look: not a failure, so not the error's red.
+          tone: 'notice',
           action: { label: 'Review', run: () => void (location.hash = '#/review') },
           // Going to Review (by this button or the tab) is what it asks for: it leaves then.
           route: 'review',

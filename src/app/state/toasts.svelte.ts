@@ -9,7 +9,8 @@ export interface Toast {
   id: number;
   message: string;
   action?: ToastAction;
-  tone: 'info' | 'error';
+  /** 'notice': something to look at that is not a failure (a memory kept that changes or repeats another). */
+  tone: 'info' | 'notice' | 'error';
   /** The tab the toast points at: it leaves once the person is there. */
   route?: string;
 }
