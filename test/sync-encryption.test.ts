@@ -10,6 +10,7 @@ import type { LocalMemory } from '../src/local.ts';
 import { openTestStore, uniqueName } from './helpers/store.ts';
 import { ADMIN, plainParts, request } from './helpers/couch-server.ts';
 import { ALICE, useCouchServer } from './helpers/couch-suite.ts';
+import { codeAndReason } from './helpers/expect.ts';
 
 const PASS = 'correct horse battery staple';
 const NEW_PASS = 'a whole new passphrase';
@@ -24,15 +25,6 @@ async function rawDocs(url: string): Promise<Record<string, unknown>[]> {
   return (changes.body as { results: { doc: Record<string, unknown> }[] }).results.map((r) => r.doc);
 }
 
-async function code(promise: Promise<unknown>): Promise<{ code: string; reason?: unknown }> {
-  try {
-    await promise;
-    return { code: 'resolved' };
-  } catch (error) {
-    const e = error as { code?: string; details?: { reason?: unknown } };
-    return { code: e.code ?? String(error), reason: e.details?.reason };
-  }
-}
 
 const texts = async (store: LocalMemory): Promise<string[]> => (await store.listRecent({ limit: 1000 })).map((m) => m.text).sort();
 
@@ -91,24 +83,24 @@ describe('end-to-end encrypted sync', () => {
       const before = JSON.stringify(await rawDocs(url));
 
       await wrong.remember('must not reach the server');
-      expect(await code(wrong.sync({ url, auth: ALICE, encryption: { passphrase: 'not the passphrase' } }))).toEqual({ code: 'SYNC_KEY', reason: 'wrong-key' });
+      expect(await codeAndReason(wrong.sync({ url, auth: ALICE, encryption: { passphrase: 'not the passphrase' } }))).toEqual({ code: 'SYNC_KEY', reason: 'wrong-key' });
       expect(await texts(wrong)).toEqual(['must not reach the server']);
       expect((await wrong.syncStatus()).error).toMatchObject({ code: 'SYNC_KEY' });
 
       await plain.remember('plaintext that must not reach the server');
-      expect(await code(plain.sync({ url, auth: ALICE }))).toEqual({ code: 'SYNC_KEY', reason: 'encrypted' });
+      expect(await codeAndReason(plain.sync({ url, auth: ALICE }))).toEqual({ code: 'SYNC_KEY', reason: 'encrypted' });
       expect(await texts(plain)).toEqual(['plaintext that must not reach the server']);
       expect(JSON.stringify(await rawDocs(url))).toBe(before);
 
       // A database that already holds plain memories cannot be made encrypted in place.
       const plainUrl = await newDb();
       await plain.sync({ url: plainUrl, auth: ALICE });
-      expect(await code(a.sync({ url: plainUrl, auth: ALICE, encryption: { passphrase: PASS } }))).toEqual({ code: 'SYNC_KEY', reason: 'plain-memories' });
+      expect(await codeAndReason(a.sync({ url: plainUrl, auth: ALICE, encryption: { passphrase: PASS } }))).toEqual({ code: 'SYNC_KEY', reason: 'plain-memories' });
       expect((await rawDocs(plainUrl)).filter((d) => String(d._id).startsWith('m:'))).toHaveLength(1);
 
       // Bad secrets are refused before anything is asked of the server.
-      expect(await code(a.sync({ url, auth: ALICE, encryption: { passphrase: 'short' } }))).toMatchObject({ code: 'INVALID_ARGUMENT' });
-      expect(await code(a.sync({ url, auth: ALICE, encryption: { key: 'not a key' as never } }))).toMatchObject({ code: 'INVALID_ARGUMENT' });
+      expect(await codeAndReason(a.sync({ url, auth: ALICE, encryption: { passphrase: 'short' } }))).toMatchObject({ code: 'INVALID_ARGUMENT' });
+      expect(await codeAndReason(a.sync({ url, auth: ALICE, encryption: { key: 'not a key' as never } }))).toMatchObject({ code: 'INVALID_ARGUMENT' });
     } finally {
       await a.close();
       await wrong.close();
@@ -125,7 +117,7 @@ describe('end-to-end encrypted sync', () => {
       await sealer.remember('sealed');
       await sealer.sync({ url, auth: ALICE, encryption: { passphrase: PASS } });
       await plain.remember('plaintext written after the database became encrypted');
-      expect(await code(plain.sync({ url, auth: ALICE }))).toEqual({ code: 'SYNC_KEY', reason: 'encrypted' });
+      expect(await codeAndReason(plain.sync({ url, auth: ALICE }))).toEqual({ code: 'SYNC_KEY', reason: 'encrypted' });
       expect(plainParts(await rawDocs(url))).not.toContain('plaintext written');
     } finally {
       await plain.close();
@@ -145,7 +137,7 @@ describe('end-to-end encrypted sync', () => {
 
       // Interrupted after the first batch is sealed again.
       const stop = new AbortController();
-      const first = await code(a.sync({
+      const first = await codeAndReason(a.sync({
         url, auth: ALICE, signal: stop.signal, retries: 0,
         encryption: { passphrase: PASS, newPassphrase: NEW_PASS },
         onProgress: (e) => { if (e.kind === 'sync' && e.phase === 'rekey') stop.abort(); },
@@ -171,7 +163,7 @@ describe('end-to-end encrypted sync', () => {
       expect([...sealedUnder]).toEqual([key.current.id]);
 
       // The other device: the old passphrase is refused, the new one reads everything.
-      expect(await code(b.sync({ url, auth: ALICE, encryption: { passphrase: PASS } }))).toEqual({ code: 'SYNC_KEY', reason: 'changed' });
+      expect(await codeAndReason(b.sync({ url, auth: ALICE, encryption: { passphrase: PASS } }))).toEqual({ code: 'SYNC_KEY', reason: 'changed' });
       await b.remember('written after the change');
       await b.sync({ url, auth: ALICE, encryption: { passphrase: NEW_PASS } });
       await a.sync({ url, auth: ALICE, encryption: { passphrase: NEW_PASS } });
@@ -193,7 +185,7 @@ describe('end-to-end encrypted sync', () => {
       const id = (await a.remember('sealed with a key the app holds')).memory.id;
       await a.remember('a second memory');
       await a.sync({ url, auth: ALICE, encryption: { key } });
-      expect(await code(b.sync({ url, auth: ALICE, encryption: { passphrase: PASS } }))).toEqual({ code: 'SYNC_KEY', reason: 'wrong-key' });
+      expect(await codeAndReason(b.sync({ url, auth: ALICE, encryption: { passphrase: PASS } }))).toEqual({ code: 'SYNC_KEY', reason: 'wrong-key' });
       // The server swaps one document's ciphertext for another's: it is bound to its id, so it does not open.
       const docs = await rawDocs(url);
       const target = docs.find((d) => d._id === `m:${id}`)!;
@@ -225,7 +217,7 @@ describe('end-to-end encrypted sync', () => {
       expect((await a.syncStatus()).encrypted).toBe(true);
       expect(plainParts(await rawDocs(url))).not.toContain('reopening');
       await a.sync({ url, auth: ALICE, encryption: { passphrase: PASS, remember: false } });
-      expect(await code(a.sync({ url, auth: ALICE }))).toEqual({ code: 'SYNC_KEY', reason: 'encrypted' });
+      expect(await codeAndReason(a.sync({ url, auth: ALICE }))).toEqual({ code: 'SYNC_KEY', reason: 'encrypted' });
     } finally {
       await a.close();
     }

@@ -14,6 +14,7 @@ import { planKeys } from '../src/core/sync/keys.ts';
 import { openTestStore } from './helpers/store.ts';
 import { ADMIN, plainParts, request } from './helpers/couch-server.ts';
 import { ALICE, useCouchServer } from './helpers/couch-suite.ts';
+import { codeAndReason } from './helpers/expect.ts';
 
 const couch = useCouchServer('forge');
 
@@ -34,15 +35,6 @@ const memory = (id: string, text: string): Record<string, unknown> => ({
   polarity: 0, expiresAt: 0, pinned: true, trust: 'trusted', contentHash: '', validFrom: 0, validUntil: 0, surfacesWhen: [],
 });
 
-async function code(promise: Promise<unknown>): Promise<{ code: string; reason?: unknown }> {
-  try {
-    await promise;
-    return { code: 'resolved' };
-  } catch (error) {
-    const e = error as { code?: string; details?: { reason?: unknown } };
-    return { code: e.code ?? String(error), reason: e.details?.reason };
-  }
-}
 
 const unreadable = async (store: LocalMemory): Promise<number> => (await store.syncStatus()).totals.unreadable;
 
@@ -174,8 +166,8 @@ describe('a hostile server and an end-to-end encrypted database', () => {
 
       expect((await request(`${url}/houkai:key?rev=${keyDoc._rev}`, 'DELETE', undefined, ADMIN)).status).toBe(200);
       await a.remember('written after the server deleted the key document');
-      expect(await code(a.sync({ url, auth: ALICE }))).toEqual({ code: 'SYNC_KEY', reason: 'key-missing' });
-      expect(await code(a.sync({ url, auth: ALICE, encryption: { key } }))).toEqual({ code: 'SYNC_KEY', reason: 'key-missing' });
+      expect(await codeAndReason(a.sync({ url, auth: ALICE }))).toEqual({ code: 'SYNC_KEY', reason: 'key-missing' });
+      expect(await codeAndReason(a.sync({ url, auth: ALICE, encryption: { key } }))).toEqual({ code: 'SYNC_KEY', reason: 'key-missing' });
       const after = plainParts((await request(`${url}/_all_docs?include_docs=true`, 'GET', undefined, ADMIN)).body);
       expect(after).not.toContain('a secret');
       expect(after).not.toContain('written after');
@@ -184,11 +176,11 @@ describe('a hostile server and an end-to-end encrypted database', () => {
       // Back, but as version 1 (the format before seals were bound to revisions): refused.
       const { _rev: _gone, ...restored } = keyDoc;
       expect((await put(url, { ...restored, v: 1 })).status).toBe(201);
-      expect(await code(a.sync({ url, auth: ALICE, encryption: { key } }))).toEqual({ code: 'SYNC_KEY', reason: 'downgraded' });
+      expect(await codeAndReason(a.sync({ url, auth: ALICE, encryption: { key } }))).toEqual({ code: 'SYNC_KEY', reason: 'downgraded' });
       // A newer version's key document: this version says to update.
       const v1 = await get(url, 'houkai:key');
       expect((await put(url, { ...v1, v: 3 })).status).toBe(201);
-      expect(await code(a.sync({ url, auth: ALICE, encryption: { key } }))).toEqual({ code: 'SYNC_KEY', reason: 'update' });
+      expect(await codeAndReason(a.sync({ url, auth: ALICE, encryption: { key } }))).toEqual({ code: 'SYNC_KEY', reason: 'update' });
     } finally {
       await a.close();
     }

@@ -24,3 +24,14 @@ export async function expectInvalidAsync(promise: Promise<unknown>, field?: stri
   expect((error as MemoryError).code).toBe('INVALID_ARGUMENT');
   if (field !== undefined) expect((error as MemoryError).details.field).toBe(field);
 }
+
+/** What a call settles with: `resolved`, or the error's code with its `details.reason` (SYNC_KEY's, say). */
+export async function codeAndReason(promise: Promise<unknown>): Promise<{ code: string; reason?: unknown }> {
+  try {
+    await promise;
+    return { code: 'resolved' };
+  } catch (error) {
+    const e = error as { code?: string; details?: { reason?: unknown } };
+    return { code: e.code ?? String(error), reason: e.details?.reason };
+  }
+}

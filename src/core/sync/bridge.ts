@@ -15,10 +15,8 @@ import { entryEffect } from '../domain/journal-patch.ts';
 import { checkCreatedAt } from '../domain/validate.ts';
 import type { ReplicaDocument } from './ports.ts';
 import { foldConflicts } from './fold.ts';
-import { MAX_HISTORY_READ, resolveChange } from './leaves.ts';
+import { resolveChange, trustedBeneath } from './leaves.ts';
 import { capped, inScope, readLocal, vectorsFor, type BridgeRun, type LocalRows, type OnUnreadable } from './run.ts';
-
-export { emptyCounts, inScope, type BridgeCounts, type BridgeRun } from './run.ts';
 
 /** Documents read and written per batch (one storage transaction per batch of inserts). */
 const BATCH = 256;
@@ -95,8 +93,8 @@ async function pushIds(run: BridgeRun, ids: string[], rows?: LocalRows): Promise
  */
 async function alreadyThere(run: BridgeRun, have: ReplicaDocument, memory: SyncedMemory): Promise<boolean> {
   if (have.refused !== undefined) {
-    const trusted = (await run.replica.getAncestors(have._id, have._rev, MAX_HISTORY_READ)).find((h) => h.refused === undefined);
-    return trusted !== undefined && !trusted._deleted && (await alreadyThere(run, trusted, memory));
+    const trusted = await trustedBeneath(run.replica, have);
+    return trusted !== null && !trusted._deleted && (await alreadyThere(run, trusted, memory));
   }
   if (!have.memory) return false;
   if (sameMemory(have.memory, memory)) return true;

@@ -6,7 +6,7 @@
  * branch is found. Which leaf holds the state is winner.ts's rule; a leaf the replica refused
  * (encrypted-replica.ts) is counted unreadable and never holds it.
  */
-import type { ReplicaChange, ReplicaDocument } from './ports.ts';
+import type { ReplicaChange, ReplicaDocument, SyncReplica } from './ports.ts';
 import type { BridgeRun, OnUnreadable } from './run.ts';
 import { generation, leafOf, logicalWinner } from './winner.ts';
 
@@ -28,6 +28,11 @@ export interface Resolved {
    * forget (none when the winner is a live revision read back from history: nothing is folded there).
    */
   others: ReplicaDocument[];
+}
+
+/** The nearest revision under a refused one that this device can trust, read back through its history; null when none can be read. */
+export async function trustedBeneath(replica: SyncReplica, doc: ReplicaDocument): Promise<ReplicaDocument | null> {
+  return (await replica.getAncestors(doc._id, doc._rev, MAX_HISTORY_READ)).find((h) => leafOf(h).state !== 'refused') ?? null;
 }
 
 export async function resolveChange(run: BridgeRun, change: ReplicaChange & { doc: ReplicaDocument }, onUnreadable: OnUnreadable): Promise<Resolved> {
@@ -66,7 +71,7 @@ export async function resolveChange(run: BridgeRun, change: ReplicaChange & { do
   if (hiding.length) {
     const found: ReplicaDocument[] = [];
     for (const doc of hiding.slice(0, MAX_FOLDED_LEAVES)) {
-      const trusted = (await replica.getAncestors(change.id, doc._rev, MAX_HISTORY_READ)).find((h) => leafOf(h).state !== 'refused');
+      const trusted = await trustedBeneath(replica, doc);
       if (!trusted) return { winner: null, others: [] };
       found.push(trusted);
     }
