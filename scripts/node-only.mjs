@@ -20,6 +20,8 @@ export function nodeOnly() {
   return {
     name: 'houkai-node-only',
     enforce: 'pre',
+    // Builds only: the tests (vitest reads the same config) run in Node, where these modules are the real ones.
+    apply: 'build',
     resolveId(source, importer) {
       for (const key of NODE_ONLY.keys()) {
         const hit = key.startsWith('/') ? importer !== undefined && new URL(source, `file://${importer}`).pathname.endsWith(key) : source === key;
