@@ -105,10 +105,13 @@ export async function round(ctx: StoreContext, session: Session, options: { sign
     moved.pushed += r.pushed;
     moved.pulled += r.pulled;
   };
-  // A replica that never compared the store with the remote (a new device, a new key's replica)
-  // takes the remote's revisions in first: the comparison then writes each memory over the
-  // revision it has, instead of as a new document in conflict with the remote's.
-  if (!(checkpoint.compared ?? (checkpoint.pushedSeq > 0 || checkpoint.appliedSeq !== 0))) await replicate();
+  // A store that holds memories and has never compared them with this remote (a new key's
+  // replica, a device restored from an archive) takes the remote's revisions in first: the
+  // comparison then writes each memory over the revision it has, instead of as a new document in
+  // conflict with the remote's. An empty store has nothing to compare: it pulls in the round
+  // below, as before (a comparison after applying would only re-read what it just took in).
+  const compared = checkpoint.compared ?? (checkpoint.pushedSeq > 0 || checkpoint.appliedSeq !== 0);
+  if (!compared && (await ctx.storage.journalKeys({ limit: 1 })).length > 0) await replicate();
   // What an interrupted round left in the replica first, so the push never writes over a
   // replicated change this store has not seen.
   await applyReplica(run, unreadable);
