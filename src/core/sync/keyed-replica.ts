@@ -97,7 +97,7 @@ export function keyedReplica(options: KeyedReplicaOptions): SyncReplica & { plan
     if (left === 0) {
       const written = await o.inner.writeRemoteKey(completeChange(doc));
       if (written) {
-        o.plan = { ...o.plan, rekey: false, upgrade: false, doc: written };
+        o.plan = { ...o.plan, rekey: false, doc: written };
         await options.onPlan?.(o.plan);
       }
     }

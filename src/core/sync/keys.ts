@@ -60,8 +60,6 @@ export type KeyPlan =
       ring: KeyRing;
       /** A passphrase change is under way: documents under `previous` are to be sealed again under `current`. */
       rekey: boolean;
-      /** The database is in the first seal format: every document is sealed again in format 2, then the key document says 2. */
-      upgrade: boolean;
       /** The key document as written or read (with its revision). */
       doc: KeyDocument;
     };
@@ -152,7 +150,7 @@ export async function planKeys(remote: RemoteKeys, secret: SyncSecret | undefine
     }
     const { entry, key } = await newEntry(next ?? secret);
     const written = await write({ _id: KEY_DOC_ID, kind: KEY_DOC_KIND, v: KEY_DOC_VERSION, current: entry });
-    if (written) return { mode: 'encrypted', ring: { current: key }, rekey: false, upgrade: false, doc: written };
+    if (written) return { mode: 'encrypted', ring: { current: key }, rekey: false, doc: written };
     // Another device made the database encrypted meanwhile: use its key.
     if (!retry) throw keyError('Another device wrote the database key at the same time; sync again', 'changed');
     return planKeys(await retry(), secret, next, write, undefined, seen);
@@ -163,7 +161,6 @@ export async function planKeys(remote: RemoteKeys, secret: SyncSecret | undefine
   if (seen && doc.v < seen.format) {
     throw keyError(`The database key document says version ${doc.v}, older than the version ${seen.format} this device synced: a server rolled it back; nothing is sent or taken in`, 'downgraded');
   }
-  const upgrade = doc.v < KEY_DOC_VERSION;
   if (!secret) {
     throw keyError('This database is end-to-end encrypted: sync with encryption: { passphrase } (or { key })', 'encrypted');
   }
@@ -171,7 +168,7 @@ export async function planKeys(remote: RemoteKeys, secret: SyncSecret | undefine
     const current = await openEntry(doc.current, secret);
     if (current) {
       // A change under way elsewhere: documents not yet sealed again are skipped (counted) until they are.
-      return { mode: 'encrypted', ring: { current }, rekey: false, upgrade, doc };
+      return { mode: 'encrypted', ring: { current }, rekey: false, doc };
     }
     for (const old of [...(doc.previous ? [doc.previous] : []), ...(doc.retired ?? [])]) {
       if (await openEntry(old, secret)) throw keyError('The passphrase of this database was changed on another device: sync with the new one', 'changed');
@@ -183,7 +180,7 @@ export async function planKeys(remote: RemoteKeys, secret: SyncSecret | undefine
   if (nowCurrent) {
     const old = doc.previous ? await openEntry(doc.previous, secret) : null;
     if (doc.previous && !old) throw keyError('Wrong passphrase: the change under way moves away from another one', 'wrong-key');
-    return { mode: 'encrypted', ring: { current: nowCurrent, ...(old ? { previous: old } : {}) }, rekey: old !== null, upgrade, doc };
+    return { mode: 'encrypted', ring: { current: nowCurrent, ...(old ? { previous: old } : {}) }, rekey: old !== null, doc };
   }
   if (doc.previous) throw keyError('Another passphrase change is under way on this database: finish it first', 'changed');
   const old = await openEntry(doc.current, secret);
@@ -191,5 +188,5 @@ export async function planKeys(remote: RemoteKeys, secret: SyncSecret | undefine
   const { entry, key } = await newEntry(next);
   const written = await write({ ...doc, current: entry, previous: doc.current });
   if (!written) throw keyError('The database key changed while the passphrase change started; sync again', 'changed');
-  return { mode: 'encrypted', ring: { current: key, previous: old }, rekey: true, upgrade, doc: written };
+  return { mode: 'encrypted', ring: { current: key, previous: old }, rekey: true, doc: written };
 }
