@@ -3,7 +3,8 @@
  * answer says another memory disagrees; score bars share one scale across cards; the opening card
  * says which step runs; Health says what "recalled" counts; no red storage chip before the person
  * asked the browser to keep the storage; the toast keeps off the header's tagline at 1280 px.
- * Issue #26 too: "When it happened" on Remember, and the breakdown's conversational rows.
+ * Issue #26 too: "When it happened" on Remember, and the breakdown's conversational rows. Issue
+ * #50: the current memory answers first, the one it updates marked outdated.
  */
 import { expect, test, type Page } from 'playwright/test';
 import { guardPages, openStore, remember, shot } from './app-helpers.ts';
@@ -33,6 +34,16 @@ test('a changed time is an update to review, not a repeat; "keep both" leaves th
   await expect(item).toContainText('The standup moved to 10:00');
   await expect(item).toContainText('The standup is at 9:30');
   await shot(page, 'trust-review-update', false);
+  // Waiting in review, the answer is already the current one (#50 items 1 and 2): the new time
+  // first, the old one marked outdated, pointing at the newer.
+  await search(page, 'what time is the standup?');
+  await expect(page.locator('.result').first()).toContainText('The standup moved to 10:00');
+  const fold = page.getByText(/^Weaker matches/);
+  if (await fold.count()) await fold.click();
+  const stale = page.locator('.result').filter({ hasText: 'The standup is at 9:30' });
+  await expect(stale.locator('.outdated')).toContainText('Outdated: a newer memory replaces this');
+  await expect(stale.locator('.outdated a')).toHaveCount(1);
+  await shot(page, 'trust-outdated-card', false);
 
   // A contradiction kept both ways: the answer says another memory disagrees.
   await page.getByRole('link', { name: 'Search' }).click();

@@ -1,6 +1,6 @@
 /**
- * Issue #27: a changed fact is never merged away. A changed value of the same attribute is a
- * contradiction or an update at any similarity, never a duplicate; `supersede` keeps the newer
+ * Issue #27: a changed fact is never merged away. A changed value of the same attribute is an
+ * update at any similarity (#50: the later value is current), never a duplicate; `supersede` keeps the newer
  * text; a merge never drops a value the newer wording holds.
  */
 import { readFileSync } from 'node:fs';
@@ -29,11 +29,12 @@ async function verdict(p: Pair, similarity: number): Promise<string> {
   return c ? c.kind : 'none';
 }
 
+// A changed value is an update, said or not: the later one is current (#50 item 1).
 const ISSUE_CASES: [string, string, 'update' | 'contradiction'][] = [
   ['The standup is at 9:30', 'The standup moved to 10:00', 'update'],
-  ['The standup is at 9:30', 'The standup is at 10:00', 'contradiction'],
-  ['The standup is at 9:30', 'The standup is at 10:30', 'contradiction'],
-  ['The meeting is on Monday', 'The meeting is on Tuesday', 'contradiction'],
+  ['The standup is at 9:30', 'The standup is at 10:00', 'update'],
+  ['The standup is at 9:30', 'The standup is at 10:30', 'update'],
+  ['The meeting is on Monday', 'The meeting is on Tuesday', 'update'],
   ['Standup is at 9am', 'Standup moved to 10am', 'update'],
   ['The office is in Berlin', 'The office moved to Munich', 'update'],
 ];
@@ -156,11 +157,13 @@ describe('supersede keeps the newer fact', () => {
         await memory.remember('The standup moved to 10:00', { onConflict: 'supersede' });
         const [top] = await memory.recall('what time is the standup?');
         expect(top!.memory.text).toBe('The standup moved to 10:00');
-        // 'review' asks instead: the pair waits as an update.
+        // 'review' asks instead: the pair waits as an update, the newer already ranked first.
         await memory.remember('We deploy on Fridays', { onConflict: 'review' });
         const queued = await memory.remember('We deploy on Thursdays', { onConflict: 'review' });
         expect(queued.action).toBe('queued');
-        expect((await memory.listPendingConflicts()).map((c) => c.kind)).toEqual(['contradiction']);
+        expect((await memory.listPendingConflicts()).map((c) => c.kind)).toEqual(['update']);
+        const [day] = await memory.recall('which day do we deploy?');
+        expect(day!.memory.text).toBe('We deploy on Thursdays');
       } finally {
         await memory.close();
       }

@@ -59,12 +59,13 @@ describe('contested hits', () => {
     });
     const client = await connectEndpoint(port2, { name: uniqueName('contested') });
     cleanups.push(() => client.close());
-    const a = await client.remember('Use tabs in Go files', { onConflict: 'review' });
-    const b = await client.remember('Use spaces in Go files', { onConflict: 'review' });
-    const hits = await client.recall('tabs or spaces in Go?', { k: 2, touch: false });
+    // A contradiction, not an update (a changed value is an update: outdated.test.ts).
+    const a = await client.remember('We deploy on Fridays', { onConflict: 'review' });
+    const b = await client.remember('We never deploy on Fridays', { onConflict: 'review' });
+    const hits = await client.recall('do we deploy on Fridays?', { k: 2, touch: false });
     expect(hits.find((h) => h.memory.id === a.memory.id)!.contestedBy).toEqual([b.memory.id]);
     const tools = memoryTools(client);
-    const result = await tools.call('recall', { query: 'tabs or spaces in Go?', k: 2 });
+    const result = await tools.call('recall', { query: 'do we deploy on Fridays?', k: 2 });
     const records = JSON.parse(result.content[0]!.text) as { id: string; contested_by: string[] }[];
     expect(records.find((r) => r.id === b.memory.id)!.contested_by).toEqual([a.memory.id]);
   });

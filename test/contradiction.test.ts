@@ -13,9 +13,9 @@ describe('contradiction patterns (pairs: older, newer)', () => {
     expect(comparePair('Ben reviews the hotfix.', 'The hotfix is reviewed by Ben.')).toBeNull();
   });
 
-  it('mutually exclusive values of one attribute', () => {
-    expect(comparePair('The team standup is on Friday.', 'The team standup is on Monday.')).toEqual({ kind: 'contradiction', pattern: 'value', detail: 'friday → monday' });
-    expect(comparePair('The staging database listens on port 5432.', 'The staging database listens on port 5433.')).toMatchObject({ kind: 'contradiction', pattern: 'value' });
+  it('mutually exclusive values of one attribute: an update, said or not (the later value is current, #50)', () => {
+    expect(comparePair('The team standup is on Friday.', 'The team standup is on Monday.')).toEqual({ kind: 'update', pattern: 'value', detail: 'friday → monday' });
+    expect(comparePair('The staging database listens on port 5432.', 'The staging database listens on port 5433.')).toMatchObject({ kind: 'update', pattern: 'value' });
     expect(comparePair('Code reviews need two approvals.', 'Code reviews need one approval.')).toMatchObject({ pattern: 'value' });
     expect(comparePair('The team office is in Munich.', 'The team office is in Berlin.')).toMatchObject({ pattern: 'value', detail: 'munich → berlin' });
     expect(comparePair('Ben owns the billing service.', 'Lisa owns the billing service.')).toMatchObject({ pattern: 'value' });
@@ -96,7 +96,7 @@ describe('the store reports them (hash embedder, warn policy)', () => {
     await store.remember('The staging database listens on port 5432.');
     const port = await store.remember('The staging database listens on port 5433.', { onConflict: 'review' });
     expect(port.action).toBe('queued');
-    expect((await store.listPendingConflicts()).map((c) => [c.kind, c.reason])).toEqual([['contradiction', 'value_mismatch']]);
+    expect((await store.listPendingConflicts()).map((c) => [c.kind, c.reason])).toEqual([['update', 'value_mismatch']]);
     await store.close();
   });
 });

@@ -309,6 +309,8 @@ function hitRecord(hit: RecallHit): Record<string, unknown> {
     ...(hit.confidence === undefined ? {} : { confidence: hit.confidence }),
     // Other memories that say otherwise, unresolved: the answer is contested.
     contested_by: hit.contestedBy ?? [],
+    // Newer memories that replace this one (they rank above it): the fact has changed since.
+    outdated_by: hit.outdatedBy ?? [],
     ...(hit.expandedFrom === undefined ? {} : { expanded_from: { id: hit.expandedFrom.id, rel: hit.expandedFrom.rel, hop: hit.expandedFrom.hop } }),
     ...(hit.explain === undefined ? {} : { explain: hit.explain.breakdown }),
   };
@@ -435,7 +437,7 @@ function buildTools(ctx: Context): Record<MemoryToolName, ToolSpec> {
       name: 'recall',
       description:
         'Search long-term memory by meaning (or hybrid meaning + keywords + recency + importance). Use it before starting a task and whenever past decisions, preferences or facts may matter. ' +
-        'Returns [{id, text, type, tags, importance, score, created_at, superseded_by, expires_at, trust, confidence, contested_by}], best first; contested_by lists memories that say otherwise and are not settled (tell the user both). ' +
+        'Returns [{id, text, type, tags, importance, score, created_at, superseded_by, expires_at, trust, confidence, contested_by, outdated_by}], best first; contested_by lists memories that say otherwise and are not settled (tell the user both); outdated_by lists newer memories that replace this one (they rank above it: answer with the current one). ' +
         readOnlyNote,
       inputSchema: objectSchema(
         {
@@ -445,13 +447,14 @@ function buildTools(ctx: Context): Record<MemoryToolName, ToolSpec> {
           ...rankingProperties(ctx.readOnly, 'hybrid'),
           overfetch: integer('Candidate pool multiplier for filtered searches, default 4.', 1, 100),
           explain: boolean('Attach a per-signal score breakdown to each hit under "explain". Default false.'),
+          outdated: choice(['keep', 'hide'], '"keep" (default): memories a newer one updates are returned below it, with outdated_by; "hide": left out.'),
           ...expandProperties(),
         },
         ['query'],
       ),
       async run(args) {
         const hits = await client.recall(args.query as string, {
-          ...rename(args, { k: 'k', overfetch: 'overfetch', explain: 'explain' }),
+          ...rename(args, { k: 'k', overfetch: 'overfetch', explain: 'explain', outdated: 'outdated' }),
           ...filterOptions(args, ctx),
           ...rankingOptions(args, ctx),
           ...expandOption(args),

@@ -133,6 +133,11 @@ export interface RecallOptions {
   dedupThreshold?: number;
   /** Update `lastAccessed`/`accessCount` of the hits, default true. */
   touch?: boolean;
+  /**
+   * Memories a newer one updates or supersedes ('outdated'): 'keep' (default) returns them, ranked
+   * below the memory that replaced them and marked with `outdatedBy`; 'hide' leaves them out.
+   */
+  outdated?: 'keep' | 'hide';
   /** 'semantic' (default: cosine + 0.05·polarity) or 'hybrid' (cosine + BM25, then recency + importance). */
   mode?: 'semantic' | 'hybrid';
   /**
@@ -197,6 +202,10 @@ export interface RecallExplanation {
   relevance?: { probability: number; confidence: 'strong' | 'weak' | 'none'; coverage: number; z: number };
   /** AI-Houkai's breakdown dict, rounded as it rounds. */
   breakdown: Record<string, unknown>;
+  /** Ranked as the current memory of these (it updates or supersedes them): at least their score and badge. */
+  current?: { of: string[] };
+  /** Outdated: these live memories update or supersede it, and rank above it. */
+  outdated?: { by: string[] };
 }
 
 export interface RecallHit {
@@ -217,6 +226,12 @@ export interface RecallHit {
    * way, or a contradiction or update waiting in review (core/services/contested.ts). Empty when none.
    */
   contestedBy: string[];
+  /**
+   * Ids of the live memories that replace this one: a newer memory updates it (the same fact with
+   * a new value: an `updates` link) or supersedes it. They rank above it; `outdated: 'hide'`
+   * leaves such hits out. Empty when this memory is current.
+   */
+  outdatedBy: string[];
 }
 
 export interface ListOptions {

@@ -10,7 +10,7 @@
  * surfaced to the person, never resolved behind their back (the `review` policy).
  */
 import { invalid } from '../errors.ts';
-import { comparePair, newerAddsValues, saysItReplaces, valuesDiffer } from './contradiction.ts';
+import { comparePair, newerAddsValues, valuesDiffer } from './contradiction.ts';
 import { EXTENDED_NEGATION_WORDS, negationTokens, overlapCoefficient } from './negation.ts';
 import { setJaccard } from './tokenize.ts';
 import type { Conflict, Memory, Polarity } from '../types.ts';
@@ -102,7 +102,7 @@ export async function conflictReason(
   if (quick) return quick;
   const [older, newer] = (a.createdAt ?? 0) < (b.createdAt ?? 0) ? [a, b] : [b, a];
   const values = valuesDiffer(older.text, newer.text);
-  if (values.differ && values.frame) return { kind: saysItReplaces(older.text, newer.text) ? 'update' : 'contradiction', reason: 'value_mismatch' };
+  if (values.differ && values.frame) return { kind: 'update', reason: 'value_mismatch' };
   const fn = options.contradictionFn;
   if (fn && (await fn(a, b))) return { kind: 'contradiction', reason: 'custom_fn' };
   return values.differ ? null : { kind: 'duplicate', reason: 'similarity' };

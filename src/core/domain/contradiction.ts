@@ -272,9 +272,10 @@ export function comparePair(olderText: string, newerText: string): PairVerdict |
   // An inclusive verb before the differing value: several values can hold at once.
   const verbAt = a.seq.findIndex((w) => INCLUSIVE.has(w));
   if (!exclusive && !replaces && verbAt >= 0 && verbAt < runA[0]!) return null;
-  const preference = frame.some((w) => PREFERENCE.has(w)) || stretch[2] === 'choice';
   const detail = `${runA.map((i) => a.seq[i]).join(' ')} → ${runB.map((i) => b.seq[i]).join(' ')}`;
-  return { kind: kindOf(preference), pattern: 'value', detail };
+  // One attribute with a new value is an update, said or not ("My number is …" in January, "My
+  // number is …" in March): the later one is the current value (issue #50).
+  return { kind: 'update', pattern: 'value', detail };
 }
 
 /**

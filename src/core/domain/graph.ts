@@ -19,7 +19,8 @@ import type { Link, Memory } from '../types.ts';
 /**
  * Relations the engine itself emits or documents. AI-Houkai's `LINK_RELS` (`related`, `refines`,
  * `derived_from`, `example_of`, `contradicts`, `supersedes`) plus seed 003's edge kinds (`causes`,
- * `supports`, `promoted_from`). "`rel` is a string, not an enum, so users may add
+ * `supports`, `promoted_from`) and `updates` (a newer memory holds the current value of an
+ * older one's fact: domain/current.ts). "`rel` is a string, not an enum, so users may add
  * their own", so any other non-blank rel is accepted too (see {@link checkRel}).
  */
 export const LINK_VOCABULARY = [
@@ -32,6 +33,7 @@ export const LINK_VOCABULARY = [
   'causes',
   'supports',
   'promoted_from',
+  'updates',
 ] as const;
 export type LinkRel = (typeof LINK_VOCABULARY)[number];
 

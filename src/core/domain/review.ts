@@ -7,6 +7,7 @@
  */
 import { invalid } from '../errors.ts';
 import { checkRel } from './graph.ts';
+import { UPDATES_REL } from './current.ts';
 import { checkId, checkTimestamp } from './validate.ts';
 import { checkRecord, vectorProblem } from './record.ts';
 import type { Conflict, Memory } from '../types.ts';
@@ -57,6 +58,7 @@ export type ReviewMutation =
   | { type: 'insert'; proposed: ProposedMemory }
   | { type: 'supersede'; oldId: string; newId: string }
   | { type: 'link'; from: string; to: string; rel: string }
+  | { type: 'unlink'; from: string; to: string; rel: string }
   | { type: 'forget'; id: string };
 
 export function checkResolution(value: unknown, field = 'resolution'): ReviewResolution {
@@ -153,7 +155,8 @@ export const KEEP_BOTH_REL = 'contradicts';
  * Plans a user's resolution of a pending record (nothing is applied here):
  * - `supersede` → `supersede(oldId, newId)`: the new memory replaces the old one;
  * - `keep_both` → for a contradiction, the link `newId → oldId contradicts` (both stay, the
- *   disagreement is recorded); for a duplicate, no mutation (a duplicate is not a contradiction);
+ *   disagreement is recorded); for an update, that link and the `updates` link between them
+ *   removed (neither is outdated); for a duplicate, no mutation (a duplicate is not a contradiction);
  * - `drop_new` → `forget(newId)`.
  * Returns the resolved record and the mutations. An already resolved record, or an unknown
  * resolution name, throws INVALID_ARGUMENT. Records made moot by the mutations (see
@@ -178,6 +181,10 @@ export function applyResolution(
   if (res === 'supersede') mutations = [{ type: 'supersede', oldId: checked.oldId, newId: checked.newId }];
   else if (res === 'drop_new') mutations = checked.proposed ? [] : [{ type: 'forget', id: checked.newId }];
   else mutations = checked.kind !== 'duplicate' ? [{ type: 'link', from: checked.newId, to: checked.oldId, rel: checkRel(KEEP_BOTH_REL) }] : [];
+  // Keeping both sides of an update: neither is outdated any more, they disagree (`contestedBy`).
+  if (res === 'keep_both' && checked.kind === 'update') {
+    mutations.push({ type: 'unlink', from: checked.newId, to: checked.oldId, rel: UPDATES_REL }, { type: 'unlink', from: checked.oldId, to: checked.newId, rel: UPDATES_REL });
+  }
   // A held memory becomes one first when the person keeps it; dropped, it was never stored.
   if (checked.proposed && res !== 'drop_new') mutations.unshift({ type: 'insert', proposed: checked.proposed });
   const { proposed: _held, ...rest } = checked;

@@ -60,6 +60,10 @@ export interface Explanation {
   relevance?: { probability: number; confidence: Confidence; coverage: number; z: number };
   /** The reference's breakdown dict, rounded as the reference rounds. */
   breakdown: Record<string, unknown>;
+  /** Ranked as the current memory of these (it updates or supersedes them): at least their score and badge (domain/current.ts). */
+  current?: { of: string[] };
+  /** Outdated: these live memories update or supersede it, and rank above it. */
+  outdated?: { by: string[] };
 }
 
 export interface ScoredHit {

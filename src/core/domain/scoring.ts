@@ -47,6 +47,7 @@ import { lexicalCoverage, type RelevanceJudge, type RelevanceJudgement } from '.
 import { CORE_SIGNALS, SIGNALS, polaritySignal, round, type CoreSignal, type Row, type SignalInput } from './signals.ts';
 import { analyseQuery, type QueryAnalysis } from './query.ts';
 import { lexicalTerms } from './tokenize.ts';
+import { withoutTimeWords } from './time-expressions.ts';
 import { checkBoolean, checkChoice, checkKnownKeys, checkNumberInRange, checkObject } from './validate.ts';
 import { FUSIONS, RECALL_MODES, RECENCY_BASES, type Fusion, type PoolItem, type RecallMode, type RecencyBasis, type ScoredHit, type Signal } from './scoring-types.ts';
 import type { HybridWeights, Memory } from '../types.ts';
@@ -191,7 +192,8 @@ export function scoreCandidates(pool: readonly PoolItem[], query: string, option
   if (typeof query !== 'string') throw invalid('query must be a string', { field: 'query' });
   const opts = checkScoreOptions(options);
   if (pool.length === 0) return [];
-  const queryTerms = [...new Set(lexicalTerms(query))];
+  // Time words feed the time signal, not the lexical score (time-expressions.ts).
+  const queryTerms = [...new Set(lexicalTerms(withoutTimeWords(query, opts.timeAnchor ?? opts.now)))];
   const judged = opts.relevance ? judgePool(pool, queryTerms, opts.relevance) : null;
   if (opts.mode === 'hybrid' && Number.isNaN(opts.now)) throw invalid('now (Unix seconds) is required to score recency', { field: 'now' });
   let hits: IndexedHit[];

@@ -166,6 +166,23 @@ export function readQueryTime(query: string, anchor: number): QueryTime {
   return { windows, asksWhen };
 }
 
+/** "Two days before (the trip)", "the week after", "a month earlier": a time relative to an event. */
+const RELATIVE_TO_EVENT = new RegExp(`\\b(?:the )?(?:${NUM_RE} )?(?:day|night|week|weekend|month|year)s? (?:before|after|earlier|later)\\b`, 'g');
+
+/**
+ * The query with the words that name a time blanked out (issue #50 item 5): "last week",
+ * "yesterday", "in May", "two days before" feed the time signal (or ask for a time), never the
+ * lexical score ("What did Kwame say about the trip last week?" is not about the word "week").
+ * Lower-cased, as the lexical terms are.
+ */
+export function withoutTimeWords(query: string, anchor = 0): string {
+  let q = query.toLowerCase();
+  const phrases = readQueryTime(q, Number.isFinite(anchor) ? anchor : 0).windows.map((w) => w.text);
+  for (const m of q.matchAll(RELATIVE_TO_EVENT)) phrases.push(m[0]);
+  for (const phrase of phrases.sort((a, b) => b.length - a.length)) if (phrase) q = q.split(phrase).join(' ');
+  return q;
+}
+
 /**
  * How well a time fits the windows: 1 inside one, falling off outside with the distance to the
  * nearest, over the window's own length (at least a week): a memory from the day after "last

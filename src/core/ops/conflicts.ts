@@ -21,7 +21,8 @@ import { planSupersede } from '../domain/graph.ts';
 import { applyResolution, checkResolution, pendingFromConflict, pendingKey, supersededRecords, type PendingConflict, type ProposedMemory } from '../domain/review.ts';
 import type { Conflict, Memory } from '../types.ts';
 import { checkId, checkInteger, checkKnownKeys, checkObject } from '../domain/validate.ts';
-import { link, mustGet, supersedeMemory } from './graph.ts';
+import { link, mustGet, supersedeMemory, unlink } from './graph.ts';
+import { currentOf, UPDATES_REL } from '../domain/current.ts';
 
 /** The vector neighbours of a memory with their cosine (the conflict candidates). */
 async function candidatesFor(ctx: Using<'rows'>, vector: Float32Array, selfId?: string): Promise<{ memory: Memory; similarity: number }[]> {
@@ -155,6 +156,24 @@ export async function applyWritePolicy(
   return { memory: current, action };
 }
 
+/**
+ * Marks what the write's updates made outdated: for each `update` conflict, the later event
+ * (`createdAt`; the new memory on a tie) gets an `updates` link to the other, journaled as a link
+ * (undo removes it), exported and synced with the memory. Recall then ranks it first and marks the
+ * other `outdatedBy` (domain/current.ts). Under 'supersede' the policy replaces the older memory
+ * outright, and under 'ignore' nothing was scanned.
+ */
+export async function markOutdated(ctx: Using<'graph' | 'rows'>, conflicts: readonly Conflict[]): Promise<void> {
+  for (const c of conflicts) {
+    if (c.kind !== 'update') continue;
+    const { current, outdated } = currentOf(c.b, c.a);
+    const [from, to] = await Promise.all([ctx.storage.get(current.id), ctx.storage.get(outdated.id)]);
+    // Gone since (merged away), or already replaced: nothing to mark.
+    if (!from || !to || from.supersededBy !== '' || to.supersededBy !== '') continue;
+    await link(ctx, from.id, to.id, UPDATES_REL);
+  }
+}
+
 export async function listPendingConflicts(ctx: Using<'graph' | 'rows'>, options: { limit?: number } = {}): Promise<PendingConflictView[]> {
   requireOpen(ctx);
   const o = checkObject<{ limit?: number }>(options, 'options');
@@ -204,6 +223,7 @@ export async function resolveConflict(ctx: Using<'graph' | 'rows'>, id: string, 
     if (m.type === 'insert') await storeProposed(ctx, m.proposed);
     else if (m.type === 'supersede') await supersedeMemory(ctx, m.oldId, m.newId);
     else if (m.type === 'link') await link(ctx, m.from, m.to, m.rel);
+    else if (m.type === 'unlink') await unlink(ctx, m.from, m.to, m.rel);
   }
   const forget = mutations.filter((m) => m.type === 'forget').map((m) => (m as { id: string }).id);
   const moot = supersededRecords(await ctx.storage.listConflicts('pending'), mutations, id).map((r) => ({

@@ -8,6 +8,9 @@
 import { bm25Idf, bm25TermScore, BM25_B, BM25_K1, normaliseBm25 } from '../domain/bm25.ts';
 import type { Confidence } from '../domain/confidence.ts';
 import { contestedBy } from '../services/contested.ts';
+import { OUTDATED_CHOICES } from '../domain/current.ts';
+import { currentFirst } from './recall-current.ts';
+import { outdatedBy, successionOf } from '../services/succession.ts';
 import { embedOne, writeBehind, type Using } from '../context.ts';
 import { invalid } from '../errors.ts';
 import type { RandomSource, VectorLog } from '../ports.ts';
@@ -19,6 +22,7 @@ import { FUSIONS, RECALL_MODES, checkWeights, scoreCandidates, type LexicalScore
 import { checkChoice, checkNumberInRange } from '../domain/validate.ts';
 import { checkExpandOptions, expandHits, storageGraphReader, type ExpandOptions } from '../domain/graph.ts';
 import { lexicalTerms } from '../domain/tokenize.ts';
+import { withoutTimeWords } from '../domain/time-expressions.ts';
 import { trustRank } from '../domain/trust.ts';
 import type { Memory, RecallHit, RecallOptions } from '../types.ts';
 import { cosine, cosineFrom } from '../domain/vector-math.ts';
@@ -30,7 +34,7 @@ export const RECALL_SORTS = ['relevance', 'recent'] as const;
 const RECALL_KEYS: ReadonlySet<string> = new Set([
   'k', 'type', 'tag', 'minImportance', 'source', 'since', 'until', 'minCosine', 'overfetch', 'includeSuperseded',
   'includeExpired', 'minTrust', 'diversity', 'dedupThreshold', 'touch', 'mode', 'fusion', 'weights', 'explain',
-  'lexicalIndex', 'expand', 'signal', 'minConfidence', 'sort', 'recencyWeight',
+  'lexicalIndex', 'expand', 'signal', 'minConfidence', 'sort', 'recencyWeight', 'outdated',
 ]);
 
 export type CheckedRecall = ReturnType<typeof checkRecallOptions>;
@@ -73,6 +77,7 @@ export function checkRecallOptions(options: unknown) {
     minConfidence: o.minConfidence === undefined ? ('none' as Confidence) : checkChoice(o.minConfidence, CONFIDENCE_LEVELS, 'minConfidence'),
     sort: o.sort === undefined ? ('relevance' as const) : checkChoice(o.sort, RECALL_SORTS, 'sort'),
     recencyWeight: o.recencyWeight === undefined ? 0 : checkNumberInRange(o.recencyWeight, 'recencyWeight', 0, Number.POSITIVE_INFINITY),
+    outdated: o.outdated === undefined ? ('keep' as const) : checkChoice(o.outdated, OUTDATED_CHOICES, 'outdated'),
   };
 }
 
@@ -197,7 +202,7 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
   let lexicalScorer: LexicalScorer | undefined;
   let corpusTerms: Map<number, { terms: string[]; termCounts: number[]; termLength: number }> | undefined;
   if (o.mode === 'hybrid' && o.lexicalIndex === 'corpus') {
-    const queryTerms = [...new Set(lexicalTerms(query))];
+    const queryTerms = [...new Set(lexicalTerms(withoutTimeWords(query, now)))];
     const lexicalSlots = Math.max(o.k * Math.ceil(o.overfetch / 2), 20);
     const inPool = new Set(pool.map((c) => c.label));
     const [stats, { candidates, documentFrequencies: df }] = await Promise.all([
@@ -240,9 +245,20 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
   }
 
   // 3. Scoring, with a relevance verdict (the embedder's calibration and this store's background),
-  //    then the confidence floor.
+  //    then the current truth first (recall-current.ts), then the confidence floor. A superseded
+  //    candidate the other filters admit is scored too, only to pass its score to what replaced it.
   await calibrate(ctx);
-  const scored = scoreCandidates(pool, query, {
+  const hidden = new Set<string>();
+  const acceptHidden = o.includeSuperseded ? accept : recallFilter({ ...o, includeSuperseded: true }, now);
+  if (!o.includeSuperseded) {
+    for (const c of pool) {
+      if (c.filtered && c.memory.supersededBy !== '' && acceptHidden(c.memory)) {
+        c.filtered = false;
+        hidden.add(c.memory.id);
+      }
+    }
+  }
+  const ranked = scoreCandidates(pool, query, {
     timeAnchor: await timeAnchor(storage, query, now),
     mode: o.mode,
     fusion: o.fusion,
@@ -253,7 +269,9 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
     relevance: ctx.relevance.judgeFor(vector),
     recencyWeight: o.recencyWeight,
     ...(lexicalScorer ? { lexicalScorer } : {}),
-  }).filter((h) => meetsConfidence(h.confidence, o.minConfidence));
+  });
+  const current = await currentFirst(storage, ranked, { accept, acceptHidden, hidden, query: vector, explain: o.explain });
+  const scored = current.hits.filter((h) => meetsConfidence(h.confidence, o.minConfidence) && (o.outdated === 'keep' || !current.outdated.has(h.memory.id)));
 
   // 4. Selection (recall-select.ts): the best k by score (MMR and near-duplicate suppression need
   //    the candidates' vectors), ordered by confidence band, then newest first if asked.
@@ -278,7 +296,7 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
   const contested = await contestedBy(storage, chosen.map((h) => h.memory));
   const hits = chosen.map((h) => {
     const memory = o.touch ? { ...h.memory, lastAccessed: now, accessCount: h.memory.accessCount + 1 } : h.memory;
-    const hit: RecallHit = { memory, score: h.score, cosine: h.cosine, contestedBy: contested.get(h.memory.id) ?? [] };
+    const hit: RecallHit = { memory, score: h.score, cosine: h.cosine, contestedBy: contested.get(h.memory.id) ?? [], outdatedBy: current.outdated.get(h.memory.id) ?? [] };
     if (h.confidence) hit.confidence = h.confidence;
     if (h.relevance !== undefined) hit.relevance = h.relevance;
     if (h.explain) hit.explain = h.explain;
@@ -288,8 +306,10 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
   // 6. Expansion: linked neighbours appended after the top k, with the configured score.
   if (o.expand && hits.length > 0) {
     const extra = await expandHits(storageGraphReader(storage), hits, { ...o.expand, includeSuperseded: o.includeSuperseded, accept });
-    const extraContested = await contestedBy(storage, extra.map((e) => e.memory));
-    for (const e of extra) hits.push({ memory: e.memory, score: e.score, expandedFrom: { id: e.from, rel: e.rel, hop: e.hop }, contestedBy: extraContested.get(e.memory.id) ?? [] });
+    const [extraContested, extraSuccession] = await Promise.all([contestedBy(storage, extra.map((e) => e.memory)), successionOf(storage, extra.map((e) => e.memory))]);
+    for (const e of extra) {
+      hits.push({ memory: e.memory, score: e.score, expandedFrom: { id: e.from, rel: e.rel, hop: e.hop }, contestedBy: extraContested.get(e.memory.id) ?? [], outdatedBy: outdatedBy(extraSuccession, e.memory.id) });
+    }
   }
   return hits;
 }

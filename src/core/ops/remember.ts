@@ -9,7 +9,7 @@ import { MemoryError, invalid, throwIfAborted } from '../errors.ts';
 import { contentHash } from '../domain/text.ts';
 import type { LongRunOptions, Memory, MemoryInput, RememberItem, RememberManyOptions, RememberResult } from '../types.ts';
 import { checkCreatedAt, checkInteger, checkKnownKeys, checkMemoryInput, checkObject, checkText, checkValidity, type CheckedMemoryInput } from '../domain/validate.ts';
-import { applyWritePolicy, scanForWrite } from './conflicts.ts';
+import { applyWritePolicy, markOutdated, scanForWrite } from './conflicts.ts';
 
 const MANY_KEYS = new Set(['batchSize', 'signal', 'onProgress', 'onConflict']);
 
@@ -131,6 +131,8 @@ export async function remember(ctx: Using<'graph' | 'rows' | 'trash'>, text: str
   // 'raise' found nothing before the write; 'ignore' does not look.
   if (policy === 'raise' || policy === 'ignore') return { memory: memory!, conflicts: [], action: 'stored' };
   const conflicts = await scanForWrite(ctx, memory!, vector!, settings);
+  // An update makes the older memory outdated under every policy that looks (the current truth first).
+  if (policy !== 'supersede') await markOutdated(ctx, conflicts);
   // A classifier changes existing memories only under 'supersede' (see classifier-policy.ts).
   if (policy === 'warn') return { memory: memory!, conflicts, action: 'stored' };
   const outcome = await applyWritePolicy(ctx, memory!, vector!, conflicts, settings);
@@ -180,6 +182,7 @@ export async function rememberMany(ctx: Using<'graph' | 'rows' | 'trash'>, items
       const settings = { ...defaults, policy };
       const v = batchVectors[i]!;
       const conflicts = await scanForWrite(ctx, memory, v, settings);
+      if (policy !== 'supersede') await markOutdated(ctx, conflicts);
       const outcome = policy === 'warn' ? { memory, action: 'stored' as const } : await applyWritePolicy(ctx, memory, v, conflicts, settings);
       results.push({ memory: outcome.memory, conflicts, action: outcome.action });
     }
