@@ -147,6 +147,9 @@ describe('the current truth first (store)', () => {
     expect(after[0]!.score).toBeGreaterThan(oldHit.score);
     expect(after[0]!.confidence).toBe(oldHit.confidence);
     expect(after[0]!.explain!.current).toEqual({ of: [old.memory.id] });
+    // The lift is a part of its own: the parts still sum to the score.
+    expect(after[0]!.explain!.signals.reduce((sum, sig) => sum + sig.weighted, 0)).toBeCloseTo(after[0]!.score, 9);
+    expect(after[0]!.explain!.signals.some((sig) => sig.name === 'current')).toBe(true);
     expect(after.some((h) => h.memory.id === old.memory.id)).toBe(false);
     // Asked for, the superseded one comes back below its replacement, marked.
     const all = await s.recall(question, { k: 3, touch: false, includeSuperseded: true });

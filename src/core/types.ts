@@ -184,7 +184,8 @@ export interface HybridWeights extends Record<CoreSignal, number> {
 export type HybridWeightsInput = HybridWeights;
 
 export interface ExplainSignal {
-  name: CoreSignal | 'polarity';
+  /** `current`: the part a newer memory gets to rank above the memory it updates. */
+  name: CoreSignal | 'polarity' | 'current';
   value: number;
   weight: number;
   /** This signal's part of the score; the parts sum to the score. */

@@ -37,7 +37,8 @@ export interface PoolItem {
   neighbourCosine?: number;
 }
 
-export type SignalName = CoreSignal | 'polarity';
+/** `current`: what ranking a newer memory above the one it updates added (ops/recall-current.ts). */
+export type SignalName = CoreSignal | 'polarity' | 'current';
 
 export interface Signal {
   name: SignalName;

@@ -46,6 +46,7 @@ export async function currentFirst(
     const v = labels[i] === undefined ? undefined : vectors.get(labels[i]!);
     if (v) cosineOf.set(m.id, toQuery(v));
   });
+  const before = new Map(scored.map((h) => [h.memory.id, h.score]));
   const lifted = liftCurrent(
     scored,
     succession.successors,
@@ -55,7 +56,7 @@ export async function currentFirst(
       if (!memory || cosine === undefined) return undefined;
       if (memory.supersededBy !== '') o.hidden.add(id);
       const hit: ScoredHit = { memory, score: from.score, cosine };
-      if (o.explain) hit.explain = { mode: from.explain?.mode ?? 'hybrid', score: from.score, signals: [], breakdown: { brought_in: true } };
+      if (o.explain) hit.explain = { mode: from.explain?.mode ?? 'hybrid', score: 0, signals: [], breakdown: { brought_in: true } };
       return hit;
     },
     o.hidden,
@@ -68,6 +69,12 @@ export async function currentFirst(
     h.explain.score = h.score;
     const of = lifted.currentOf.get(h.memory.id);
     if (of) h.explain.current = { of };
+    // What the lift added, as a part of its own, so the parts still sum to the score.
+    const added = h.score - (before.get(h.memory.id) ?? 0);
+    if (of && added > 0) {
+      h.explain.signals.push({ name: 'current', value: added, weight: 1, weighted: added, reason: 'The newer version of a memory the question found: ranked just above it', details: { of } });
+      h.explain.breakdown['current'] = Math.round(added * 10_000) / 10_000;
+    }
     if (by.length) h.explain.outdated = { by };
   }
   return { hits: lifted.hits, outdated };
