@@ -37,4 +37,15 @@ describe('time words', () => {
     expect(lexical('trip')).toBeGreaterThan(0);
     expect(hits[0]!.memory.id).toBe('trip');
   });
+
+  it('feed the time signal: a memory that says the same time in the same words fits it', () => {
+    const pool = [
+      { memory: memory('said', 'Recently I had a setback at work.', NOW - 86_400 * 400), cosine: 0.3 },
+      { memory: memory('silent', 'I had a setback at work.', NOW - 86_400 * 400), cosine: 0.3 },
+    ];
+    const hits = scoreCandidates(pool, 'What setback did I face recently?', { mode: 'hybrid', now: NOW, explain: true });
+    const time = (id: string) => hits.find((h) => h.memory.id === id)!.explain!.signals.find((s) => s.name === 'time')!.value;
+    expect(time('said')).toBe(1);
+    expect(time('silent')).toBeLessThan(1);
+  });
 });

@@ -15,7 +15,7 @@ import type { PoolBm25Result } from './bm25.ts';
 import { memoryEntities, nameCredit, type QueryAnalysis } from './query.ts';
 import { CORE_SIGNALS, type CoreSignal } from './signal-names.ts';
 import type { PoolItem, RecencyBasis, Signal } from './scoring-types.ts';
-import { timeFit } from './time-expressions.ts';
+import { saysTheSameTime, timeFit } from './time-expressions.ts';
 import type { HybridWeights, Memory } from '../types.ts';
 
 /** What a signal may read besides its candidate. */
@@ -127,7 +127,12 @@ const SPECS: { readonly [K in CoreSignal]: SignalSpec & { readonly name: K } } =
     weightedOnly: true,
     value: (item, { query }) => {
       const { windows, asksWhen } = query.time;
-      if (windows.length > 0) return timeFit(item.memory.createdAt, windows);
+      if (windows.length > 0) {
+        const fit = timeFit(item.memory.createdAt, windows);
+        // The time words are read here, not as keywords (#50 item 5): a memory that says the
+        // same time in the same words ("… last year", "… 4 years ago") fits it too.
+        return fit < 1 && saysTheSameTime(item.memory.text, windows) ? 1 : fit;
+      }
       return asksWhen && memoryEntities(item.memory).saysWhen ? 1 : 0;
     },
     reason: (value) => (value >= 1 ? 'When it happened fits the time the query asks about' : value > 0 ? `Near the time the query names (${value.toFixed(2)})` : 'Outside the time the query asks about'),

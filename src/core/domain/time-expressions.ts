@@ -183,6 +183,19 @@ export function withoutTimeWords(query: string, anchor = 0): string {
   return q;
 }
 
+/** Whether a memory's text names a window's time in the query's own words (a whole-word match). */
+export function saysTheSameTime(text: string, windows: readonly TimeWindow[]): boolean {
+  const lower = text.toLowerCase();
+  return windows.some((w) => {
+    if (!w.text) return false;
+    const at = lower.indexOf(w.text);
+    if (at < 0) return false;
+    const before = at === 0 ? ' ' : lower[at - 1]!;
+    const after = lower[at + w.text.length] ?? ' ';
+    return !/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after);
+  });
+}
+
 /**
  * How well a time fits the windows: 1 inside one, falling off outside with the distance to the
  * nearest, over the window's own length (at least a week): a memory from the day after "last
