@@ -23,7 +23,8 @@
  * - Issues #26 and #27, with every embedder available: LoCoMo's development split
  *   (bench/locomo.ts: turn-level Recall@5/@10, nDCG@10, MRR, per category, the default recall and
  *   each mode), questions asked in other words (bench/reworded.ts: stores of 10, 100, 1,000) and
- *   changed facts (bench/changed-values.ts: the tuning and held-out pair sets, SICK TEST).
+ *   changed facts (bench/changed-values.ts: the tuning and held-out pair sets, SICK TEST) and
+ *   everyday and work changes (bench/everyday-changes.ts, issue #50: tune and report halves).
  *
  * Embeddings are computed once per text set (in parallel child processes when there are many)
  * and cached in bench/.cache/ (gitignored), keyed by the model id, the embedder's source and
@@ -70,6 +71,7 @@ import { bm25Idf, normaliseBm25, scoreWithCorpus } from '../src/core/domain/bm25
 import { loadHandWritten, runContradictionEval, runPatternsEval } from './contradiction.ts';
 import { agentMemoryEval, agentTable, type EmbedderReport } from './relevance-eval.ts';
 import { runChangedValues } from './changed-values.ts';
+import { everydayTable, runEverydayChanges } from './everyday-changes.ts';
 import { locomoEval, locomoTable, type LocomoReport } from './locomo.ts';
 import { rewordedEval, type RewordedReport } from './reworded.ts';
 import { claimConfidence, legacyRankings } from './scifact-relevance.ts';
@@ -1064,6 +1066,8 @@ if (changed) {
     for (const [key, r] of Object.entries(changed[set])) console.log(`  ${set.padEnd(7)} ${key.padEnd(9)} P ${r.byClass.conflict.precision} R ${r.byClass.conflict.recall}, duplicates ${r.changedCalledDuplicate}`);
   }
 }
+const everyday = SKIP_CONTRADICTION ? null : await runEverydayChanges();
+if (everyday) console.log(`Everyday and work changes (bench/everyday-changes.ts; the rule tuned on the tune half):\n${everydayTable(everyday)}`);
 for (const r of agentReports) console.log(`  ${r.embedder}: unanswerable with a weak/strong hit ${JSON.stringify(r.misses.false_matches)}; correct top-1 judged none ${JSON.stringify(r.misses.unflagged_answers)}`);
 const patterns = SKIP_CONTRADICTION ? null : runPatternsEval(DATA, pairCosines);
 
@@ -1102,7 +1106,7 @@ console.log(
         }
       : {}),
     scifact_claims_confidence: claimsConfidence,
-    ...(patterns ? { agent_memory: agentReports, conflict_patterns: patterns, locomo_dev: conversational, reworded, changed_values: changed } : {}),
+    ...(patterns ? { agent_memory: agentReports, conflict_patterns: patterns, locomo_dev: conversational, reworded, changed_values: changed, everyday_changes: everyday } : {}),
     targets,
     diagnostics,
     replica_what_if: whatIf,

@@ -44,6 +44,7 @@
 import { overlapCoefficient } from './negation.ts';
 import { contentTokens, type StatementView } from './statement.ts';
 import { stem } from './stem.ts';
+import { attributeChange, attributesOf } from './attributes.ts';
 import { readTranscriptLine } from './transcript.ts';
 import { comparableKind } from './values.ts';
 
@@ -235,7 +236,19 @@ function valueStretch(a: StatementView, b: StatementView, replaces: boolean): [n
 export function comparePair(olderText: string, newerText: string): PairVerdict | null {
   if (tooLong(olderText, newerText)) return null;
   // A transcript turn is compared by what was said ("Jon said, \"Thanks!\"" / "… \"Agreed!\"").
-  const [older, newer] = [readTranscriptLine(olderText).body, readTranscriptLine(newerText).body];
+  const [lineA, lineB] = [readTranscriptLine(olderText), readTranscriptLine(newerText)];
+  const same = samePattern(lineA.body, lineB.body);
+  if (same) return same;
+  // One attribute with another value in other words (attributes.ts), said by the same person; a
+  // note's label ("Landlord: Mr Hughes" / "New landlord: …") is part of what it says.
+  const person = (s: string | null): boolean => s !== null && /^\p{Lu}[\p{L}'’-]*$/u.test(s) && attributesOf(s).size === 0;
+  if (lineA.speaker !== lineB.speaker && (person(lineA.speaker) || person(lineB.speaker))) return null;
+  const change = lineA.speaker === lineB.speaker ? attributeChange(lineA.body, lineB.body) : attributeChange(olderText, newerText);
+  return change ? { kind: 'update', pattern: 'value', detail: change.detail } : null;
+}
+
+/** The patterns over one statement's words: negation, swapped alternatives, a value of the same frame. */
+function samePattern(older: string, newer: string): PairVerdict | null {
   const a = contentTokens(older);
   const b = contentTokens(newer);
   const setA = new Set(a.seq);

@@ -1,0 +1,121 @@
+/**
+ * Everyday and work changes (issue #50 item 3): does the write-time scan call a change an update
+ * — moves, employers, managers, cars, prices, passwords, numbers, providers, versions, said or not
+ * — a negated statement a contradiction, the same fact reworded a duplicate, and leave unrelated
+ * pairs (another holder, another attribute, an added fact) alone?
+ *
+ * Data: `bench/data/everyday-changes.json` (208 pairs in five styles, each marked `half`). The
+ * attribute rule (src/core/domain/attributes.ts) was tuned on the `tune` half only (`--misses`
+ * prints that half's misses, never the other's); the `report` half gives the figures. Each pair
+ * runs through the store's own scan (`detectConflicts`) at the pair's cosine under each embedder,
+ * the older memory the new one's only candidate: what `remember(newer)` would report.
+ *
+ * Per class (update, contradiction, duplicate, none) precision and recall.
+ *
+ * Run: `npx tsx bench/everyday-changes.ts [--misses]` (also part of `npm run eval`).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { detectConflicts } from '../src/core/domain/conflicts.ts';
+import { cosineInOrder } from '../src/core/domain/vector-math.ts';
+import { makeMemory } from '../test/helpers/memory.ts';
+import { benchEmbedders, cachedEmbed, type BenchEmbedder } from './embedders.ts';
+
+export type ChangeLabel = 'update' | 'contradiction' | 'duplicate' | 'unrelated';
+export interface ChangePair {
+  style: string;
+  label: ChangeLabel;
+  older: string;
+  newer: string;
+  attribute: string;
+  half: 'tune' | 'report';
+}
+
+export const CHANGE_CLASSES = ['update', 'contradiction', 'duplicate', 'none'] as const;
+export type ChangeClass = (typeof CHANGE_CLASSES)[number];
+
+export function loadEverydayChanges(): ChangePair[] {
+  return (JSON.parse(readFileSync(new URL('./data/everyday-changes.json', import.meta.url), 'utf8')) as { pairs: ChangePair[] }).pairs;
+}
+
+const goldOf = (p: ChangePair): ChangeClass => (p.label === 'unrelated' ? 'none' : p.label);
+
+/** What `remember(newer)` reports about `older` at their cosine. */
+export async function changeVerdict(p: Pick<ChangePair, 'older' | 'newer'>, cosine: number): Promise<ChangeClass> {
+  const older = makeMemory('older', p.older, { createdAt: 1_000 });
+  const newer = makeMemory('newer', p.newer, { createdAt: 2_000 });
+  const [c] = await detectConflicts(newer, [{ memory: older, similarity: cosine }]);
+  return c ? c.kind : 'none';
+}
+
+export interface ClassFigures {
+  n: number;
+  predicted: number;
+  precision: number;
+  recall: number;
+}
+const r3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+export function scoreChanges(pairs: readonly ChangePair[], verdicts: readonly ChangeClass[]): Record<ChangeClass, ClassFigures> {
+  const out = {} as Record<ChangeClass, ClassFigures>;
+  for (const cls of CHANGE_CLASSES) {
+    const gold = pairs.map((p) => goldOf(p) === cls);
+    const pred = verdicts.map((v) => v === cls);
+    const tp = gold.filter((g, i) => g && pred[i]).length;
+    const n = gold.filter(Boolean).length;
+    const predicted = pred.filter(Boolean).length;
+    out[cls] = { n, predicted, precision: r3(predicted ? tp / predicted : 1), recall: r3(n ? tp / n : 1) };
+  }
+  return out;
+}
+
+export interface EverydayRun {
+  [embedder: string]: { tune: Record<ChangeClass, ClassFigures>; report: Record<ChangeClass, ClassFigures>; misses: string[] };
+}
+
+async function runOne(embedder: BenchEmbedder, pairs: readonly ChangePair[]): Promise<EverydayRun[string]> {
+  const olders = await cachedEmbed(embedder, 'everyday-changes', pairs.map((p) => p.older), 'passage');
+  const newers = await cachedEmbed(embedder, 'everyday-changes', pairs.map((p) => p.newer), 'passage');
+  const verdicts: ChangeClass[] = [];
+  for (const [i, p] of pairs.entries()) verdicts.push(await changeVerdict(p, cosineInOrder(olders[i]!, newers[i]!)));
+  const half = (h: ChangePair['half']) => {
+    const idx = pairs.map((p, i) => (p.half === h ? i : -1)).filter((i) => i >= 0);
+    return scoreChanges(idx.map((i) => pairs[i]!), idx.map((i) => verdicts[i]!));
+  };
+  // The tuning half's misses only: the report half is never read to change the rule.
+  const misses = pairs.flatMap((p, i) => (p.half === 'tune' && goldOf(p) !== verdicts[i] ? [`${p.label}→${verdicts[i]} (${cosineInOrder(olders[i]!, newers[i]!).toFixed(2)}): "${p.older}" / "${p.newer}"`] : []));
+  return { tune: half('tune'), report: half('report'), misses };
+}
+
+export async function runEverydayChanges(): Promise<EverydayRun> {
+  const pairs = loadEverydayChanges();
+  const out: EverydayRun = {};
+  for (const embedder of benchEmbedders()) {
+    if (!embedder.available()) continue;
+    out[embedder.key] = await runOne(embedder, pairs);
+    await embedder.dispose();
+  }
+  return out;
+}
+
+export function everydayTable(run: EverydayRun): string {
+  const lines: string[] = [];
+  for (const half of ['tune', 'report'] as const) {
+    lines.push(`everyday-changes.json, ${half} half: P / R per class`);
+    for (const [key, r] of Object.entries(run)) {
+      const f = r[half];
+      lines.push(`  ${key.padEnd(9)} ${CHANGE_CLASSES.map((c) => `${c} ${f[c].precision.toFixed(2)} / ${f[c].recall.toFixed(2)} (n ${f[c].n})`).join(' | ')}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const run = await runEverydayChanges();
+  console.log(everydayTable(run));
+  if (process.argv.includes('--misses')) for (const [key, r] of Object.entries(run)) for (const m of r.misses) console.log(`  ${key} ${m}`);
+  console.log(JSON.stringify(run, (k, v) => (k === 'misses' ? undefined : v)));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) void main();
