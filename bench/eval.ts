@@ -24,7 +24,8 @@
  *   (bench/locomo.ts: turn-level Recall@5/@10, nDCG@10, MRR, per category, the default recall and
  *   each mode), questions asked in other words (bench/reworded.ts: stores of 10, 100, 1,000) and
  *   changed facts (bench/changed-values.ts: the tuning and held-out pair sets, SICK TEST) and
- *   everyday and work changes (bench/everyday-changes.ts, issue #50: tune and report halves).
+ *   everyday and work changes (bench/everyday-changes.ts, issue #50: tune and report halves),
+ *   and the judge's candidate recall on dialogues (bench/judge-recall.ts).
  *
  * Embeddings are computed once per text set (in parallel child processes when there are many)
  * and cached in bench/.cache/ (gitignored), keyed by the model id, the embedder's source and
@@ -72,6 +73,7 @@ import { loadHandWritten, runContradictionEval, runPatternsEval } from './contra
 import { agentMemoryEval, agentTable, type EmbedderReport } from './relevance-eval.ts';
 import { runChangedValues } from './changed-values.ts';
 import { everydayTable, runEverydayChanges } from './everyday-changes.ts';
+import { judgeRecallTable, runJudgeRecall } from './judge-recall.ts';
 import { locomoEval, locomoTable, type LocomoReport } from './locomo.ts';
 import { rewordedEval, type RewordedReport } from './reworded.ts';
 import { claimConfidence, legacyRankings } from './scifact-relevance.ts';
@@ -1068,6 +1070,8 @@ if (changed) {
 }
 const everyday = SKIP_CONTRADICTION ? null : await runEverydayChanges();
 if (everyday) console.log(`Everyday and work changes (bench/everyday-changes.ts; the rule tuned on the tune half):\n${everydayTable(everyday)}`);
+const judgeRecall = SKIP_CONTRADICTION ? null : await runJudgeRecall();
+if (judgeRecall) console.log(judgeRecallTable(judgeRecall));
 for (const r of agentReports) console.log(`  ${r.embedder}: unanswerable with a weak/strong hit ${JSON.stringify(r.misses.false_matches)}; correct top-1 judged none ${JSON.stringify(r.misses.unflagged_answers)}`);
 const patterns = SKIP_CONTRADICTION ? null : runPatternsEval(DATA, pairCosines);
 
@@ -1106,7 +1110,7 @@ console.log(
         }
       : {}),
     scifact_claims_confidence: claimsConfidence,
-    ...(patterns ? { agent_memory: agentReports, conflict_patterns: patterns, locomo_dev: conversational, reworded, changed_values: changed, everyday_changes: everyday } : {}),
+    ...(patterns ? { agent_memory: agentReports, conflict_patterns: patterns, locomo_dev: conversational, reworded, changed_values: changed, everyday_changes: everyday, judge_recall: judgeRecall } : {}),
     targets,
     diagnostics,
     replica_what_if: whatIf,

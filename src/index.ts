@@ -26,6 +26,7 @@ export type * from './core/api.ts';
 export type { MemoryClient } from './client/connect.ts';
 export type { ChangeEvent, OpenRequest } from './rpc/protocol.ts';
 export type { StoreInfo } from './core/catalog.ts';
+export type { ConflictJudge, JudgeLabel, JudgePair, JudgeVerdict } from './core/domain/judge.ts';
 export { connectEndpoint } from './client/connect.ts';
 export { encodeJson, decodeJson, type Json } from './transport/json-codec.ts';
 export { portEndpoint, type PortEndpoint, type RuntimePort, type RuntimePortEvent } from './transport/port-endpoint.ts';

@@ -2,6 +2,7 @@
  * The page side: wraps a comlink endpoint (Worker, SharedWorker port, MessagePort, extension
  * port adapter) into the same typed API as the in-process store.
  */
+import type { ConflictJudge } from '../core/domain/judge.ts';
 import * as Comlink from 'comlink';
 import { MemoryError } from '../core/errors.ts';
 import type { StoreInfo } from '../core/catalog.ts';
@@ -47,11 +48,14 @@ function isStream(value: unknown): value is ReadableStream<Uint8Array> {
   return typeof ReadableStream !== 'undefined' && value instanceof ReadableStream;
 }
 
-/** Splits signal and onProgress (which cannot be cloned) off an options argument. */
-function extractControl(options: unknown): { rest: unknown; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void } {
+/** Splits signal, onProgress and judge (which cannot be cloned) off an options argument. */
+function extractControl(options: unknown): { rest: unknown; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void; judge?: ConflictJudge } {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) return { rest: options };
-  const { signal, onProgress, ...rest } = options as { signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void };
-  return { rest, ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) };
+  const { signal, onProgress, judge, ...rest } = options as { signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void; judge?: unknown };
+  // A judge that is not a function stays in the options: the store refuses it with its own error.
+  const fn = typeof judge === 'function' ? (judge as ConflictJudge) : undefined;
+  const kept = judge !== undefined && !fn ? { ...rest, judge } : rest;
+  return { rest: kept, ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}), ...(fn ? { judge: fn } : {}) };
 }
 
 /** Connects to a memory worker over `endpoint` and opens the store named in `options`. */
@@ -68,12 +72,14 @@ export async function connectEndpoint(endpoint: Comlink.Endpoint, options: Conne
     let callId: number | undefined;
     let onProgress: ((e: ProgressEvent) => void) | undefined;
     let signal: AbortSignal | undefined;
+    let judge: ConflictJudge | undefined;
     const wireArgs = [...args];
     if (optionsAt !== undefined && optionsAt < wireArgs.length) {
       const split = extractControl(wireArgs[optionsAt]);
       wireArgs[optionsAt] = split.rest;
       signal = split.signal;
       if (split.onProgress) onProgress = Comlink.proxy(split.onProgress);
+      if (split.judge) judge = Comlink.proxy(split.judge);
     }
     while (wireArgs.length > 0 && wireArgs[wireArgs.length - 1] === undefined) wireArgs.pop();
     if (signal?.aborted) throw new MemoryError('ABORTED', 'The operation was cancelled');
@@ -85,7 +91,7 @@ export async function connectEndpoint(endpoint: Comlink.Endpoint, options: Conne
       signal.addEventListener('abort', onAbort, { once: true });
     }
     try {
-      return await remote.call(handle, method, wireArgs, callId, onProgress);
+      return await remote.call(handle, method, wireArgs, callId, onProgress, judge);
     } finally {
       if (signal && onAbort) signal.removeEventListener('abort', onAbort);
       

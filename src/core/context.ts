@@ -9,6 +9,7 @@
  * updated, the snapshot scheduled, and the durability monitor told the row count may have moved.
  */
 import type { Classifier, ConflictPolicy, ContradictionFn } from './domain/conflicts.ts';
+import type { JudgeSettings } from './domain/judge.ts';
 import { DeferredIndex } from './services/deferred-index.ts';
 import type { DurabilityMonitor } from './services/durability.ts';
 import { MemoryError, throwIfAborted } from './errors.ts';
@@ -47,6 +48,8 @@ export interface ConflictDefaults {
   threshold?: number;
   contradictionFn: ContradictionFn | null;
   classifier: Classifier | null;
+  /** The host's judge for pairs the patterns leave undecided (domain/judge.ts); null: none. */
+  judge: JudgeSettings | null;
 }
 
 /** What the store was opened with (fixed while it is open). */

@@ -6,6 +6,7 @@
  */
 import type { Classifier, ConflictPolicy, ContradictionFn } from './domain/conflicts.ts';
 import { checkPolicy } from './domain/conflicts.ts';
+import { checkJudgeSettings, type ConflictJudge } from './domain/judge.ts';
 import { calibrationFor } from './domain/calibrations.ts';
 import { indexCommitter, type StoreContext, type StoreSettings, type StoreState } from './context.ts';
 import type { EvictionPolicy } from './domain/decay.ts';
@@ -57,6 +58,16 @@ export interface ConflictSettings {
   contradictionFn?: ContradictionFn;
   /** Seed-002 classifier hook: CONTRADICTION | UPDATE | OVERLAP | NONE. */
   classifier?: Classifier;
+  /**
+   * A judge the host backs with its own language model: labels the pairs the patterns leave
+   * undecided (update, contradiction, duplicate, unrelated, with a reason), within `judgeBand`
+   * (cosines, default [0.45, 1]), at most `judgeBudget` pairs a call (default 4), each within
+   * `judgeTimeoutMs` (default 10 s). A call's own `judge` option takes its place for that call.
+   */
+  judge?: ConflictJudge;
+  judgeBand?: [number, number];
+  judgeBudget?: number;
+  judgeTimeoutMs?: number;
 }
 
 export interface StoreOpenOptions extends LongRunOptions {
@@ -123,7 +134,7 @@ export function createStoreContext(parts: ContextParts): StoreContext {
     persisted: parts.persisted ?? (async () => null),
   });
   const settings: StoreSettings = {
-    conflicts: { policy: 'warn', contradictionFn: null, classifier: null },
+    conflicts: { policy: 'warn', contradictionFn: null, classifier: null, judge: null },
     quota: null,
     retention: checkRetention(undefined),
     ...parts.settings,
@@ -166,6 +177,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       ...(conflicts?.threshold === undefined ? {} : { threshold: conflicts.threshold }),
       contradictionFn: conflicts?.contradictionFn ?? null,
       classifier: conflicts?.classifier ?? null,
+      judge: checkJudgeSettings(conflicts ?? {}),
     },
     quota: options.quota ?? null,
     retention,

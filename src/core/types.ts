@@ -4,6 +4,7 @@
  * seconds with fractions, so they round-trip an `.ahkai` archive exactly).
  */
 import type { CoreSignal } from './domain/signal-names.ts';
+import type { ConflictJudge } from './domain/judge.ts';
 
 export const MEMORY_TYPES = ['episodic', 'semantic', 'procedural', 'feedback'] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
@@ -77,6 +78,11 @@ export interface MemoryInput {
    * store's own write and use time), and time travel (`stateAt`) the journal's transaction times.
    */
   createdAt?: number | Date;
+  /**
+   * `remember` only: this call's judge for the pairs the conflict patterns leave undecided (the
+   * store's `conflicts.judge` otherwise): a function, through the worker too (it is proxied).
+   */
+  judge?: ConflictJudge;
 }
 
 export interface RememberItem extends MemoryInput {
@@ -294,6 +300,8 @@ export interface RememberManyOptions extends LongRunOptions {
   batchSize?: number;
   /** Conflict policy for every item (default 'ignore' for bulk ingestion; 'raise' is refused). */
   onConflict?: Exclude<ConflictPolicyName, 'raise'>;
+  /** This call's judge (see `MemoryInput.judge`); its budget counts for the whole call. */
+  judge?: ConflictJudge;
 }
 
 /** What `aggregate` counts. */

@@ -4,6 +4,7 @@
  * each connection gets a host that forwards calls, turns call ids into AbortSignals and emits
  * change events after writes.
  */
+import type { JudgePair } from '../core/domain/judge.ts';
 import * as Comlink from 'comlink';
 import { checkStoreName, storeExists, storeInUse, type StoreCatalog, type StoreInfo } from '../core/catalog.ts';
 import { MemoryError, invalid } from '../core/errors.ts';
@@ -238,7 +239,7 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       return info;
     },
 
-    async call(handle, method, args, callId, onProgress) {
+    async call(handle, method, args, callId, onProgress, judge) {
       const name = nameOf(handle);
       const spec = methodSpec(method);
       if (!spec) throw invalid(`Unknown method ${JSON.stringify(method)}`, { field: 'method' });
@@ -250,7 +251,7 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       let controller: AbortController | undefined;
       const delivered: Promise<unknown>[] = [];
       const at = spec.signalAt;
-      if (at !== null && (callId !== undefined || onProgress)) {
+      if (at !== null && (callId !== undefined || onProgress || judge)) {
         const options = { ...((callArgs[at] as object | undefined) ?? {}) } as Record<string, unknown>;
         if (callId !== undefined) {
           controller = new AbortController();
@@ -264,6 +265,11 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
           options.onProgress = (event: ProgressEvent) => {
             delivered.push(Promise.resolve(forward(event)).catch(() => undefined));
           };
+        }
+        if (judge) {
+          // The page's judge, asked across the boundary; its answer is checked like any other (judge.ts).
+          const ask = judge;
+          options.judge = (pair: JudgePair) => ask(pair);
         }
         callArgs[at] = options;
       }
@@ -292,6 +298,7 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       } finally {
         if (callId !== undefined) aborts.delete(callId);
         releaseRemote(onProgress);
+        releaseRemote(judge);
       }
     },
 

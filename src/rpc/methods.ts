@@ -20,7 +20,7 @@ export interface MethodSpec {
    * committed before it).
    */
   changes: 'none' | 'always' | 'reported' | 'partial';
-  /** The index of the options argument that may carry `signal` and `onProgress`, or null. */
+  /** The index of the options argument that may carry `signal`, `onProgress` and `judge` (functions and signals are not cloned), or null. */
   signalAt: number | null;
 }
 
@@ -28,7 +28,7 @@ const read: MethodSpec = { changes: 'none', signalAt: null };
 const write: MethodSpec = { changes: 'always', signalAt: null };
 
 export const METHODS = {
-  remember: write,
+  remember: { ...write, signalAt: 1 },
   rememberMany: { changes: 'partial', signalAt: 1 },
   recall: { ...read, signalAt: 1 },
   recallPack: { ...read, signalAt: 1 },

@@ -2,6 +2,7 @@
  * The wire contract between clients (pages, agents, extensions) and the memory worker. Plain
  * data only; functions cross as comlink proxies and AbortSignals as call ids.
  */
+import type { ConflictJudge } from '../core/domain/judge.ts';
 import type { StoreInfo } from '../core/catalog.ts';
 import type { StoreMethod } from '../core/api.ts';
 import type { ProgressEvent } from '../core/types.ts';
@@ -104,7 +105,8 @@ export interface HostApi {
    * fires it here); `onProgress` is a comlink proxy. Both are top-level arguments because
    * comlink only proxies functions at the top level.
    */
-  call(handle: number, method: StoreMethod, args: unknown[], callId?: number, onProgress?: (event: ProgressEvent) => void): Promise<unknown>;
+  /** `judge`: the call's conflict judge, proxied from the page (remember, rememberMany). */
+  call(handle: number, method: StoreMethod, args: unknown[], callId?: number, onProgress?: (event: ProgressEvent) => void, judge?: ConflictJudge): Promise<unknown>;
   abort(callId: number): void;
   release(handle: number): Promise<void>;
   ping(): Promise<{ ok: true; stores: string[]; shared: boolean }>;

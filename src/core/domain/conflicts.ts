@@ -10,6 +10,7 @@
  * surfaced to the person, never resolved behind their back (the `review` policy).
  */
 import { invalid } from '../errors.ts';
+import { askJudge, type JudgeRun } from './judge.ts';
 import { comparePair, newerAddsValues, valuesDiffer } from './contradiction.ts';
 import { EXTENDED_NEGATION_WORDS, negationTokens, overlapCoefficient } from './negation.ts';
 import { setJaccard } from './tokenize.ts';
@@ -40,7 +41,7 @@ export const PATTERN_GATE = 0.3;
 
 /** 'update': the newer memory replaces the older (a changed value or preference, "no longer"). */
 export type ConflictKind = 'contradiction' | 'update' | 'duplicate';
-export type ConflictReason = 'polarity_diff' | 'negation_diff' | 'swapped_alternatives' | 'value_mismatch' | 'custom_fn' | 'similarity';
+export type ConflictReason = 'polarity_diff' | 'negation_diff' | 'swapped_alternatives' | 'value_mismatch' | 'custom_fn' | 'similarity' | 'judge';
 
 /** A user contradiction judge (an LLM call, say); may be async. */
 export type ContradictionFn = (a: Memory, b: Memory) => boolean | Promise<boolean>;
@@ -153,6 +154,8 @@ export interface DetectOptions {
   contradictionFn?: ContradictionFn | null;
   /** When set, expired rows are skipped (the write-time scan does this). */
   now?: number;
+  /** The host's judge for the pairs the patterns leave undecided, with this call's budget (judge.ts). */
+  judge?: JudgeRun | null;
 }
 
 function checkThreshold(value: unknown, field = 'threshold', fallback = CONFLICT_THRESHOLD): number {
@@ -193,7 +196,12 @@ export async function detectConflicts(
   const out: Conflict[] = [];
   for (const c of candidates) {
     if (conflictSkipReason(memory, c.memory, options.now === undefined ? {} : { now: options.now }) !== null) continue;
-    const verdict = await pairVerdict(memory, c.memory, c.similarity, threshold, gate, options);
+    let verdict = await pairVerdict(memory, c.memory, c.similarity, threshold, gate, options);
+    // Undecided by the patterns (nothing, or a duplicate by similarity alone): the judge, if any.
+    if (options.judge && (verdict === null || verdict.reason === 'similarity')) {
+      const judged = await askJudge(options.judge, memory, c.memory, c.similarity);
+      if (judged) verdict = judged.label === 'unrelated' ? null : { kind: judged.label, reason: 'judge', ...(judged.reason ? { detail: judged.reason } : {}) };
+    }
     if (verdict) out.push({ a: memory, b: c.memory, similarity: roundSimilarity(c.similarity), ...verdict });
   }
   return out;

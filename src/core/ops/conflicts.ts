@@ -15,7 +15,8 @@ import {
 } from '../domain/conflicts.ts';
 import { withClassifierConflicts } from '../domain/classifier-policy.ts';
 import { embed, journalFor, reportChanged, requireOpen, requireVectors, vectorOf, type Using } from '../context.ts';
-import { MemoryError } from '../errors.ts';
+import { MemoryError, invalid } from '../errors.ts';
+import { JUDGE_BAND, JUDGE_BUDGET, JUDGE_TIMEOUT_MS, judgeRun, type ConflictJudge, type JudgeRun } from '../domain/judge.ts';
 import { DeferredIndex } from '../services/deferred-index.ts';
 import { planSupersede } from '../domain/graph.ts';
 import { applyResolution, checkResolution, pendingFromConflict, pendingKey, supersededRecords, type PendingConflict, type ProposedMemory } from '../domain/review.ts';
@@ -80,6 +81,21 @@ export interface WriteConflictOptions {
   threshold?: number;
   contradictionFn?: ContradictionFn | null;
   classifier?: Classifier | null;
+  /** This call's judge and what is left of its budget (domain/judge.ts). */
+  judgeRun?: JudgeRun | null;
+}
+
+/**
+ * The judge of one `remember`/`rememberMany` call: the call's own `judge` (a function: through
+ * the worker, a proxied one) or the store's, with the store's band, budget and timeout (or the
+ * defaults); null when there is none.
+ */
+export function judgeFor(ctx: Pick<Using, 'settings'>, callJudge: unknown): JudgeRun | null {
+  if (callJudge !== undefined && typeof callJudge !== 'function') throw invalid('judge must be a function', { field: 'judge' });
+  const base = ctx.settings.conflicts.judge;
+  const judge = (callJudge as ConflictJudge | undefined) ?? base?.judge;
+  if (!judge) return null;
+  return judgeRun({ judge, band: base?.band ?? JUDGE_BAND, budget: base?.budget ?? JUDGE_BUDGET, timeoutMs: base?.timeoutMs ?? JUDGE_TIMEOUT_MS });
 }
 
 /** Scans the neighbours of a memory about to be (or just) written. */
@@ -90,6 +106,7 @@ export async function scanForWrite(ctx: Using<'rows'>, memory: Memory, vector: F
     ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
     contradictionFn: options.contradictionFn ?? null,
     now: ctx.clock.now(),
+    judge: options.judgeRun ?? null,
   });
   // Under every policy but 'supersede' the classifier's verdicts are conflicts like the others
   // (reported, refused or queued: see classifier-policy.ts); 'supersede' applies them itself.

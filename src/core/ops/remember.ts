@@ -9,9 +9,9 @@ import { MemoryError, invalid, throwIfAborted } from '../errors.ts';
 import { contentHash } from '../domain/text.ts';
 import type { LongRunOptions, Memory, MemoryInput, RememberItem, RememberManyOptions, RememberResult } from '../types.ts';
 import { checkCreatedAt, checkInteger, checkKnownKeys, checkMemoryInput, checkObject, checkText, checkValidity, type CheckedMemoryInput } from '../domain/validate.ts';
-import { applyWritePolicy, markOutdated, scanForWrite } from './conflicts.ts';
+import { applyWritePolicy, judgeFor, markOutdated, scanForWrite } from './conflicts.ts';
 
-const MANY_KEYS = new Set(['batchSize', 'signal', 'onProgress', 'onConflict']);
+const MANY_KEYS = new Set(['batchSize', 'signal', 'onProgress', 'onConflict', 'judge']);
 
 /** A new memory row for validated input (fresh id, both timestamps `now`). */
 export async function buildMemory(ctx: Using, text: string, input: CheckedMemoryInput, now: number): Promise<Memory> {
@@ -108,11 +108,14 @@ export async function writeBatch(
 
 export async function remember(ctx: Using<'graph' | 'rows' | 'trash'>, text: string, options?: MemoryInput): Promise<RememberResult> {
   requireVectors(ctx);
-  const input = checkMemoryInput(options);
+  // The call's judge is a function, not a field of the memory (the arguments are plain copies here: boundary.ts).
+  const isOptions = options !== null && typeof options === 'object' && !Array.isArray(options);
+  const { judge, ...fields } = isOptions ? options : { judge: undefined };
+  const input = checkMemoryInput(isOptions ? fields : options);
   checkCreatedAt(input.createdAt, ctx.clock.now());
   const defaults = ctx.settings.conflicts;
   const policy = input.onConflict ?? defaults.policy;
-  const settings = { ...defaults, policy };
+  const settings = { ...defaults, policy, judgeRun: judgeFor(ctx, judge) };
   const prepared = { text: checkText(text), input };
   const [vector] = await embed(ctx, [prepared.text]);
   if (policy === 'raise') {
@@ -152,6 +155,8 @@ export async function rememberMany(ctx: Using<'graph' | 'rows' | 'trash'>, items
   const checkedAt = ctx.clock.now();
   const prepared = items.map((item, i) => validateItem(item, `items[${i}]`, checkedAt));
   const defaults = ctx.settings.conflicts;
+  // One judge budget for the whole call.
+  const judgeRun = judgeFor(ctx, opts.judge);
   const total = prepared.length;
   const results: RememberResult[] = [];
   // The quota is settled for the whole call before the first write: 'reject' refuses it
@@ -179,7 +184,7 @@ export async function rememberMany(ctx: Using<'graph' | 'rows' | 'trash'>, items
         results.push({ memory, conflicts: [], action: 'stored' });
         continue;
       }
-      const settings = { ...defaults, policy };
+      const settings = { ...defaults, policy, judgeRun };
       const v = batchVectors[i]!;
       const conflicts = await scanForWrite(ctx, memory, v, settings);
       if (policy !== 'supersede') await markOutdated(ctx, conflicts);
