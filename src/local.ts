@@ -12,6 +12,8 @@
  * hit.memory.text; // 'We lint with ESLint and format with Prettier'
  * ```
  */
+import { safeLog, type Log } from './core/log.ts';
+import { setHnswlibLog } from './adapters/hnswlib-loader.ts';
 import { databaseName, deleteDexieStorage, openDexieStorage, SCHEMA_VERSION, type DexieStorageOptions } from './adapters/storage-dexie.ts';
 import { readStorageInfo } from './adapters/browser-storage.ts';
 import { pouchReplicas } from './adapters/sync-pouchdb.ts';
@@ -114,6 +116,12 @@ export interface CreateMemoryOptions extends LongRunOptions {
    * off for this store (`sync()` then refuses).
    */
   sync?: SyncReplicaFactory | false;
+  /**
+   * Where diagnostics go (the embedder and device chosen, a fallback taken): `(level, message) =>
+   * void`, level 'debug' | 'info' | 'warn' | 'error'. Default: warnings and errors to stderr in
+   * Node (nothing on stdout, ever), the console in browsers.
+   */
+  log?: Log;
   /** IndexedDB implementation for Node (`fake-indexeddb`); defaults to the global one. */
   indexedDB?: IDBFactory;
   IDBKeyRange?: typeof IDBKeyRange;
@@ -148,7 +156,7 @@ async function loadTransformers(key: TransformersModelKey, options: CreateMemory
     const found = await findLocalModelPath(id);
     if (found) own.localModelPath = found;
   }
-  return createTransformersEmbedder({ model: id, ...(options.onProgress ? { onProgress: options.onProgress } : {}), ...own });
+  return createTransformersEmbedder({ model: id, log: safeLog(options.log), ...(options.onProgress ? { onProgress: options.onProgress } : {}), ...own });
 }
 
 let toldAboutMiniLM = false;
@@ -187,7 +195,8 @@ export async function resolveEmbedder(choice: EmbedderChoice, options: CreateMem
     if (!toldAboutMiniLM && typeof process !== 'undefined' && process.versions?.node) {
       toldAboutMiniLM = true;
       const missingLibrary = /loading @huggingface\/transformers/.test(error.message);
-      console.warn(
+      safeLog(options.log)(
+        'warn',
         missingLibrary
           ? '[houkai] MiniLM needs @huggingface/transformers, which is not installed: using the bundled use-lite model. For MiniLM: `npm install @huggingface/transformers` and `npx houkai-web models ./models`.'
           : '[houkai] MiniLM files not found in ./public/models or ./models: using the bundled use-lite model. For MiniLM, put them there (`npx houkai-web models ./models`) or pass transformers.localModelPath.',
@@ -244,6 +253,8 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
   if (typeof name !== 'string' || name.trim() === '' || name.length > 200) {
     throw invalid('name must be a non-empty string of at most 200 characters', { field: 'name' });
   }
+  if (options.log !== undefined && typeof options.log !== 'function') throw invalid('log must be a function (level, message) => void', { field: 'log' });
+  if (options.log) setHnswlibLog(safeLog(options.log));
   const dbOptions: DexieStorageOptions = {
     ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
     ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),

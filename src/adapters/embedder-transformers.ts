@@ -8,6 +8,7 @@
  * transformers.js is imported dynamically so that importing this module costs nothing until an
  * embedder is actually created; only its types are imported statically (erased at build time).
  */
+import { safeLog, type Log } from '../core/log.ts';
 import type {
   DataType as TransformersDataType,
   FeatureExtractionPipeline,
@@ -33,6 +34,8 @@ export type TransformersDevice = 'auto' | 'webgpu' | 'wasm' | 'cpu';
 export type ResolvedTransformersDevice = 'webgpu' | 'wasm' | 'cpu';
 
 export interface TransformersEmbedderOptions {
+  /** Where the load's diagnostics go (core/log.ts); default: warnings to stderr in Node, the console in browsers. */
+  log?: Log;
   /** Model id (a Hub repo id or a folder under `localModelPath`). Default 'Xenova/all-MiniLM-L6-v2'. */
   model?: string;
   /** Weights variant; 'q8' loads `onnx/model_quantized.onnx`. Default 'q8'. */
@@ -323,6 +326,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
 
   // Only hook progress when asked: with a callback, transformers also probes every file's size.
   const { onProgress } = options;
+  const log = safeLog(options.log);
   const toProgressEvent = progressMapper();
   const progress_callback = onProgress
     ? (info: ProgressInfo): void => {
@@ -331,7 +335,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
         try {
           onProgress(event);
         } catch (error) {
-          console.warn('[houkai] onProgress threw during model load:', error);
+          log('warn', `[houkai] onProgress threw during model load: ${errorMessage(error)}`);
         }
       }
     : undefined;
@@ -369,14 +373,14 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
   } catch (error) {
     // An adapter can exist and still fail to create a session (driver, limits): fall back to WASM.
     if (requested !== 'auto' || device !== 'webgpu') throw error;
-    console.warn(`[houkai] WebGPU failed for "${model}", falling back to WASM:`, errorMessage(error));
+    log('warn', `[houkai] WebGPU failed for "${model}", falling back to WASM: ${errorMessage(error)}`);
     device = 'wasm';
     loaded = await load(device);
   }
   const { extractor, dim } = loaded;
   const threads = device === 'wasm' ? tf.env.backends.onnx.wasm?.numThreads ?? 1 : 0;
   const backend = device === 'wasm' ? `wasm · SIMD · ${threads} thread${threads === 1 ? '' : 's'}` : device;
-  console.info(`[houkai] embedder ${model} (${dtype}, ${dim}-d) running on ${backend}`);
+  log('info', `[houkai] embedder ${model} (${dtype}, ${dim}-d) running on ${backend}`);
 
   let disposed = false;
   return {

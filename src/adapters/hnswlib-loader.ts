@@ -18,10 +18,40 @@
  */
 import type { HnswlibModule } from 'hnswlib-wasm/dist/hnswlib.js';
 import { MemoryError } from '../core/errors.ts';
+import { defaultLog, type Log } from '../core/log.ts';
 
 export type { HnswlibModule };
 
 let loading: Promise<HnswlibModule> | undefined;
+
+/**
+ * The glue prints two lines with `console.log` (not Emscripten's `print`, so they cannot be
+ * configured away): "Mounting IDBFS filesystem..." when it loads and "b. jsFS synced successfully"
+ * after every file-system sync — on stdout in Node, where stdout is the program's (MCP over stdio,
+ * `| jq`). Exactly those two lines are taken off `console.log` and go to the store's log at
+ * 'debug' level; every other call passes through untouched.
+ */
+const GLUE_LINES: ReadonlySet<string> = new Set(['EmscriptenFileSystemManager: Mounting IDBFS filesystem...\n', 'b. jsFS synced successfully']);
+let glueLog: Log = defaultLog;
+let filtering = false;
+
+/** Where the glue's two lines go from now on (the latest store opened with a `log`). */
+export function setHnswlibLog(log: Log): void {
+  glueLog = log;
+}
+
+function filterGlueLines(): void {
+  if (filtering) return;
+  filtering = true;
+  const original = console.log;
+  console.log = function (this: unknown, ...args: unknown[]) {
+    if (args.length === 1 && typeof args[0] === 'string' && GLUE_LINES.has(args[0])) {
+      glueLog('debug', `[hnswlib] ${args[0].trim()}`);
+      return;
+    }
+    return original.apply(this, args);
+  };
+}
 
 /** The hnswlib-wasm module (memoised; concurrent callers share one load). */
 export function loadHnswlibModule(): Promise<HnswlibModule> {
@@ -40,6 +70,7 @@ export function peekHnswlibModule(): Promise<HnswlibModule> | undefined {
 }
 
 async function load(): Promise<HnswlibModule> {
+  filterGlueLines();
   const g = globalThis as { window?: unknown };
   const shimmed = typeof g.window === 'undefined' && typeof (globalThis as { importScripts?: unknown }).importScripts !== 'function';
   if (shimmed) g.window = globalThis;
