@@ -44,6 +44,24 @@ test('a changed time is an update to review, not a repeat; "keep both" leaves th
   await expect(stale.locator('.outdated')).toContainText('Outdated: a newer memory replaces this');
   await expect(stale.locator('.outdated a')).toHaveCount(1);
   await shot(page, 'trust-outdated-card', false);
+  // "New replaces old" keeps the answer (#50 item 2): the question that found the old time finds
+  // the new one first, with a badge that says it answers.
+  await page.getByRole('link', { name: /^Review/ }).click();
+  await page.locator('.review-item, [data-conflict]').filter({ hasText: 'The standup moved to 10:00' }).getByRole('button', { name: 'New replaces old' }).click();
+  await search(page, 'what time is the standup?');
+  const first = page.locator('.result').first();
+  await expect(first).toContainText('The standup moved to 10:00');
+  await expect(first.locator('.confidence')).toHaveClass(/c-(strong|weak)/);
+  await expect(page.locator('.result').filter({ hasText: 'The standup is at 9:30' })).toHaveCount(0);
+  // The issue's own case: a new manager, the old one replaced, "who is my boss now?".
+  await remember(page, 'My manager is Priya Shah.');
+  await remember(page, 'My new manager is Tom Okafor.');
+  await page.getByRole('link', { name: /^Review/ }).click();
+  await page.locator('.review-item, [data-conflict]').filter({ hasText: 'My new manager is Tom Okafor.' }).getByRole('button', { name: 'New replaces old' }).click();
+  await search(page, 'who is my boss now?');
+  await expect(page.locator('.result').first()).toContainText('My new manager is Tom Okafor.');
+  await expect(page.locator('.result').first().locator('.confidence')).toHaveClass(/c-(strong|weak)/);
+  await shot(page, 'trust-replaced-answer', false);
 
   // A contradiction kept both ways: the answer says another memory disagrees.
   await page.getByRole('link', { name: 'Search' }).click();

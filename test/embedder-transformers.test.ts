@@ -50,6 +50,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 let embedder: TransformersEmbedder;
 const loadEvents: ProgressEvent[] = [];
+const logged: [string, string][] = [];
 let infoSpy: MockInstance<typeof console.info>;
 
 beforeAll(async () => {
@@ -64,7 +65,7 @@ beforeAll(async () => {
   });
   infoSpy = vi.spyOn(console, 'info').mockImplementation(() => undefined);
   await makeTinyBert(TINY_BERT_DIR);
-  embedder = await createTransformersEmbedder({ ...offline, onProgress: (e) => loadEvents.push(e) });
+  embedder = await createTransformersEmbedder({ ...offline, onProgress: (e) => loadEvents.push(e), log: (level, message) => void logged.push([level, message]) });
 });
 
 afterAll(async () => {
@@ -79,9 +80,11 @@ describe('createTransformersEmbedder (tiny offline BERT)', () => {
     expect(embedder.dim).toBe(TINY_BERT_HIDDEN);
     expect(embedder.device).toBe('cpu');
     expect(remoteRequests).toEqual([]);
-    const deviceLogs = infoSpy.mock.calls.filter((args) => String(args[0]).includes('Xenova/all-MiniLM-L6-v2'));
+    // The device line goes to the log, at info, once; never to the console (#52: stdout is the program's).
+    const deviceLogs = logged.filter(([level, message]) => level === 'info' && message.includes('Xenova/all-MiniLM-L6-v2'));
     expect(deviceLogs).toHaveLength(1);
-    expect(String(deviceLogs[0]![0])).toContain('cpu');
+    expect(deviceLogs[0]![1]).toContain('cpu');
+    expect(infoSpy).not.toHaveBeenCalled();
   });
 
   it('reports model loading progress', () => {

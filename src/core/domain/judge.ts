@@ -9,7 +9,6 @@
  * `timeoutMs` leaves the pair as the patterns had it. Pure apart from awaiting the judge.
  */
 import { invalid } from '../errors.ts';
-import type { Memory } from '../types.ts';
 
 export const JUDGE_LABELS = ['update', 'contradiction', 'duplicate', 'unrelated'] as const;
 export type JudgeLabel = (typeof JUDGE_LABELS)[number];
@@ -76,10 +75,13 @@ export function checkJudgeSettings(
   };
 }
 
+/** What the judge reads of a memory (structural: the domain types import this module). */
+type Side = JudgePair['older'];
+
 /** The pair as the judge sees it: the older event first. */
-export function judgePair(a: Memory, b: Memory, similarity: number): JudgePair {
+export function judgePair(a: Side, b: Side, similarity: number): JudgePair {
   const [older, newer] = (a.createdAt ?? 0) <= (b.createdAt ?? 0) ? [a, b] : [b, a];
-  const side = (m: Memory) => ({ id: m.id, text: m.text, createdAt: m.createdAt });
+  const side = (m: Side): Side => ({ id: m.id, text: m.text, createdAt: m.createdAt });
   return { older: side(older), newer: side(newer), similarity };
 }
 
@@ -87,7 +89,7 @@ export function judgePair(a: Memory, b: Memory, similarity: number): JudgePair {
  * Asks the judge about one undecided pair when it is in the band and the budget allows: its label,
  * or undefined (not asked, failed, timed out, or an answer that is not a verdict).
  */
-export async function askJudge(run: JudgeRun, a: Memory, b: Memory, similarity: number): Promise<JudgeVerdict | undefined> {
+export async function askJudge(run: JudgeRun, a: Side, b: Side, similarity: number): Promise<JudgeVerdict | undefined> {
   if (run.left <= 0 || similarity < run.band[0] || similarity > run.band[1]) return undefined;
   run.left--;
   run.asked++;

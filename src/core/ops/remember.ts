@@ -109,8 +109,9 @@ export async function writeBatch(
 export async function remember(ctx: Using<'graph' | 'rows' | 'trash'>, text: string, options?: MemoryInput): Promise<RememberResult> {
   requireVectors(ctx);
   // The call's judge is a function, not a field of the memory (the arguments are plain copies here: boundary.ts).
-  const isOptions = options !== null && typeof options === 'object' && !Array.isArray(options);
-  const { judge, ...fields } = isOptions ? options : { judge: undefined };
+  const proto: unknown = options !== null && typeof options === 'object' ? Object.getPrototypeOf(options) : undefined;
+  const isOptions = !Array.isArray(options) && (proto === Object.prototype || proto === null);
+  const { judge, ...fields } = (isOptions ? options : { judge: undefined }) as MemoryInput;
   const input = checkMemoryInput(isOptions ? fields : options);
   checkCreatedAt(input.createdAt, ctx.clock.now());
   const defaults = ctx.settings.conflicts;
