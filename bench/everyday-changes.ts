@@ -12,15 +12,19 @@
  *
  * Per class (update, contradiction, duplicate, none) precision and recall.
  *
- * Run: `npx tsx bench/everyday-changes.ts [--misses]` (also part of `npm run eval`).
+ * `--ranking`: item 1 on the report half's update pairs (see `rankingOfUpdates`).
+ *
+ * Run: `npx tsx bench/everyday-changes.ts [--misses | --ranking]` (the table is part of `npm run eval`).
  */
+import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { detectConflicts } from '../src/core/domain/conflicts.ts';
 import { cosineInOrder } from '../src/core/domain/vector-math.ts';
 import { makeMemory } from '../test/helpers/memory.ts';
-import { benchEmbedders, cachedEmbed, type BenchEmbedder } from './embedders.ts';
+import { benchEmbedders, cachedEmbed, servedEmbedder, type BenchEmbedder } from './embedders.ts';
+import { createMemory } from '../src/local.ts';
 
 export type ChangeLabel = 'update' | 'contradiction' | 'duplicate' | 'unrelated';
 export interface ChangePair {
@@ -111,7 +115,54 @@ export function everydayTable(run: EverydayRun): string {
   return lines.join('\n');
 }
 
+/**
+ * Item 1 on the same pairs: every update pair of a half in one store (the older written first,
+ * a day apart, both under 'warn'), then each older memory's own words as the question — the
+ * question that finds the old fact best. The share where the newer memory ranks above the older
+ * (whether or not the older is returned), and where it is the first hit.
+ */
+export async function rankingOfUpdates(embedder: BenchEmbedder, pairs: readonly ChangePair[]): Promise<{ n: number; newerAbove: number; newerFirst: number }> {
+  const updates = pairs.filter((p) => p.label === 'update');
+  const texts = updates.flatMap((p) => [p.older, p.newer]);
+  const vectors = new Map<string, Float32Array>();
+  (await cachedEmbed(embedder, 'everyday-changes', texts, 'passage')).forEach((v, i) => vectors.set(`p:${texts[i]}`, v));
+  (await cachedEmbed(embedder, 'everyday-changes-q', updates.map((p) => p.older), 'query')).forEach((v, i) => vectors.set(`q:${updates[i]!.older}`, v));
+  const store = await createMemory({ name: `everyday-rank-${embedder.key}-${process.pid}-${Date.now()}`, embedder: servedEmbedder(embedder, vectors, 'everyday'), index: 'exact', clock: { now: () => 1_800_000_000 } });
+  try {
+    const ids: [string, string][] = [];
+    for (const [i, p] of updates.entries()) {
+      const older = await store.remember(p.older, { createdAt: 1_700_000_000 + i * 10, onConflict: 'warn' });
+      const newer = await store.remember(p.newer, { createdAt: 1_700_086_400 + i * 10, onConflict: 'warn' });
+      ids.push([older.memory.id, newer.memory.id]);
+    }
+    let above = 0;
+    let first = 0;
+    for (const [i, p] of updates.entries()) {
+      const hits = await store.recall(p.older, { k: 10, touch: false });
+      const at = (id: string): number => {
+        const r = hits.findIndex((h) => h.memory.id === id);
+        return r < 0 ? Number.POSITIVE_INFINITY : r;
+      };
+      const [o, n] = ids[i]!;
+      if (at(n) < at(o)) above++;
+      if (at(n) === 0) first++;
+    }
+    return { n: updates.length, newerAbove: Math.round((above / updates.length) * 1000) / 1000, newerFirst: Math.round((first / updates.length) * 1000) / 1000 };
+  } finally {
+    await store.close();
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--ranking')) {
+    const report = loadEverydayChanges().filter((p) => p.half === 'report');
+    for (const embedder of benchEmbedders()) {
+      if (!embedder.available()) continue;
+      console.log(`${embedder.key.padEnd(9)} report-half updates, the older's words as the question: ${JSON.stringify(await rankingOfUpdates(embedder, report))}`);
+      await embedder.dispose();
+    }
+    return;
+  }
   const run = await runEverydayChanges();
   console.log(everydayTable(run));
   if (process.argv.includes('--misses')) for (const [key, r] of Object.entries(run)) for (const m of r.misses) console.log(`  ${key} ${m}`);

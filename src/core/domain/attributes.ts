@@ -40,7 +40,7 @@ const REPLACING = new Set(['sold', 'bought', 'new', 'now', 'switched', 'changed'
  * away; we adopted Pepper", "Kim handed it over to Luis"): a statement that names the old value
  * and a new one with one of these changes the attribute, whichever words name it.
  */
-const HANDOVER = new Set(['sold', 'traded', 'replaced', 'swapped', 'stolen', 'passed', 'died', 'adopted', 'handed', 'left', 'quit', 'switched', 'instead']);
+const HANDOVER = new Set(['sold', 'traded', 'replaced', 'swapped', 'stolen', 'passed', 'died', 'adopted', 'handed', 'joined', 'quit', 'switched', 'instead']);
 
 /** People a statement can be about; two statements about different ones are not one attribute. */
 const HOLDERS = new Set([
@@ -124,7 +124,8 @@ export function attributeChange(olderText: string, newerText: string): { attribu
   const says = b.change || nw.some((w) => REPLACING.has(w) || HANDOVER.has(w));
   for (const [kind, newer] of vb) {
     const older = va.get(kind);
-    if (!older) continue;
+    // A colour tells things apart more often than it changes ("a black dog" / "a brown dog").
+    if (!older || kind === 'colour') continue;
     // "8 engineers" / "2 designers": numbers of different things.
     if (kind !== 'name' && unitOf(a, kind) !== unitOf(b, kind)) continue;
     const gained = [...newer].filter((x) => !older.has(x));
