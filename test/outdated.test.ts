@@ -66,6 +66,8 @@ describe('the current truth first (store)', () => {
   it("under 'warn': the update is reported, the old fact is outdated by the new one, which ranks first", async () => {
     const s = await store();
     const old = await s.remember(OLD, { createdAt: JAN });
+    // A recall first: what the store knows of its links (no `updates` yet) is cached, and must not go stale.
+    expect((await s.recall(QUESTION, { touch: false })).map((h) => h.outdatedBy)).toEqual([[]]);
     const fresh = await s.remember(NEW, { createdAt: MAR });
     expect(fresh.action).toBe('stored');
     expect(fresh.conflicts.map((c) => c.kind)).toEqual(['update']);
