@@ -16,7 +16,8 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'houkai-pack-'));
-const run = (cmd, args, cwd, env = {}) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', env: { ...process.env, ...env } });
+// Every step is bounded: a program that does not end (a thread left running) fails the smoke.
+const run = (cmd, args, cwd, env = {}, timeout = 600_000) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', env: { ...process.env, ...env }, timeout, killSignal: 'SIGKILL' });
 const check = (ok, what) => {
   if (!ok) throw new Error(`pack-smoke: ${what}`);
 };
@@ -56,13 +57,13 @@ const THREADED = `import { Worker } from 'node:worker_threads';
 import { connectEndpoint, MemoryError } from 'houkai-web';
 import { nodeEndpoint } from 'houkai-web/worker';
 const worker = new Worker(new URL('./thread.mjs', import.meta.url));
-const memory = await connectEndpoint(nodeEndpoint(worker), { name: 'threaded', embedder: 'use-lite' });
+// As the README shows it: closing the client ends the thread (#52 item 5: the process exits).
+const memory = await connectEndpoint(nodeEndpoint(worker), { name: 'threaded', embedder: 'use-lite', onClose: () => worker.terminate() });
 await memory.remember('The staging cluster is deploy-stg-2.');
 const [hit] = await memory.recall('where do we stage deploys?');
 let code = null;
 try { await memory.remember(''); } catch (e) { code = e instanceof MemoryError ? e.code : 'not a MemoryError: ' + e; }
 await memory.close();
-await worker.terminate();
 if (hit?.memory.text !== 'The staging cluster is deploy-stg-2.') throw new Error('wrong hit through the thread: ' + hit?.memory.text);
 if (code !== 'INVALID_ARGUMENT') throw new Error('the error did not cross the thread typed: ' + code);
 console.log(JSON.stringify({ ok: true, thread: hit.memory.text, error: code }));
@@ -96,7 +97,7 @@ try {
   process.stdout.write(run('node', ['smoke.mjs'], work));
   writeFileSync(join(work, 'thread.mjs'), THREAD);
   writeFileSync(join(work, 'threaded.mjs'), THREADED);
-  process.stdout.write(run('node', ['threaded.mjs'], work));
+  process.stdout.write(run('node', ['threaded.mjs'], work, {}, 120_000));
 
   writeFileSync(join(work, 'types-check.ts'), TYPES);
   const tsc = join(root, 'node_modules', '.bin', 'tsc');
