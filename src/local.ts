@@ -61,6 +61,14 @@ export interface CreateMemoryOptions extends LongRunOptions {
    */
   storage?: (name: string) => MemoryStorage | Promise<MemoryStorage>;
   /**
+   * Node: keep the store in a folder that outlives the process — one SQLite file a store
+   * (`<dir>/<name>.houkai.sqlite`, WAL), its rows and its int8 index's blocks, through
+   * better-sqlite3 (an optional peer: `npm install better-sqlite3@12`; without it, a
+   * STORAGE_FAILURE naming the install). Not with `storage`. A store in a folder keeps the
+   * `hnsw-i8` index unless told otherwise.
+   */
+  dir?: string;
+  /**
    * 'minilm' (all-MiniLM-L6-v2 on transformers.js), 'bge-small' (bge-small-en-v1.5, a
    * query/passage model), 'use-lite' (bundled Universal Sentence Encoder lite, no download), your
    * own `Embedder`, or 'auto' (default): the embedder the store was made with, else MiniLM when
@@ -264,20 +272,28 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
   if (options.sync !== undefined && options.sync !== false && typeof options.sync !== 'function') throw invalid('sync must be a replica factory or false', { field: 'sync' });
   const onProgress = options.onProgress;
   const upgradeProgress: Pick<DexieStorageOptions, 'onUpgradeProgress'> = onProgress ? { onUpgradeProgress: (done, total) => onProgress({ kind: 'upgrade', done, total }) } : {};
-  const storage = options.storage ? await options.storage(name) : await openDexieStorage(name, { ...dbOptions, ...upgradeProgress });
+  if (options.dir !== undefined && (typeof options.dir !== 'string' || options.dir.trim() === '')) throw invalid('dir must be a folder path', { field: 'dir' });
+  if (options.dir !== undefined && options.storage !== undefined) throw invalid('dir and storage cannot both be given', { field: 'dir' });
+  const inDir = options.dir === undefined ? null : (await import('./adapters/sql/node-store.ts')).openDirStore(options.dir, name);
+  const custom = options.storage !== undefined || inDir !== null;
+  const storage = inDir ? inDir.storage : options.storage ? await options.storage(name) : await openDexieStorage(name, { ...dbOptions, ...upgradeProgress });
   let index: VectorIndex | undefined;
   // The registry of stores is a witness only: a store still opens when it cannot be used. It
   // watches IndexedDB stores; a store on other storage is not one of them.
-  const registry: DurabilityRegistry | null = options.storage ? null : await openDexieRegistry(dbOptions).catch(() => null);
+  const registry: DurabilityRegistry | null = custom ? null : await openDexieRegistry(dbOptions).catch(() => null);
   try {
     const recorded = await storage.readMeta();
     const embedder = await resolveEmbedder(options.embedder ?? 'auto', options, recorded?.embedderId);
     // A capacity hint only (the index grows): the metadata row's count avoids a linear count().
     const count = recorded?.lexicalDocs ?? (await storage.count());
     // The index the store is kept in (a store from before the record: int8 blocks in its database say hnsw-i8).
-    const kept = await keptIndex(storage, options.storage ? null : () => withBlocks(name, dbOptions, async (blocks) => (await blocks.readManifest()) !== undefined));
+    const kept = await keptIndex(storage, custom ? null : () => withBlocks(name, dbOptions, async (blocks) => (await blocks.readManifest()) !== undefined));
     onProgress?.({ kind: 'index-open', phase: 'start' });
-    index = await (await indexFactory(options.index ?? kept?.kind ?? DEFAULT_INDEX, dbOptions))({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });
+    // A store in a folder: the int8 index, its blocks in the store's file.
+    const factory = inDir && (options.index ?? kept?.kind ?? 'hnsw-i8') === 'hnsw-i8'
+      ? (await import('./adapters/index-hnsw-i8.ts')).createHnswI8IndexFactory({ blocks: inDir.blocks })
+      : await indexFactory(options.index ?? kept?.kind ?? DEFAULT_INDEX, dbOptions);
+    index = await factory({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });
     const store = await openStore(
       {
         name,

@@ -5,7 +5,12 @@
  * rule; test/storage.contract.test.ts then checks the rules themselves over both.
  */
 import 'fake-indexeddb/auto';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sqlEngine } from '../src/adapters/sql/engine-sql.ts';
+import { betterSqliteDriver } from '../src/adapters/sql/driver-better-sqlite3.ts';
 import { openDexieEngine, SCHEMA_VERSIONS } from '../src/adapters/storage-dexie.ts';
 import { compareKeys } from '../src/adapters/memory-tables.ts';
 import { createMemoryEngine } from '../src/adapters/storage-memory.ts';
@@ -13,9 +18,13 @@ import { MemoryError } from '../src/core/errors.ts';
 import { MAX_KEY, MIN_KEY, parseTable, TABLES, type Key, type StorageEngine, type StorageTx } from '../src/core/storage/index.ts';
 import { uniqueName } from './helpers/store.ts';
 
+const sqliteDir = mkdtempSync(join(tmpdir(), 'houkai-port-'));
+afterAll(() => rmSync(sqliteDir, { recursive: true, force: true }));
+
 const ENGINES: { name: string; open: () => Promise<StorageEngine> }[] = [
   { name: 'dexie', open: () => openDexieEngine(uniqueName('port')) },
   { name: 'memory', open: async () => createMemoryEngine() },
+  { name: 'sqlite (better-sqlite3)', open: async () => sqlEngine(betterSqliteDriver(join(sqliteDir, `${uniqueName('port')}.db`)), 'sqlite') },
 ];
 
 const row = (id: string, extra: Record<string, unknown> = {}) => ({ id, label: Number(id.replace(/\D/g, '') || 0), type: 'fact', tags: [] as string[], createdAt: 0, ...extra });

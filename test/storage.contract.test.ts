@@ -9,7 +9,13 @@
  *   journal compaction, time travel) must give the same answers on both.
  */
 import 'fake-indexeddb/auto';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sqlEngine } from '../src/adapters/sql/engine-sql.ts';
+import { betterSqliteDriver } from '../src/adapters/sql/driver-better-sqlite3.ts';
+import { storageOver } from '../src/core/storage/index.ts';
 import { openDexieStorage } from '../src/adapters/storage-dexie.ts';
 import { createMemoryStorage, memoryStorages } from '../src/adapters/storage-memory.ts';
 import { MemoryError } from '../src/core/errors.ts';
@@ -25,9 +31,15 @@ import { manualClock, uniqueName } from './helpers/store.ts';
 const DIM = 8;
 const META = { schemaVersion: 10, embedderId: 'test-embedder', dim: DIM, generation: 0, nextLabel: 0, createdAt: NOW };
 
+const sqliteDir = mkdtempSync(join(tmpdir(), 'houkai-contract-'));
+afterAll(() => rmSync(sqliteDir, { recursive: true, force: true }));
+/** A store's SQLite file in the test folder, through the same storage rules (storageOver). */
+const sqliteStorage = (name: string): MemoryStorage => storageOver(sqlEngine(betterSqliteDriver(join(sqliteDir, `${name}.db`)), `sqlite:${name}`));
+
 const BACKENDS: { name: string; open: () => Promise<MemoryStorage> }[] = [
   { name: 'dexie', open: () => openDexieStorage(uniqueName('contract')) },
   { name: 'memory', open: async () => createMemoryStorage() },
+  { name: 'sqlite', open: async () => sqliteStorage(uniqueName('contract')) },
 ];
 
 /** A test vector whose values binary16 holds exactly (storage keeps vectors at that precision). */
@@ -427,7 +439,7 @@ describe('the store over each storage gives the same answers', () => {
   it('one scripted life: remember, recall in every mode, edit, links, conflicts, forget, undo, trash, import, journal', async () => {
     const runs: unknown[][] = [];
     // Both through the storage seam (so the wiring is the same): only the storage differs.
-    for (const storage of [(name: string) => openDexieStorage(name), memoryStorages()]) {
+    for (const storage of [(name: string) => openDexieStorage(name), memoryStorages(), sqliteStorage]) {
       const clock = manualClock();
       let n = 0;
       let r = 0;
@@ -449,5 +461,6 @@ describe('the store over each storage gives the same answers', () => {
     }
     expect(runs[0]!.length).toBeGreaterThan(20);
     expect(runs[1]).toEqual(runs[0]);
+    expect(runs[2]).toEqual(runs[0]);
   });
 });

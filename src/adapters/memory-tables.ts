@@ -39,6 +39,17 @@ export function keyAt(row: Record<string, unknown>, path: string | string[]): Ke
   return isKey(value) ? value : undefined;
 }
 
+/** The keys a row has in an index (several, distinct, for a multi-entry index; none when it has no valid key). */
+export function indexKeysOf(spec: IndexSpec, row: Record<string, unknown>): Key[] {
+  if (!spec.multiEntry) {
+    const key = keyAt(row, spec.keyPath);
+    return key === undefined ? [] : [key];
+  }
+  const value = row[spec.keyPath as string];
+  const all = Array.isArray(value) ? value.filter(isKey) : isKey(value) ? [value] : [];
+  return [...new Map(all.map((k) => [slotOf(k), k])).values()];
+}
+
 /** First position in sorted `keys` not below `key` (or above it, with `after`). */
 function bound(keys: readonly Key[], key: Key, after: boolean): number {
   let lo = 0;
@@ -107,13 +118,7 @@ class MemIndex {
 
   /** The keys a row has in this index (several for a multi-entry index). */
   keysOf(row: Record<string, unknown>): Key[] {
-    if (!this.spec.multiEntry) {
-      const key = keyAt(row, this.spec.keyPath);
-      return key === undefined ? [] : [key];
-    }
-    const value = row[this.spec.keyPath as string];
-    const all = Array.isArray(value) ? value.filter(isKey) : isKey(value) ? [value] : [];
-    return [...new Map(all.map((k) => [slotOf(k), k])).values()];
+    return indexKeysOf(this.spec, row);
   }
 
   /** The primary key holding `key` here, for a unique index's check. */

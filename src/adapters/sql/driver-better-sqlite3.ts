@@ -1,0 +1,76 @@
+/**
+ * The Node SQLite driver: better-sqlite3 (12.x on Node 20), an optional peer dependency like
+ * `@huggingface/transformers` — loaded when a store asks for it, and without it a typed error that
+ * names the install. One database file per store, in WAL mode; rows encoded with V8's structured
+ * clone serialisation (the same values IndexedDB keeps: typed arrays, nested objects).
+ */
+import { createRequire } from 'node:module';
+import { deserialize, serialize } from 'node:v8';
+import { MemoryError } from '../../core/errors.ts';
+import type { SqlDriver } from './engine-sql.ts';
+
+interface BetterStatement {
+  run(...params: unknown[]): unknown;
+  raw(on: boolean): { all(...params: unknown[]): unknown[][] };
+  reader: boolean;
+}
+interface BetterDatabase {
+  prepare(sql: string): BetterStatement;
+  exec(sql: string): void;
+  pragma(sql: string): unknown;
+  close(): void;
+}
+type BetterSqlite = new (file: string, options?: { timeout?: number }) => BetterDatabase;
+
+const INSTALL = 'npm install better-sqlite3@12';
+
+/** better-sqlite3's constructor, or STORAGE_FAILURE naming the install. */
+export function loadBetterSqlite(): BetterSqlite {
+  try {
+    return createRequire(import.meta.url)('better-sqlite3') as BetterSqlite;
+  } catch (error) {
+    throw new MemoryError('STORAGE_FAILURE', `A store in a folder needs better-sqlite3, which is not installed: ${INSTALL}`, {
+      operation: 'open',
+      install: INSTALL,
+      cause: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
+/** SQLite's "full" family (SQLITE_FULL, disk I/O out of space): the storage is full. */
+const FULL = /SQLITE_FULL|database or disk is full|ENOSPC/;
+
+/** Opens (creating it if needed) the database file at `file`. */
+export function betterSqliteDriver(file: string): SqlDriver {
+  const Database = loadBetterSqlite();
+  let db: BetterDatabase;
+  try {
+    db = new Database(file, { timeout: 10_000 });
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+  } catch (error) {
+    throw new MemoryError('STORAGE_FAILURE', `Could not open the store's database ${file}: ${(error as Error).message}`, { operation: 'open', file });
+  }
+  return {
+    exec: (sql) => db.exec(sql),
+    prepare(sql) {
+      const s = db.prepare(sql);
+      const rows = s.reader ? s.raw(true) : null;
+      return {
+        run: (params = []) => void s.run(...params),
+        all: (params = []) => (rows ? rows.all(...params) : (s.run(...params), [])),
+      };
+    },
+    encode: (value) => serialize(value),
+    decode: (bytes) => deserialize(bytes),
+    close: () => db.close(),
+    mapError(error, operation) {
+      if (error instanceof MemoryError) return error;
+      const message = (error as Error | null)?.message ?? String(error);
+      if (FULL.test(message) || (error as { code?: string } | null)?.code === 'SQLITE_FULL') {
+        return new MemoryError('STORAGE_QUOTA', `The disk holding the store is full (${operation}); nothing was written`, { operation });
+      }
+      return new MemoryError('STORAGE_FAILURE', `SQLite failed during ${operation}: ${message}`, { operation });
+    },
+  };
+}

@@ -1,0 +1,284 @@
+/**
+ * The storage engine port (core/storage/port.ts) over SQLite, written once for every driver: the
+ * Node one (better-sqlite3, driver-better-sqlite3.ts) and, next, SQLite compiled to WebAssembly on
+ * OPFS in a browser worker. A driver gives synchronous statements and a value codec; this file
+ * owns the tables, the SQL and the port's semantics.
+ *
+ * Layout: a table per store table, `(k BLOB PRIMARY KEY, v BLOB)` WITHOUT ROWID — `k` the primary
+ * key in key-codec.ts's byte order, `v` the row in the driver's codec — and a table per declared
+ * index, `(k, p)` — the index key and the row's primary key — so every walk the port asks for
+ * (equals, anyOf, a range, reversed, a limit) is one indexed range scan in key order, as
+ * IndexedDB's. A unique index is checked before a write; auto-increment counters live in `seq`.
+ *
+ * Transactions run one at a time, in the order they were asked for (a queue, as the in-memory
+ * engine's); a read-write one is `BEGIN IMMEDIATE … COMMIT`, rolled back whole when its body throws.
+ */
+import { MemoryError } from '../../core/errors.ts';
+import { parseTable, TABLES, type Key, type KeyEntry, type Query, type StorageEngine, type StorageTx, type TableName } from '../../core/storage/index.ts';
+import type { IndexSpec, TableSpec } from '../../core/storage/schema.ts';
+import { constraintError, indexKeysOf, keyAt } from '../memory-tables.ts';
+import { compareBytes, decodeKey, encodeKey } from './key-codec.ts';
+
+/** A prepared statement: positional parameters, rows as arrays of column values. */
+export interface SqlStatement {
+  run(params?: readonly unknown[]): void;
+  all(params?: readonly unknown[]): unknown[][];
+}
+
+/** What a SQLite driver gives the engine. */
+export interface SqlDriver {
+  exec(sql: string): void;
+  prepare(sql: string): SqlStatement;
+  /** A row to bytes and back (a structured clone's worth: typed arrays, nested objects). */
+  encode(value: unknown): Uint8Array;
+  decode(bytes: Uint8Array): unknown;
+  close(): void;
+  /** The driver's failures as the one error class (disk full → STORAGE_QUOTA). */
+  mapError(error: unknown, operation: string): MemoryError;
+}
+
+const ident = (s: string): string => `"${s.replace(/[^A-Za-z0-9_]/g, '_')}"`;
+const rowTable = (t: string): string => ident(`t_${t}`);
+const indexTable = (t: string, i: string): string => ident(`i_${t}_${i}`);
+
+interface TableSql {
+  spec: TableSpec;
+  name: string;
+}
+
+/** Creates the tables (idempotent). */
+function createSchema(driver: SqlDriver): void {
+  const ddl: string[] = ['CREATE TABLE IF NOT EXISTS "seq" (t TEXT PRIMARY KEY, n REAL NOT NULL)'];
+  for (const [name, decl] of Object.entries(TABLES)) {
+    const spec = parseTable(decl);
+    ddl.push(`CREATE TABLE IF NOT EXISTS ${rowTable(name)} (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID`);
+    for (const index of spec.indexes) {
+      ddl.push(`CREATE TABLE IF NOT EXISTS ${indexTable(name, index.name)} (k BLOB NOT NULL, p BLOB NOT NULL, PRIMARY KEY (k, p)) WITHOUT ROWID`);
+      ddl.push(`CREATE INDEX IF NOT EXISTS ${ident(`x_${name}_${index.name}`)} ON ${indexTable(name, index.name)} (p)`);
+    }
+  }
+  driver.exec(`BEGIN; ${ddl.join('; ')}; COMMIT`);
+}
+
+/** Statements are prepared once per SQL text. */
+function statements(driver: SqlDriver): (sql: string) => SqlStatement {
+  const cache = new Map<string, SqlStatement>();
+  return (sql) => {
+    let s = cache.get(sql);
+    if (!s) cache.set(sql, (s = driver.prepare(sql)));
+    return s;
+  };
+}
+
+const bytes = (value: unknown): Uint8Array => (value instanceof Uint8Array ? value : new Uint8Array(value as ArrayBuffer));
+
+/** The WHERE clause and parameters of one key constraint on column `k`. */
+function where(q: Pick<Query, 'equals' | 'range'>, k = 'k'): { sql: string; params: Uint8Array[] } {
+  if (q.equals !== undefined) return { sql: `${k} = ?`, params: [encodeKey(q.equals)] };
+  const parts: string[] = [];
+  const params: Uint8Array[] = [];
+  if (q.range?.lower !== undefined) {
+    parts.push(`${k} ${q.range.lowerOpen ? '>' : '>='} ?`);
+    params.push(encodeKey(q.range.lower));
+  }
+  if (q.range?.upper !== undefined) {
+    parts.push(`${k} ${q.range.upperOpen ? '<' : '<='} ?`);
+    params.push(encodeKey(q.range.upper));
+  }
+  return { sql: parts.length ? parts.join(' AND ') : '1', params };
+}
+
+/** The distinct keys of an `anyOf`, in key order, as single-key constraints. */
+function eachOf(q: Pick<Query, 'equals' | 'anyOf' | 'range' | 'reverse'>): Pick<Query, 'equals' | 'range'>[] {
+  if (!q.anyOf) return [q];
+  const distinct = new Map<string, { key: Key; bytes: Uint8Array }>();
+  for (const key of q.anyOf) {
+    const b = encodeKey(key);
+    distinct.set(b.join(','), { key, bytes: b });
+  }
+  const sorted = [...distinct.values()].sort((a, b) => compareBytes(a.bytes, b.bytes));
+  if (q.reverse) sorted.reverse();
+  return sorted.map((k) => ({ equals: k.key }));
+}
+
+export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
+  createSchema(driver);
+  const stmt = statements(driver);
+  const specs = new Map<TableName, TableSql>(Object.entries(TABLES).map(([name, decl]) => [name as TableName, { name, spec: parseTable(decl) }]));
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+
+  const spec = (name: TableName): TableSql => specs.get(name)!;
+  const indexOf = (t: TableSql, name: string): IndexSpec => {
+    const index = t.spec.indexes.find((i) => i.name === name);
+    if (!index) throw new Error(`No index ${JSON.stringify(name)} on ${t.name}`);
+    return index;
+  };
+
+  /** Index entries (or primary keys) of a query, in order, before any filter or limit. */
+  function entries(name: TableName, q: Omit<Query, 'filter'>, withRows: boolean, limit?: number): { entry: KeyEntry; value?: unknown }[] {
+    const t = spec(name);
+    const dir = q.reverse ? 'DESC' : 'ASC';
+    const out: { entry: KeyEntry; value?: unknown }[] = [];
+    for (const c of eachOf(q)) {
+      if (limit !== undefined && out.length >= limit) break;
+      const left = limit === undefined ? '' : ` LIMIT ${limit - out.length}`;
+      const w = where(c, q.index && withRows ? 'i.k' : 'k');
+      if (q.index) {
+        indexOf(t, q.index);
+        const sql = withRows
+          ? `SELECT i.k, i.p, r.v FROM ${indexTable(t.name, q.index)} i JOIN ${rowTable(t.name)} r ON r.k = i.p WHERE ${w.sql} ORDER BY i.k ${dir}, i.p ${dir}${left}`
+          : `SELECT k, p FROM ${indexTable(t.name, q.index)} WHERE ${w.sql} ORDER BY k ${dir}, p ${dir}${left}`;
+        for (const [k, p, v] of stmt(sql).all(w.params)) {
+          out.push({ entry: { key: decodeKey(bytes(k)), primaryKey: decodeKey(bytes(p)) }, ...(withRows ? { value: driver.decode(bytes(v)) } : {}) });
+        }
+      } else {
+        const sql = `SELECT k${withRows ? ', v' : ''} FROM ${rowTable(t.name)} WHERE ${w.sql} ORDER BY k ${dir}${left}`;
+        for (const [k, v] of stmt(sql).all(w.params)) {
+          const key = decodeKey(bytes(k));
+          out.push({ entry: { key, primaryKey: key }, ...(withRows ? { value: driver.decode(bytes(v)) } : {}) });
+        }
+      }
+    }
+    return out;
+  }
+
+  function readRow(name: TableName, key: Key): unknown {
+    const [row] = stmt(`SELECT v FROM ${rowTable(spec(name).name)} WHERE k = ?`).all([encodeKey(key)]);
+    return row ? driver.decode(bytes(row[0])) : undefined;
+  }
+
+  /** The primary key of a row about to be written, the next counter value when it has none. */
+  function keyFor(t: TableSql, row: Record<string, unknown>): Key {
+    const path = t.spec.primaryKey;
+    let key = keyAt(row, path);
+    if (t.spec.autoIncrement) {
+      const [current] = stmt('SELECT n FROM "seq" WHERE t = ?').all([t.name]);
+      const n = (current?.[0] as number | undefined) ?? 0;
+      if (key === undefined) row[path as string] = key = n + 1;
+      if (typeof key === 'number' && key > n) stmt('INSERT OR REPLACE INTO "seq" (t, n) VALUES (?, ?)').run([t.name, Math.floor(key)]);
+    }
+    if (key === undefined) throw Object.assign(new Error('A row has no valid primary key'), { name: 'DataError' });
+    return key;
+  }
+
+  function removeEntries(t: TableSql, pk: Uint8Array): void {
+    for (const index of t.spec.indexes) stmt(`DELETE FROM ${indexTable(t.name, index.name)} WHERE p = ?`).run([pk]);
+  }
+
+  function write(name: TableName, rows: readonly object[], insert: boolean): Key[] {
+    const t = spec(name);
+    return rows.map((value) => {
+      const row = structuredClone(value) as Record<string, unknown>;
+      const key = keyFor(t, row);
+      const pk = encodeKey(key);
+      const exists = stmt(`SELECT 1 FROM ${rowTable(t.name)} WHERE k = ?`).all([pk]).length > 0;
+      if (insert && exists) throw constraintError(`Table ${name} already holds key ${JSON.stringify(key)}`);
+      const keys = t.spec.indexes.map((index) => ({ index, keys: indexKeysOf(index, row).map(encodeKey) }));
+      for (const { index, keys: ks } of keys) {
+        if (!index.unique) continue;
+        for (const k of ks) {
+          const holders = stmt(`SELECT p FROM ${indexTable(t.name, index.name)} WHERE k = ? AND p <> ?`).all([k, pk]);
+          if (holders.length) throw constraintError(`Index ${index.name} already holds ${JSON.stringify(decodeKey(k))}`);
+        }
+      }
+      if (exists) removeEntries(t, pk);
+      stmt(`INSERT OR REPLACE INTO ${rowTable(t.name)} (k, v) VALUES (?, ?)`).run([pk, driver.encode(row)]);
+      for (const { index, keys: ks } of keys) for (const k of ks) stmt(`INSERT OR IGNORE INTO ${indexTable(t.name, index.name)} (k, p) VALUES (?, ?)`).run([k, pk]);
+      return key;
+    });
+  }
+
+  function txFor(allowed: ReadonlySet<TableName>, writable: boolean): StorageTx {
+    const check = (name: TableName, writing = false): void => {
+      if (!allowed.has(name)) throw Object.assign(new Error(`Table ${name} is not part of this transaction`), { name: 'NotFoundError' });
+      if (writing && !writable) throw Object.assign(new Error('A read-only transaction cannot write'), { name: 'ReadOnlyError' });
+    };
+    return {
+      async get(name, key) {
+        check(name);
+        return readRow(name, key) as never;
+      },
+      async getMany(name, keys) {
+        check(name);
+        return keys.map((k) => readRow(name, k)) as never;
+      },
+      async query(name, q = {}) {
+        check(name);
+        const limit = q.limit ?? Number.POSITIVE_INFINITY;
+        if (limit <= 0) return [];
+        const { filter, ...rest } = q;
+        const found = entries(name, rest, true, filter || !Number.isFinite(limit) ? undefined : limit);
+        const out: unknown[] = [];
+        for (const { value } of found) {
+          if (filter && !filter(value as never)) continue;
+          out.push(value);
+          if (out.length >= limit) break;
+        }
+        return out as never;
+      },
+      async keys(name, q = {}) {
+        check(name);
+        const limit = q.limit ?? Number.POSITIVE_INFINITY;
+        if (limit <= 0) return [];
+        return entries(name, q, false, Number.isFinite(limit) ? limit : undefined).map((e) => e.entry);
+      },
+      async count(name, q = {}) {
+        check(name);
+        const t = spec(name);
+        let n = 0;
+        for (const c of eachOf(q)) {
+          const w = where(c);
+          const table = q.index ? (indexOf(t, q.index), indexTable(t.name, q.index)) : rowTable(t.name);
+          n += Number(stmt(`SELECT COUNT(*) FROM ${table} WHERE ${w.sql}`).all(w.params)[0]![0]);
+        }
+        return n;
+      },
+      async add(name, rows) {
+        check(name, true);
+        return write(name, rows, true);
+      },
+      async put(name, rows) {
+        check(name, true);
+        write(name, rows, false);
+      },
+      async delete(name, keys) {
+        check(name, true);
+        const t = spec(name);
+        for (const key of keys) {
+          const pk = encodeKey(key);
+          removeEntries(t, pk);
+          stmt(`DELETE FROM ${rowTable(t.name)} WHERE k = ?`).run([pk]);
+        }
+      },
+    };
+  }
+
+  return {
+    id,
+    transaction(mode, names, body) {
+      const run = async () => {
+        if (closed) throw new MemoryError('STORAGE_FAILURE', 'This SQLite storage is closed', { operation: 'use' });
+        const writable = mode === 'rw';
+        stmt(writable ? 'BEGIN IMMEDIATE' : 'BEGIN').run();
+        try {
+          const result = await body(txFor(new Set(names), writable));
+          stmt('COMMIT').run();
+          return result;
+        } catch (error) {
+          stmt('ROLLBACK').run();
+          throw error;
+        }
+      };
+      const result = queue.then(run, run);
+      queue = result.catch(() => undefined);
+      return result;
+    },
+    mapError: (error, operation) => driver.mapError(error, operation),
+    close() {
+      if (closed) return;
+      closed = true;
+      void queue.finally(() => driver.close());
+    },
+  };
+}
