@@ -4,14 +4,9 @@
  * `contestedBy` — in process, through the worker boundary and in the agent tools' results.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import * as Comlink from 'comlink';
 import { memoryTools } from '../src/agents/tools.ts';
-import { connectEndpoint } from '../src/client/connect.ts';
-import { createMemory } from '../src/local.ts';
-import { createHost, StoreRegistry } from '../src/rpc/host.ts';
-import { installErrorTransfer } from '../src/transport/error-transfer.ts';
-import { createHashEmbedder } from './helpers/fake-embedder.ts';
-import { openTestStore, uniqueName } from './helpers/store.ts';
+import { hostedClient } from './helpers/hosted.ts';
+import { openTestStore } from './helpers/store.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -49,16 +44,7 @@ describe('contested hits', () => {
   });
 
   it('through the worker boundary and in the recall tool', async () => {
-    installErrorTransfer();
-    const registry = new StoreRegistry({ open: (request) => createMemory({ name: request.name, embedder: createHashEmbedder(), index: 'exact', snapshotDelayMs: 10 }) });
-    const { port1, port2 } = new MessageChannel();
-    Comlink.expose(createHost(registry), port1);
-    cleanups.push(() => {
-      port1.close();
-      port2.close();
-    });
-    const client = await connectEndpoint(port2, { name: uniqueName('contested') });
-    cleanups.push(() => client.close());
+    const client = await hostedClient('contested', cleanups);
     // A contradiction, not an update (a changed value is an update: outdated.test.ts).
     const a = await client.remember('We deploy on Fridays', { onConflict: 'review' });
     const b = await client.remember('We never deploy on Fridays', { onConflict: 'review' });

@@ -5,13 +5,10 @@
  * fails or is slow changes nothing; it works in process and through the worker (proxied).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import * as Comlink from 'comlink';
-import { connectEndpoint } from '../src/client/connect.ts';
-import { createHost, StoreRegistry } from '../src/rpc/host.ts';
-import { installErrorTransfer } from '../src/transport/error-transfer.ts';
 import { createMemory } from '../src/local.ts';
 import type { ConflictJudge, JudgePair } from '../src/core/domain/judge.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
+import { hostedClient } from './helpers/hosted.ts';
 import { openTestStore, uniqueName } from './helpers/store.ts';
 
 const cleanups: (() => unknown)[] = [];
@@ -98,16 +95,7 @@ describe('the judge', () => {
   });
 
   it("a call's own judge, through the worker boundary (proxied), queues its verdict for review", async () => {
-    installErrorTransfer();
-    const registry = new StoreRegistry({ open: (request) => createMemory({ name: request.name, embedder: createHashEmbedder(), index: 'exact', snapshotDelayMs: 10 }) });
-    const { port1, port2 } = new MessageChannel();
-    Comlink.expose(createHost(registry), port1);
-    cleanups.push(() => {
-      port1.close();
-      port2.close();
-    });
-    const client = await connectEndpoint(port2, { name: uniqueName('judge-worker') });
-    cleanups.push(() => client.close());
+    const client = await hostedClient('judge-worker', cleanups);
     const judge = scripted('contradiction');
     await client.remember(OLD, { createdAt: 1_700_000_000, onConflict: 'review' });
     const fresh = await client.remember(NEW, { createdAt: 1_700_100_000, onConflict: 'review', judge });

@@ -8,7 +8,7 @@
  * newer lacks or the newer says it changed. Then the newer is an update of the older. Pure, no
  * model; the families and words were chosen on the tuning half of bench/data/everyday-changes.json.
  */
-import { contentTokens, type StatementView } from './statement.ts';
+import { contentTokens, valueSlots, type StatementView } from './statement.ts';
 import { comparableKind } from './values.ts';
 
 /** Attributes a person or a thing holds one value of at a time, by the words that name them. */
@@ -71,18 +71,6 @@ export function attributesOf(text: string): Set<string> {
   return out;
 }
 
-/** The statement's values by comparable kind: names (capitalised words), numbers, times… */
-function valuesOf(v: StatementView): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  v.seq.forEach((word, i) => {
-    const kind = v.kinds[i] ? comparableKind(v.kinds[i]!) : v.named.has(i) ? 'name' : null;
-    if (!kind) return;
-    if (!out.has(kind)) out.set(kind, new Set());
-    out.get(kind)!.add(word);
-  });
-  return out;
-}
-
 /**
  * Whether `newerText` changes an attribute `olderText` holds (see the module comment): the changed
  * values as `older → newer`, or null. Different holders ("my sister lives in York" / "I live in
@@ -112,7 +100,7 @@ export function attributeChange(olderText: string, newerText: string): { attribu
   if (ma && mb && ma !== mb && !NEUTRAL_MODIFIERS.has(ma) && !NEUTRAL_MODIFIERS.has(mb)) return null;
   const [a, b] = [contentTokens(olderText), contentTokens(newerText)];
   if (b.additive && !b.change) return null;
-  const [va, vb] = [valuesOf(a), valuesOf(b)];
+  const [va, vb] = [valueSlots(a), valueSlots(b)];
   // A name at the start of a sentence is not written as one; the other statement says it is.
   const recognise = (v: StatementView, own: Map<string, Set<string>>, other: Map<string, Set<string>>): void => {
     const names = other.get('name');

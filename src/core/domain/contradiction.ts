@@ -42,7 +42,7 @@
  */
 
 import { overlapCoefficient } from './negation.ts';
-import { contentTokens, type StatementView } from './statement.ts';
+import { contentTokens, valueSlots, type StatementView } from './statement.ts';
 import { stem } from './stem.ts';
 import { attributeChange, attributesOf } from './attributes.ts';
 import { readTranscriptLine } from './transcript.ts';
@@ -304,17 +304,7 @@ export function valuesDiffer(older: string, newer: string): { differ: boolean; f
   const a = contentTokens(readTranscriptLine(older).body);
   const b = contentTokens(readTranscriptLine(newer).body);
   if (a.seq.length > MAX_STATEMENT_WORDS || b.seq.length > MAX_STATEMENT_WORDS) return { differ: false, frame: false };
-  const slots = (v: StatementView): Map<string, Set<string>> => {
-    const out = new Map<string, Set<string>>();
-    v.seq.forEach((w, i) => {
-      const kind = v.kinds[i] ? comparableKind(v.kinds[i]!) : v.named.has(i) ? 'name' : null;
-      if (!kind) return;
-      if (!out.has(kind)) out.set(kind, new Set());
-      out.get(kind)!.add(w);
-    });
-    return out;
-  };
-  const [sa, sb] = [slots(a), slots(b)];
+  const [sa, sb] = [valueSlots(a), valueSlots(b)];
   let differ = false;
   for (const [kind, va] of sa) {
     const vb = sb.get(kind);

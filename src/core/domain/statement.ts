@@ -8,7 +8,7 @@
 import { EXTENDED_NEGATION_WORDS, negationTokens } from './negation.ts';
 import { stem } from './stem.ts';
 import { STOP_WORDS } from './stopwords.ts';
-import { readValue, type RawWord, type ValueKind } from './values.ts';
+import { comparableKind, readValue, type RawWord, type ValueKind } from './values.ts';
 
 export const NEGATIONS: ReadonlySet<string> = new Set(EXTENDED_NEGATION_WORDS);
 /** Words (as the reference tokeniser leaves them) that set alternatives against each other. */
@@ -124,4 +124,16 @@ export function contentTokens(text: string): StatementView {
     change: refTokens.some((t) => CHANGE_WORDS.has(t)) || CHANGE_PHRASES.some((p) => p.test(lower)),
     additive: refTokens.some((t) => ADDITIVE.has(t)) || ADDITIVE_PHRASES.some((p) => p.test(lower)),
   };
+}
+
+/** A statement's values by comparable kind — names (words written as names), numbers, times, days… — each a set of its normalised words. */
+export function valueSlots(v: StatementView): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  v.seq.forEach((word, i) => {
+    const kind = v.kinds[i] ? comparableKind(v.kinds[i]!) : v.named.has(i) ? 'name' : null;
+    if (!kind) return;
+    if (!out.has(kind)) out.set(kind, new Set());
+    out.get(kind)!.add(word);
+  });
+  return out;
 }
