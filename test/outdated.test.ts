@@ -159,6 +159,24 @@ describe('the current truth first (store)', () => {
     expect(all[1]!.outdatedBy).toEqual([fresh.memory.id]);
   });
 
+  it('a less trusted memory never outdates a more trusted one (a page cannot push the person’s own fact down)', async () => {
+    const s = await store();
+    const mine = await s.remember(OLD, { createdAt: JAN });
+    const page = await s.remember(NEW, { createdAt: MAR, trust: 'untrusted' });
+    expect(page.conflicts.map((c) => c.kind)).toEqual(['update']);
+    let hits = await s.recall(QUESTION, { k: 2, touch: false });
+    expect(hits.every((h) => h.outdatedBy.length === 0)).toBe(true);
+    // Nor a link that came from elsewhere (an import, a sync): it is not read.
+    await s.link(page.memory.id, mine.memory.id, 'updates');
+    hits = await s.recall(QUESTION, { k: 2, touch: false });
+    expect(hits.find((h) => h.memory.id === mine.memory.id)!.outdatedBy).toEqual([]);
+    // The other way round holds: a trusted memory outdates an untrusted one.
+    const s2 = await store();
+    const rumour = await s2.remember(OLD, { createdAt: JAN, trust: 'untrusted' });
+    const fact = await s2.remember(NEW, { createdAt: MAR });
+    expect((await s2.recall(QUESTION, { k: 2, touch: false })).find((h) => h.memory.id === rumour.memory.id)!.outdatedBy).toEqual([fact.memory.id]);
+  });
+
   it('a contradiction that is not an update keeps both, contested, none outdated', async () => {
     const s = await store();
     const a = await s.remember('We deploy on Fridays', { onConflict: 'review' });

@@ -15,6 +15,7 @@
  */
 import type { Confidence } from './confidence.ts';
 import type { Memory } from '../types.ts';
+import { trustRank } from './trust.ts';
 
 /** The relation from a current memory to a memory it updates (`current → outdated`). */
 export const UPDATES_REL = 'updates';
@@ -31,6 +32,11 @@ export type OutdatedChoice = (typeof OUTDATED_CHOICES)[number];
 /** Of two memories about one changed fact, which is current: the later event, else the later write (`b`, the newer write, on a tie). */
 export function currentOf<M extends Pick<Memory, 'createdAt'>>(a: M, b: M): { current: M; outdated: M } {
   return a.createdAt > b.createdAt ? { current: a, outdated: b } : { current: b, outdated: a };
+}
+
+/** Whether `current` may outdate `outdated`: never when it is less trusted (trusted < reported < untrusted). */
+export function mayOutdate(current: Pick<Memory, 'trust'>, outdated: Pick<Memory, 'trust'>): boolean {
+  return trustRank(current.trust) <= trustRank(outdated.trust);
 }
 
 const BANDS: readonly (Confidence | undefined)[] = [undefined, 'none', 'weak', 'strong'];

@@ -23,7 +23,7 @@ import { applyResolution, checkResolution, pendingFromConflict, pendingKey, supe
 import type { Conflict, Memory } from '../types.ts';
 import { checkId, checkInteger, checkKnownKeys, checkObject } from '../domain/validate.ts';
 import { link, mustGet, supersedeMemory, unlink } from './graph.ts';
-import { currentOf, UPDATES_REL } from '../domain/current.ts';
+import { currentOf, mayOutdate, UPDATES_REL } from '../domain/current.ts';
 
 /** The vector neighbours of a memory with their cosine (the conflict candidates). */
 async function candidatesFor(ctx: Using<'rows'>, vector: Float32Array, selfId?: string): Promise<{ memory: Memory; similarity: number }[]> {
@@ -187,6 +187,9 @@ export async function markOutdated(ctx: Using<'graph' | 'rows'>, conflicts: read
     const [from, to] = await Promise.all([ctx.storage.get(current.id), ctx.storage.get(outdated.id)]);
     // Gone since (merged away), or already replaced: nothing to mark.
     if (!from || !to || from.supersededBy !== '' || to.supersededBy !== '') continue;
+    // A less trusted memory never outdates a more trusted one (a page's content script cannot
+    // push the person's own fact down): the pair stays a reported conflict.
+    if (!mayOutdate(from, to)) continue;
     await link(ctx, from.id, to.id, UPDATES_REL);
   }
 }

@@ -5,7 +5,7 @@
  * A store where nothing was ever updated or superseded reads nothing here (the link relation
  * fact answers `incomingMany` without a read).
  */
-import { MAX_SUCCESSION, UPDATES_REL } from '../domain/current.ts';
+import { mayOutdate, MAX_SUCCESSION, UPDATES_REL } from '../domain/current.ts';
 import type { MemoryStorage } from '../ports.ts';
 import type { Memory } from '../types.ts';
 
@@ -44,9 +44,11 @@ export async function successionOf(storage: SuccessionReader, memories: readonly
     for (const [id, m] of read) known.set(id, m);
     frontier = [...read.values()];
   }
-  // A successor that is gone (forgotten) outdates nothing.
+  // A successor that is gone (forgotten) outdates nothing; nor does an `updates` link from a less
+  // trusted memory (one that came by import or sync): only a supersede, a person's act, may.
   for (const [id, ids] of successors) {
-    const present = ids.filter((s) => known.has(s)).sort();
+    const m = known.get(id)!;
+    const present = ids.filter((s) => known.has(s) && (m.supersededBy === s || mayOutdate(known.get(s)!, m))).sort();
     if (present.length) successors.set(id, present);
     else successors.delete(id);
   }
