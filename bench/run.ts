@@ -28,7 +28,7 @@ import path from 'node:path';
 
 const args = process.argv.slice(2);
 // The long runs live in scripts of their own; `--million` and `--compare` hand over to them.
-for (const [option, script] of [['--million', 'bench/million.ts'], ['--compare', 'bench/index-compare.ts'], ['--sync', 'bench/sync.ts'], ['--sync-browser', 'bench/sync-browser.ts'], ['--sync-first', 'bench/sync-first.ts']] as const) {
+for (const [option, script] of [['--million', 'bench/million.ts'], ['--compare', 'bench/index-compare.ts'], ['--sync', 'bench/sync.ts'], ['--sync-browser', 'bench/sync-browser.ts'], ['--sync-first', 'bench/sync-first.ts'], ['--node-store', 'bench/node-store.ts']] as const) {
   if (args.includes(option)) {
     const child = spawnSync(process.execPath, ['--import', 'tsx', script, ...args.filter((a) => a !== option)], { stdio: 'inherit' });
     process.exit(child.status ?? 1);
