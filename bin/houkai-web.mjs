@@ -10,6 +10,8 @@
  *   npx houkai-web worker <dir>
  *       The prebuilt worker and its runtime files, for builds that do not bundle it (esbuild,
  *       Rollup, a page without a bundler served from elsewhere): pass `workerUrl` to connectMemory.
+ *   npx houkai-web mcp [--dir DIR] [--name NAME] [--models DIR] [--read-only]
+ *       The agent tools over MCP stdio, for desktop agents; the store in a folder (src/mcp/).
  */
 import { cp, readdir } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
@@ -21,7 +23,8 @@ const ALL_MODELS = [...TRANSFORMERS_MODELS, 'use-lite'];
 
 const usage = `usage:
   npx houkai-web models <dir> [--only ${ALL_MODELS.join(',')}] [--from DIR] [--no-hub] [--no-maven] [--quiet]
-  npx houkai-web worker <dir>`;
+  npx houkai-web worker <dir>
+  npx houkai-web mcp [--dir DIR] [--name NAME] [--models DIR] [--read-only]`;
 
 function fail(text, code = 2) {
   console.error(`houkai-web: ${text}`);
@@ -68,6 +71,7 @@ const [command, ...args] = process.argv.slice(2);
 try {
   if (command === 'models') await models(args);
   else if (command === 'worker') await worker(args);
+  else if (command === 'mcp') await (await import('../dist/lib/src/mcp/cli.js')).main(args);
   else if (command === undefined || command === '--help' || command === '-h') console.log(usage);
   else fail(`unknown command ${command}\n${usage}`);
 } catch (error) {
