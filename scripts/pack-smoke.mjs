@@ -35,12 +35,10 @@ if (!hit.memory.text.includes('ESLint')) throw new Error('wrong first hit: ' + h
 try { await memory.recall('x', { k: 0 }); throw new Error('k=0 accepted'); } catch (e) { if (!(e instanceof MemoryError) || e.code !== 'INVALID_ARGUMENT') throw e; }
 const stats = await memory.stats();
 await memory.close();
-// The default embedder without the optional transformers.js: use-lite, said in one line naming the install.
+// The default embedder without the optional transformers.js: use-lite, said in one line naming
+// the install — to the store's log (by default stderr in Node: stdout stays the program's).
 const warned = [];
-const warn = console.warn;
-console.warn = (line) => warned.push(String(line));
-const auto = await createMemory({ name: 'auto' });
-console.warn = warn;
+const auto = await createMemory({ name: 'auto', log: (level, line) => { if (level === 'warn') warned.push(String(line)); } });
 if (auto.embedder.id !== 'universal-sentence-encoder-lite') throw new Error('auto without transformers.js took ' + auto.embedder.id);
 if (!warned.some((line) => line.includes('npm install @huggingface/transformers'))) throw new Error('no notice naming the install: ' + warned.join(' | '));
 await auto.close();
