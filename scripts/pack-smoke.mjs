@@ -115,6 +115,10 @@ try {
   check(again.status === 0 && /verified/.test(again.stdout), `a second run should verify the pinned files: ${again.stdout}${again.stderr}`);
   const bad = cli(['models', 'public/models', '--only', 'gpt']);
   check(bad.status === 2 && /unknown model/.test(bad.stderr), 'a bad --only is not refused with exit code 2');
+  // The MCP server without its optional SDK: one line naming the install, exit code 1; a bad flag, 2.
+  const mcp = cli(['mcp', '--dir', join(work, 'mcp-store')]);
+  check(mcp.status === 1 && /npm install @modelcontextprotocol\/sdk@1/.test(mcp.stderr) && mcp.stdout === '', `npx houkai-web mcp without the SDK: ${mcp.status} ${mcp.stderr}`);
+  check(cli(['mcp', '--bogus']).status === 2, 'npx houkai-web mcp --bogus is not refused with exit code 2');
   const copied = cli(['worker', 'public/houkai']);
   check(copied.status === 0, `npx houkai-web worker failed: ${copied.stderr}`);
   const files = readdirSync(join(work, 'public/houkai'));
