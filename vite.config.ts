@@ -90,16 +90,16 @@ export default defineConfig(({ mode }) => mode === 'extension' ? extensionConfig
         ],
       },
       workbox: {
-        // The app shell, the worker bundle, the default model (MiniLM, ~23 MB), onnxruntime's WASM
-        // and the bundled use-lite model: everything the app needs to run with the network off
-        // after the first visit. bge-small (~34 MB, chosen per store) is cached on first use.
+        // The app shell, the worker bundle, the default model (bge-small, ~35 MB), onnxruntime's
+        // WASM and the bundled use-lite model: everything the app needs to run with the network
+        // off after the first visit. MiniLM (~23 MB, chosen per store) is cached on first use.
         globPatterns: [
           '**/*.{js,mjs,css,html,wasm,json,png,svg,webmanifest}',
           'models/use-lite/*',
-          'models/Xenova/all-MiniLM-L6-v2/**/*',
+          'models/Xenova/bge-small-en-v1.5/**/*',
         ],
-        globIgnores: ['models/Xenova/bge-small-en-v1.5/**'],
-        maximumFileSizeToCacheInBytes: 32 * 1024 * 1024,
+        globIgnores: ['models/Xenova/all-MiniLM-L6-v2/**'],
+        maximumFileSizeToCacheInBytes: 40 * 1024 * 1024,
         runtimeCaching: [
           {
             urlPattern: ({ url }) => url.pathname.startsWith('/models/Xenova/'),

@@ -302,6 +302,10 @@ interface EmbedFigures {
   embed_per_s: number;
   /** rememberMany of 1,000 such sentences into a new store (HNSW), memories per second. */
   remember_many_per_s: number;
+  /** The default `recall(q)` on that 1,000-memory store, the query's embedding included (p50 of 40). */
+  recall_p50_ms: number;
+  /** The query's embedding alone (p50 of the same 40). */
+  query_embed_p50_ms: number;
   backend?: string;
 }
 
@@ -325,8 +329,26 @@ async function benchEmbedder(key: EvalEmbedderKey, texts: string[]): Promise<Emb
   const t2 = performance.now();
   await memory.rememberMany(texts.slice(0, 1000));
   const rememberMany = 1000 / (ms(t2) / 1000);
+  const queries = sentences(48, 97).map((q) => q.split(' ').slice(0, 8).join(' '));
+  for (const q of queries.slice(0, 8)) await memory.recall(q); // warm-up
+  const recallTimes: number[] = [];
+  const embedTimes: number[] = [];
+  for (const q of queries.slice(8)) {
+    const t3 = performance.now();
+    await memory.recall(q);
+    recallTimes.push(ms(t3));
+    const t4 = performance.now();
+    await memory.embedder.embed([q], { input: 'query' });
+    embedTimes.push(ms(t4));
+  }
   await memory.close();
-  return { embed_per_s: Math.round(perS), remember_many_per_s: Math.round(rememberMany), ...(backend ? { backend } : {}) };
+  return {
+    embed_per_s: Math.round(perS),
+    remember_many_per_s: Math.round(rememberMany),
+    recall_p50_ms: round(percentile(recallTimes, 50)),
+    query_embed_p50_ms: round(percentile(embedTimes, 50)),
+    ...(backend ? { backend } : {}),
+  };
 }
 
 async function benchEmbedding(): Promise<{ models: Partial<Record<EvalEmbedderKey, EmbedFigures>>; reference: number | null }> {
@@ -338,7 +360,7 @@ async function benchEmbedding(): Promise<{ models: Partial<Record<EvalEmbedderKe
       continue;
     }
     models[key] = await benchEmbedder(key, texts);
-    log(`  ${key}: ${models[key]!.embed_per_s} sentences/s, rememberMany ${models[key]!.remember_many_per_s}/s${models[key]!.backend ? ` (${models[key]!.backend})` : ''}`);
+    log(`  ${key}: ${models[key]!.embed_per_s} sentences/s, rememberMany ${models[key]!.remember_many_per_s}/s, recall p50 ${models[key]!.recall_p50_ms} ms (query embedding ${models[key]!.query_embed_p50_ms} ms)${models[key]!.backend ? ` (${models[key]!.backend})` : ''}`);
   }
   // use-lite through @energetic-ai/embeddings, in its own process (it bundles its own tfjs).
   let reference: number | null = null;

@@ -149,7 +149,7 @@ test('add → search shows the score breakdown → edit in the detail pane → f
   await expect(page.getByRole('img', { name: /3 memories created in the last 30 days/ })).toBeVisible();
   await expect(page.locator('.stat-card').filter({ hasText: 'Top tags' })).toContainText('#tooling');
   await expect(page.locator('.stat-card').filter({ hasText: 'Search index' })).toContainText('HNSW');
-  await expect(page.locator('.stat-card').filter({ hasText: 'Embedder' })).toContainText('Xenova/all-MiniLM-L6-v2');
+  await expect(page.locator('.stat-card').filter({ hasText: 'Embedder' })).toContainText('Xenova/bge-small-en-v1.5');
   await shot(page, 'stats');
 });
 
@@ -411,11 +411,11 @@ test('the production build runs under its Content-Security-Policy (worker, WASM 
   expect(csp).toContain("object-src 'none'");
   // Models load from the origin only: nothing else may be fetched.
   expect(csp).toContain("connect-src 'self';");
-  // Embedding ran (remember + recall) in the SharedWorker with the WASM backend and the default model (MiniLM, from the origin).
+  // Embedding ran (remember + recall) in the SharedWorker with the WASM backend and the default model (bge-small, from the origin).
   await remember(page, 'The CSP allows WebAssembly but no eval.');
   await page.getByLabel('Search your memories').fill('webassembly policy');
   await expect(page.locator('.result').first()).toContainText('The CSP allows WebAssembly');
-  await expect(page.locator('.chips')).toContainText('all-MiniLM-L6-v2 · 23 MB · 384-d · wasm · SIMD');
+  await expect(page.locator('.chips')).toContainText('bge-small-en-v1.5 · 33 MB · 384-d · wasm · SIMD');
   // Inline script is refused: the policy is really in force.
   const inlineRan = await page.evaluate(async () => {
     const s = document.createElement('script');

@@ -80,8 +80,8 @@ test('installable: a valid manifest with loading icons, a service worker in cont
     await page.reload();
     await expectReady(page);
     await expect(page.locator('main')).toHaveAttribute('data-store', 'pwa-install');
-    // The default model (MiniLM) came from the precache: the installed app embeds with no network.
-    await expect(page.locator('.chips')).toContainText('all-MiniLM-L6-v2');
+    // The default model (bge-small) came from the precache: the installed app embeds with no network.
+    await expect(page.locator('.chips')).toContainText('bge-small-en-v1.5');
     await remember(page, 'Written while offline: the app keeps working without the network.');
     await page.getByLabel('Search your memories').fill('does the app work offline without network?');
     await expect(page.locator('.result').first()).toContainText('Written while offline');

@@ -301,8 +301,8 @@ test('the store list shows every store with its size and model, an a:b store inc
   await page.locator('#manage-stores').click();
   const dialog = page.getByRole('dialog', { name: 'Stores in this browser' });
   const ab = dialog.locator('.store-item[data-store-name="a:b"]');
-  // The app's default model (MiniLM, served from the origin).
-  await expect(ab).toContainText('1 memory · all-MiniLM-L6-v2 · 384-d');
+  // The app's default model (bge-small, served from the origin).
+  await expect(ab).toContainText('1 memory · bge-small-en-v1.5 · 384-d');
   await expect(dialog.locator('.store-item[data-store-name="use-stores-home"]')).toContainText('open here');
   await shot(page, 'usability-stores', false);
 

@@ -5,13 +5,13 @@ import { gzipGoMember, pythonHeader } from '../test/fixtures/make-archives.ts';
 import { makeMemory } from '../test/helpers/memory.ts';
 import { gaussian, mulberry32 } from '../test/helpers/prng.ts';
 
-/** Models vectorArchive can label its vectors with: the harness's use-lite, and the app's default, MiniLM. */
+/** Models vectorArchive can label its vectors with: the harness's use-lite, and the app's default, bge-small. */
 export const USE_LITE_MODEL = { name: 'universal-sentence-encoder-lite', dim: 512 };
-export const MINILM_MODEL = { name: 'all-MiniLM-L6-v2', dim: 384 };
+export const APP_MODEL = { name: 'bge-small-en-v1.5', dim: 384 };
 
 /**
  * `n` rows "Bulk memory number i …" with vectors labelled as the store's model (use-lite by
- * default; MINILM_MODEL for a store of the app's default model), so importing it embeds nothing.
+ * default; APP_MODEL for a store of the app's default model), so importing it embeds nothing.
  * Each row has its own seeded random vector (two decimals: a short archive, no ties), so the
  * HNSW graph has real work to do.
  */

@@ -5,7 +5,7 @@
  */
 import { expect, test, type Page } from 'playwright/test';
 import { badRowsArchive, duplicateIdsArchive, futureVersionArchive } from '../test/fixtures/make-archives.ts';
-import { MINILM_MODEL, vectorArchive } from './archives.ts';
+import { APP_MODEL, vectorArchive } from './archives.ts';
 import { expectNoHorizontalScroll, guardPages, openStore, shot } from './app-helpers.ts';
 
 guardPages();
@@ -65,7 +65,7 @@ test('the progress bar only grows and its line agrees with it, to 100% with the 
   test.setTimeout(240_000);
   await openStore(page, 'preview-progress');
   const n = 3_000;
-  await choose(page, 'bulk.ahkai', vectorArchive(n, 'bulk', MINILM_MODEL));
+  await choose(page, 'bulk.ahkai', vectorArchive(n, 'bulk', APP_MODEL));
   const dialog = page.getByRole('dialog', { name: 'Import an archive' });
   await expect(dialog.getByRole('button', { name: 'Import 3,000 memories' })).toBeEnabled();
   // Record every value the bar and its line take while the import runs.

@@ -1,6 +1,6 @@
 // #16 item 4: the installed app loads models only from its own origin. Chromium runs behind a
 // recording proxy that every non-loopback request goes through, whichever context makes it (the
-// page, the service worker, the memory SharedWorker): the app opens a new store — on MiniLM
+// page, the service worker, the memory SharedWorker): the app opens a new store — on bge-small
 // from the origin, and, on a host that answers 404 for the model files, on the bundled use-lite —
 // and the proxy sees nothing. Playwright's page events would not see the SharedWorker's requests.
 import { fileURLToPath } from 'node:url';
@@ -33,7 +33,7 @@ test.afterAll(async () => {
 });
 
 for (const scenario of [
-  { name: 'the models served', missing: undefined, model: 'all-MiniLM-L6-v2' },
+  { name: 'the models served', missing: undefined, model: 'bge-small-en-v1.5' },
   { name: 'a host answering 404 for the models', missing: /^\/models\/Xenova\//, model: 'USE-lite' },
 ]) {
   test(`a new store opens with no off-origin request: ${scenario.name}`, async () => {
@@ -45,7 +45,7 @@ for (const scenario of [
       await expectReady(page, 150_000);
       await expect(page.locator('.chips')).toContainText(scenario.model);
       // The model files were asked of the origin (and, in the 404 case, refused there).
-      expect(app.requests.some((path) => path.startsWith('/models/Xenova/all-MiniLM-L6-v2/'))).toBe(true);
+      expect(app.requests.some((path) => path.startsWith('/models/Xenova/bge-small-en-v1.5/'))).toBe(true);
       await page.waitForTimeout(1_000);
       expect(offOrigin()).toEqual([]);
     } finally {

@@ -82,7 +82,7 @@ test('two devices converge through the server: the Sync panel turns live sync on
       },
       { url, auth: ALICE },
     );
-    // The harness's client runs use-lite, the app MiniLM: the memory came with a vector of another model and was embedded here.
+    // The harness's client runs use-lite, the app bge-small: the memory came with a vector of another model and was embedded here.
     expect(got).toEqual({ applied: 1, reembedded: 1, model: 'universal-sentence-encoder-lite', pushed: 1, top: 'The team offsite is in Porto this year.', state: 'off' });
   } finally {
     await other.close();

@@ -45,9 +45,10 @@ function extensionFiles(): Plugin {
 }
 
 /**
- * The extension runs on the bundled use-lite model only: MiniLM's adapter is replaced by one that
+ * The extension runs on the bundled use-lite model only: the transformers.js adapter is replaced by one that
  * reports MODEL_UNAVAILABLE, which leaves transformers.js and onnxruntime's 27 MB of WASM out
- * (and `embedder: 'auto'` falls back to use-lite, as it does whenever MiniLM cannot load).
+ * (and `embedder: 'auto'` falls back to use-lite without a warning: `bundled: false` says the
+ * build left them out on purpose).
  */
 function withoutMiniLM(): Plugin {
   // A plain path (a '\0' id would name the chunk '_…', a prefix Chrome reserves in extensions).
@@ -66,7 +67,7 @@ function withoutMiniLM(): Plugin {
       return [
         `import { MemoryError } from ${JSON.stringify(here('src/core/errors.ts'))};`,
         'export async function createTransformersEmbedder() {',
-        "  throw new MemoryError('MODEL_UNAVAILABLE', 'MiniLM is not bundled in this extension; it runs on the bundled use-lite model', { model: 'minilm' });",
+        "  throw new MemoryError('MODEL_UNAVAILABLE', 'bge-small and MiniLM are not bundled in this extension; it runs on the bundled use-lite model', { model: 'transformers', bundled: false });",
         '}',
       ].join('\n');
     },

@@ -71,8 +71,8 @@ export interface CreateMemoryOptions extends LongRunOptions {
   /**
    * 'minilm' (all-MiniLM-L6-v2 on transformers.js), 'bge-small' (bge-small-en-v1.5, a
    * query/passage model), 'use-lite' (bundled Universal Sentence Encoder lite, no download), your
-   * own `Embedder`, or 'auto' (default): the embedder the store was made with, else MiniLM when
-   * its files load, else use-lite.
+   * own `Embedder`, or 'auto' (default): the embedder the store was made with; for a new store
+   * bge-small when its files load, else MiniLM, else use-lite (one warning line says which and why).
    */
   embedder?: EmbedderChoice;
   /**
@@ -167,7 +167,7 @@ async function loadTransformers(key: TransformersModelKey, options: CreateMemory
   return createTransformersEmbedder({ model: id, log: safeLog(options.log), ...(options.onProgress ? { onProgress: options.onProgress } : {}), ...own });
 }
 
-let toldAboutMiniLM = false;
+let toldAboutDefault = false;
 
 async function loadUseLite(options: CreateMemoryOptions): Promise<Embedder> {
   const { createUseLiteEmbedder } = await import('./adapters/embedder-use-lite.ts');
@@ -195,23 +195,48 @@ export async function resolveEmbedder(choice: EmbedderChoice, options: CreateMem
   const recorded = recordedId ? knownModel(recordedId) : undefined;
   // A store made with a known model reopens with it, and fails loudly when its files are missing.
   if (recorded) return loadTransformers(recorded.key, options);
-  try {
-    return await loadTransformers('minilm', options);
-  } catch (error) {
-    if (!(error instanceof MemoryError) || error.code !== 'MODEL_UNAVAILABLE') throw error;
-    // One line, once: the bundled model works, and how to get the better one.
-    if (!toldAboutMiniLM && typeof process !== 'undefined' && process.versions?.node) {
-      toldAboutMiniLM = true;
+  // A new store: bge-small (the default), else MiniLM, else the bundled use-lite — each step
+  // only when the better model's files cannot be loaded, said once, in one line, with the reason.
+  const skipped: string[] = [];
+  for (const key of DEFAULT_MODEL_ORDER) {
+    try {
+      const embedder = await loadTransformers(key, options);
+      if (skipped.length) tellOnce(options, `[houkai] ${skipped.join('; ')}: using ${key === 'minilm' ? 'MiniLM' : key}. ${provisionHint()}`);
+      return embedder;
+    } catch (error) {
+      if (!(error instanceof MemoryError) || error.code !== 'MODEL_UNAVAILABLE') throw error;
+      // A build that leaves transformers.js out on purpose (the extension's) runs use-lite quietly.
+      if (error.details.bundled === false) return loadUseLite(options);
       const missingLibrary = /loading @huggingface\/transformers/.test(error.message);
-      safeLog(options.log)(
-        'warn',
-        missingLibrary
-          ? '[houkai] MiniLM needs @huggingface/transformers, which is not installed: using the bundled use-lite model. For MiniLM: `npm install @huggingface/transformers` and `npx houkai-web models ./models`.'
-          : '[houkai] MiniLM files not found in ./public/models or ./models: using the bundled use-lite model. For MiniLM, put them there (`npx houkai-web models ./models`) or pass transformers.localModelPath.',
-      );
+      if (missingLibrary) {
+        tellOnce(options, '[houkai] bge-small and MiniLM need @huggingface/transformers, which is not installed: using the bundled use-lite model. For them: `npm install @huggingface/transformers` and `npx houkai-web models ./models`.');
+        return loadUseLite(options);
+      }
+      skipped.push(`${key === 'minilm' ? 'MiniLM' : key} files not found${isNode() ? ' in ./public/models or ./models' : ''}`);
     }
-    return loadUseLite(options);
   }
+  tellOnce(options, `[houkai] ${skipped.join('; ')}: using the bundled use-lite model. ${provisionHint()}`);
+  return loadUseLite(options);
+}
+
+/** The models a new store tries, best first (the product's default is the first). */
+export const DEFAULT_MODEL_ORDER: readonly TransformersModelKey[] = ['bge-small', 'minilm'];
+
+const isNode = (): boolean => typeof process !== 'undefined' && Boolean(process.versions?.node);
+
+function provisionHint(): string {
+  return isNode()
+    ? 'Provision them with `npx houkai-web models ./models` (or pass transformers.localModelPath).'
+    : 'Serve them under the models path (`npx houkai-web models public/models`).';
+}
+
+/** One line a process (Node) about the default model's fallback; browsers say it in the console each time. */
+function tellOnce(options: CreateMemoryOptions, line: string): void {
+  if (isNode()) {
+    if (toldAboutDefault) return;
+    toldAboutDefault = true;
+  }
+  safeLog(options.log)('warn', line);
 }
 
 /** Deletes what an index the store no longer uses persisted: hnswlib's snapshot file, or the int8 blocks in the store's database. */

@@ -37,7 +37,7 @@ const text = (result: unknown): string => ((result as { content: { type: string;
 
 describe('houkai-web mcp', () => {
   it('lists the tools, answers calls, survives a bad one with the library code, and keeps the memory across a restart', async () => {
-    await requireRealModels('minilm');
+    await requireRealModels('bge-small');
     const first = await connect();
     try {
       const { tools } = await first.client.listTools();
@@ -51,7 +51,7 @@ describe('houkai-web mcp', () => {
       // Still up after the bad call.
       const hits = JSON.parse(text(await first.client.callTool({ name: 'recall', arguments: { query: 'where do we stage deploys?' } }))) as { text: string }[];
       expect(hits[0]!.text).toBe('The staging cluster is deploy-stg-2.');
-      expect(first.stderr()).toMatch(/store "desk" in .*embedder Xenova\/all-MiniLM-L6-v2/);
+      expect(first.stderr()).toMatch(/store "desk" in .*embedder Xenova\/bge-small-en-v1.5/);
     } finally {
       await first.client.close();
     }

@@ -33,11 +33,13 @@ describe("createMemory({ embedder: 'minilm' }) offline", () => {
     await expect(createMemory({ name, embedder: 'use-lite' })).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH' });
   });
 
-  it("'auto' falls back to the bundled use-lite model when MiniLM cannot be loaded", async () => {
+  it("'auto' falls back to the bundled use-lite model when neither bge-small nor MiniLM can be loaded", async () => {
+    const lines: string[] = [];
     const memory = await createMemory({
       name: uniqueName('auto'),
       embedder: 'auto',
-      minilm: { model: 'Xenova/not-installed-model', localModelPath: TINY_BERT_DIR, allowRemoteModels: false },
+      transformers: { model: 'Xenova/not-installed-model', localModelPath: TINY_BERT_DIR, allowRemoteModels: false },
+      log: (level, line) => void (level === 'warn' && lines.push(line)),
     });
     expect(memory.embedder.id).toBe('universal-sentence-encoder-lite');
     await memory.close();

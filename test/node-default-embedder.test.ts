@@ -1,9 +1,10 @@
 /**
- * Issue #27: Node matches the app. `createMemory({ name })` in Node takes MiniLM when its files are
- * where `npm run models` puts them (./public/models, or ./models), else the bundled use-lite with
- * a one-line notice; a MiniLM that cannot load names the option that points at its files.
+ * Issue #27: Node matches the app. `createMemory({ name })` in Node takes the default model —
+ * bge-small since issue #51, else MiniLM — when its files are where `npm run models` puts them
+ * (./public/models, or ./models), else the bundled use-lite with a one-line notice; a model that
+ * cannot load names the option that points at its files.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -14,7 +15,7 @@ import { uniqueName } from './helpers/store.ts';
 
 const REPO = path.resolve(REAL_MODELS_DIR, '..', '..');
 
-beforeAll(() => requireRealModels('minilm'));
+beforeAll(() => requireRealModels('minilm', 'bge-small'));
 afterEach(() => vi.restoreAllMocks());
 
 describe('the default embedder in Node', () => {
@@ -23,14 +24,34 @@ describe('the default embedder in Node', () => {
     expect(await findLocalModelPath('Xenova/all-MiniLM-L6-v2', os.tmpdir())).toBeUndefined();
   });
 
-  it('is MiniLM with no option when the files are in ./public/models', async () => {
+  it('is bge-small with no option when the files are in ./public/models, and says nothing', async () => {
     vi.spyOn(process, 'cwd').mockReturnValue(REPO);
-    vi.spyOn(console, 'info').mockImplementation(() => undefined);
-    const memory = await createMemory({ name: uniqueName('node-default'), index: 'exact' });
+    const lines: string[] = [];
+    const memory = await createMemory({ name: uniqueName('node-default'), index: 'exact', log: (level, line) => void (level !== 'debug' && lines.push(line)) });
     try {
-      expect(memory.embedder.id).toBe('Xenova/all-MiniLM-L6-v2');
+      expect(memory.embedder.id).toBe('Xenova/bge-small-en-v1.5');
+      expect(lines.filter((line) => line.includes('files not found'))).toEqual([]);
     } finally {
       await memory.close();
+    }
+  });
+
+  it('is MiniLM where only MiniLM is provisioned, said in one line naming what was skipped', async () => {
+    const only = await mkdtemp(path.join(os.tmpdir(), 'houkai-minilm-only-'));
+    try {
+      await mkdir(path.join(only, 'models', 'Xenova'), { recursive: true });
+      await symlink(path.join(REAL_MODELS_DIR, 'Xenova', 'all-MiniLM-L6-v2'), path.join(only, 'models', 'Xenova', 'all-MiniLM-L6-v2'));
+      vi.spyOn(process, 'cwd').mockReturnValue(only);
+      const lines: string[] = [];
+      const memory = await createMemory({ name: uniqueName('node-minilm-only'), index: 'exact', log: (level, line) => void (level === 'warn' && lines.push(line)) });
+      try {
+        expect(memory.embedder.id).toBe('Xenova/all-MiniLM-L6-v2');
+        expect(lines.filter((line) => line.includes('bge-small files not found'))).toHaveLength(1);
+      } finally {
+        await memory.close();
+      }
+    } finally {
+      await rm(only, { recursive: true, force: true });
     }
   });
 
@@ -38,12 +59,11 @@ describe('the default embedder in Node', () => {
     const empty = await mkdtemp(path.join(os.tmpdir(), 'houkai-no-models-'));
     try {
       vi.spyOn(process, 'cwd').mockReturnValue(empty);
-      const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-      vi.spyOn(console, 'info').mockImplementation(() => undefined);
-      const memory = await createMemory({ name: uniqueName('node-fallback'), index: 'exact' });
+      const lines: string[] = [];
+      const memory = await createMemory({ name: uniqueName('node-fallback'), index: 'exact', log: (level, line) => void (level === 'warn' && lines.push(line)) });
       try {
         expect(memory.embedder.id).toBe('universal-sentence-encoder-lite');
-        expect(warn.mock.calls.filter((c) => String(c[0]).includes('MiniLM')).length).toBeLessThanOrEqual(1);
+        expect(lines.filter((line) => line.includes('MiniLM')).length).toBeLessThanOrEqual(1);
       } finally {
         await memory.close();
       }

@@ -33,7 +33,7 @@ describe('quiet by default', () => {
     const { stdout, stderr } = await run({ QUIET_LOG: 'collect' });
     expect(stdout).toBe('{"answer":"The standup is at 9:30"}\n');
     const received = JSON.parse(stderr.trim().split('\n').at(-1)!) as [string, string][];
-    expect(received).toContainEqual(['info', expect.stringMatching(/^\[houkai\] embedder Xenova\/all-MiniLM-L6-v2 .* running on cpu$/)]);
+    expect(received).toContainEqual(['info', expect.stringMatching(/^\[houkai\] embedder Xenova\/bge-small-en-v1.5 .* running on cpu$/)]);
     expect(received.filter(([level]) => level === 'debug').map(([, m]) => m)).toContain('[hnswlib] EmscriptenFileSystemManager: Mounting IDBFS filesystem...');
   }, 150_000);
 });

@@ -1,6 +1,6 @@
 /**
  * The README's first example shows the score and badge it gets (issue #27): this runs its calls in
- * process, on the model the example uses (MiniLM, the default), and compares with its comment.
+ * process, on the model the example uses (bge-small, the default since issue #51), and compares with its comment.
  */
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -12,7 +12,7 @@ const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
 beforeAll(async () => {
   vi.spyOn(console, 'info').mockImplementation(() => undefined);
-  await requireRealModels('minilm');
+  await requireRealModels('bge-small');
 });
 
 describe("the README's first example", () => {
@@ -24,7 +24,7 @@ describe("the README's first example", () => {
     expect(block).toContain("connectMemory({ name: 'agent' })");
     const memory = await createMemory({ name: uniqueName('readme'), transformers: { localModelPath: REAL_MODELS_DIR } });
     try {
-      expect(memory.embedder.id).toBe('Xenova/all-MiniLM-L6-v2');
+      expect(memory.embedder.id).toBe('Xenova/bge-small-en-v1.5');
       await memory.remember(remembered[1]!, JSON.parse(remembered[2]!.replace(/(\w+):/g, '"$1":').replace(/'/g, '"')) as never);
       const [hit] = await memory.recall(recalled[1]!, { k: Number(recalled[2]) });
       expect(hit!.memory.text.startsWith(comment[1]!)).toBe(true);

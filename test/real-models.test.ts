@@ -53,10 +53,10 @@ describe('the model catalog', () => {
 });
 
 describe('real models in a store (Node, offline)', () => {
-  it("'auto' makes a new store on MiniLM, and the README's example question finds the linter memory", async () => {
+  it("'auto' makes a new store on bge-small, and the README's example question finds the linter memory", async () => {
     const memory = await createMemory({ name: uniqueName('auto-real'), transformers, index: 'exact' });
     try {
-      expect(memory.embedder.id).toBe('Xenova/all-MiniLM-L6-v2');
+      expect(memory.embedder.id).toBe('Xenova/bge-small-en-v1.5');
       expect(memory.embedder.dim).toBe(384);
       await memory.rememberMany([
         'We lint with ESLint and format with Prettier',
@@ -67,7 +67,7 @@ describe('real models in a store (Node, offline)', () => {
       ]);
       const [top] = await memory.recall('which linter do we use?', { k: 3 });
       expect(top?.memory.text).toBe('We lint with ESLint and format with Prettier');
-      expect((await memory.stats()).embedder).toEqual({ id: 'Xenova/all-MiniLM-L6-v2', dim: 384 });
+      expect((await memory.stats()).embedder).toMatchObject({ id: 'Xenova/bge-small-en-v1.5', dim: 384 });
     } finally {
       await memory.close();
     }

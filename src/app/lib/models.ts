@@ -13,9 +13,9 @@ export const USE_LITE_ID = 'universal-sentence-encoder-lite';
 
 /** The choices a new store offers, with what each costs on first use. */
 export const MODEL_CHOICES: readonly { value: ModelChoice; label: string }[] = [
-  { value: 'auto', label: `Default: ${TRANSFORMERS_MODELS.minilm.label} (${bytes(TRANSFORMERS_MODELS.minilm.bytes)})` },
-  { value: 'minilm', label: `${TRANSFORMERS_MODELS.minilm.label} · ${bytes(TRANSFORMERS_MODELS.minilm.bytes)}` },
+  { value: 'auto', label: `Default: ${TRANSFORMERS_MODELS['bge-small'].label} (${bytes(TRANSFORMERS_MODELS['bge-small'].bytes)})` },
   { value: 'bge-small', label: `${TRANSFORMERS_MODELS['bge-small'].label} · ${bytes(TRANSFORMERS_MODELS['bge-small'].bytes)} · best retrieval` },
+  { value: 'minilm', label: `${TRANSFORMERS_MODELS.minilm.label} · ${bytes(TRANSFORMERS_MODELS.minilm.bytes)} · lighter, twice as fast` },
   { value: 'use-lite', label: 'USE-lite · bundled · fastest start' },
 ];
 
