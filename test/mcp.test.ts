@@ -12,6 +12,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest';
 import { MEMORY_TOOL_NAMES } from '../src/agents/tools.ts';
 import { parseMcpArgs } from '../src/mcp/cli.ts';
+import { syncFromEnv } from '../src/mcp/server.ts';
+import { createMemory } from '../src/local.ts';
+import { ALICE, useCouchServer } from './helpers/couch-suite.ts';
+import { uniqueName } from './helpers/store.ts';
 import { REAL_MODELS_DIR, requireRealModels } from './helpers/real-models.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'houkai-mcp-'));
@@ -19,12 +23,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const CLI = fileURLToPath(new URL('../src/mcp/cli.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-async function connect(): Promise<{ client: Client; stderr: () => string }> {
+async function connect(extra: string[] = [], env: Record<string, string> = {}, name = 'desk'): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', CLI, '--dir', dir, '--name', 'desk', '--models', REAL_MODELS_DIR],
+    args: ['--import', 'tsx', CLI, '--dir', dir, '--name', name, '--models', REAL_MODELS_DIR, ...extra],
     cwd: ROOT,
     stderr: 'pipe',
+    env: { ...(process.env as Record<string, string>), ...env },
   });
   let err = '';
   transport.stderr?.on('data', (chunk: Buffer) => void (err += chunk.toString()));
@@ -66,7 +71,66 @@ describe('houkai-web mcp', () => {
 
   it('reads its options, and refuses unknown ones', () => {
     expect(parseMcpArgs(['--dir', '/tmp/x', '--name', 'n', '--models', 'm', '--read-only'])).toEqual({ dir: '/tmp/x', name: 'n', models: 'm', readOnly: true });
+    expect(parseMcpArgs(['--trust', 'untrusted', '--namespace', 'desk', '--sync', 'https://couch.example/mem'])).toEqual({ trust: 'untrusted', namespace: 'desk', sync: 'https://couch.example/mem' });
     expect(() => parseMcpArgs(['--dir'])).toThrow(/--dir needs a value/);
-    expect(() => parseMcpArgs(['--sync', 'http://x'])).toThrow(/unknown option --sync/);
+    expect(() => parseMcpArgs(['--trust', 'total'])).toThrow(/--trust must be one of trusted, reported, untrusted/);
+    expect(() => parseMcpArgs(['--sync', 'http://x'])).toThrow(/--sync needs http\(s\):\/\/host\/database/);
+    expect(() => parseMcpArgs(['--sync', 'https://alice:pw@couch.example/mem'])).toThrow(/not in the address/);
+    expect(() => parseMcpArgs(['--scope', 'x'])).toThrow(/unknown option --scope/);
   });
+
+  it('the secrets of --sync come from the environment', () => {
+    expect(syncFromEnv('http://h/db', {})).toEqual({ url: 'http://h/db', live: true });
+    expect(syncFromEnv('http://h/db', { HOUKAI_SYNC_USERNAME: 'a', HOUKAI_SYNC_PASSWORD: 'p', HOUKAI_SYNC_PASSPHRASE: 'correct horse battery' })).toEqual({
+      url: 'http://h/db',
+      live: true,
+      auth: { username: 'a', password: 'p' },
+      encryption: { passphrase: 'correct horse battery' },
+    });
+    expect(syncFromEnv('http://h/db', { HOUKAI_SYNC_TOKEN: 't' }).auth).toEqual({ token: 't' });
+  });
+});
+
+describe('houkai-web mcp, scoped and synced', () => {
+  const couch = useCouchServer('mcp');
+  const PASSPHRASE = 'one memory on every device';
+
+  it('writes in its namespace at its trust; an encrypted live sync carries its memory out and a forget back in', async () => {
+    await requireRealModels('bge-small');
+    const url = await couch.database();
+    const env = { HOUKAI_SYNC_USERNAME: ALICE.username, HOUKAI_SYNC_PASSWORD: ALICE.password, HOUKAI_SYNC_PASSPHRASE: PASSPHRASE };
+    const agent = await connect(['--trust', 'reported', '--namespace', 'desk', '--sync', url], env, 'synced');
+    const peer = await createMemory({ name: uniqueName('mcp-peer'), embedder: 'bge-small', transformers: { localModelPath: REAL_MODELS_DIR }, index: 'exact' });
+    try {
+      expect(agent.stderr()).toMatch(/trust ≤ reported, namespace desk/);
+      expect(agent.stderr()).toMatch(/syncing with .*end-to-end encrypted/);
+      const stored = JSON.parse(text(await agent.client.callTool({ name: 'remember', arguments: { text: 'The desk booking system is called Deskly.' } }))) as { id: string };
+      // The other device (here a Node store; the app in e2e) gets it through the server, sealed there.
+      let arrived = null as Awaited<ReturnType<typeof peer.get>>;
+      for (let i = 0; i < 60 && !arrived; i++) {
+        await peer.sync({ url, auth: ALICE, encryption: { passphrase: PASSPHRASE } });
+        arrived = await peer.get(stored.id);
+        if (!arrived) await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(arrived).toMatchObject({ text: 'The desk booking system is called Deskly.', trust: 'reported' });
+      expect(arrived!.tags).toContain('ns:desk');
+      const db = url.slice(url.lastIndexOf('/'));
+      const onServer = await couch.server.admin('GET', `${db}/_all_docs?include_docs=true`);
+      expect(onServer.status).toBe(200);
+      expect(JSON.stringify(onServer.body)).not.toContain('Deskly');
+      // A forget on the other device reaches the agent's store.
+      await peer.forget(stored.id);
+      await peer.sync({ url, auth: ALICE, encryption: { passphrase: PASSPHRASE } });
+      let gone = false;
+      for (let i = 0; i < 60 && !gone; i++) {
+        const hits = JSON.parse(text(await agent.client.callTool({ name: 'recall', arguments: { query: 'what is the desk booking system called?' } }))) as { id: string }[];
+        gone = !hits.some((h) => h.id === stored.id);
+        if (!gone) await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(gone).toBe(true);
+    } finally {
+      await agent.client.close();
+      await peer.close();
+    }
+  }, 240_000);
 });

@@ -1,10 +1,13 @@
 /**
  * The command line of `npx houkai-web mcp` (bin/houkai-web.mjs hands its arguments here):
- * `--dir DIR`, `--name NAME`, `--models DIR`, `--read-only`. Errors go to stderr, exit code 2.
+ * `--dir DIR`, `--name NAME`, `--models DIR`, `--read-only`, `--trust LEVEL`, `--namespace NS`,
+ * `--sync URL` (its secrets from the environment: see `McpOptions.sync`). Errors go to stderr,
+ * exit code 2.
  */
+import { TRUST_LEVELS } from '../core/types.ts';
 import { serveMcp, type McpOptions } from './server.ts';
 
-export const MCP_USAGE = 'npx houkai-web mcp [--dir DIR] [--name NAME] [--models DIR] [--read-only]';
+export const MCP_USAGE = 'npx houkai-web mcp [--dir DIR] [--name NAME] [--models DIR] [--read-only] [--trust trusted|reported|untrusted] [--namespace NS] [--sync URL]';
 
 export function parseMcpArgs(args: readonly string[]): McpOptions {
   const out: McpOptions = {};
@@ -19,6 +22,16 @@ export function parseMcpArgs(args: readonly string[]): McpOptions {
     else if (flag === '--name') out.name = value();
     else if (flag === '--models') out.models = value();
     else if (flag === '--read-only') out.readOnly = true;
+    else if (flag === '--trust') {
+      const level = value();
+      if (!(TRUST_LEVELS as readonly string[]).includes(level)) throw new Error(`--trust must be one of ${TRUST_LEVELS.join(', ')} — got ${level}\nusage: ${MCP_USAGE}`);
+      out.trust = level as McpOptions['trust'];
+    } else if (flag === '--namespace') out.namespace = value();
+    else if (flag === '--sync') {
+      const url = value();
+      if (!/^https?:\/\/[^/]+\/[^/]+/.test(url) || /\/\/[^/]*@/.test(url)) throw new Error(`--sync needs http(s)://host/database, credentials in HOUKAI_SYNC_USERNAME/HOUKAI_SYNC_PASSWORD, not in the address\nusage: ${MCP_USAGE}`);
+      out.sync = url;
+    }
     else throw new Error(`unknown option ${flag}\nusage: ${MCP_USAGE}`);
   }
   return out;

@@ -9,6 +9,9 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryError } from '../core/errors.ts';
+import type { SyncOptions } from '../core/api.ts';
+import { scopeMemory, type ConnectionScope } from '../core/scope/index.ts';
+import type { Trust } from '../core/types.ts';
 import { memoryTools } from '../agents/tools.ts';
 import { createMemory, type LocalMemory } from '../local.ts';
 
@@ -21,6 +24,21 @@ export interface McpOptions {
   models?: string;
   /** Expose only the read tools, which write nothing. */
   readOnly?: boolean;
+  /**
+   * The most this agent's writes are trusted (`trusted` | `reported` | `untrusted`): the connection
+   * scope's trust ceiling, as a page or an extension's content script gets it.
+   */
+  trust?: Trust;
+  /** Confine the agent to one namespace of the store (the scope rules' `namespace`). */
+  namespace?: string;
+  /**
+   * Replicate the store with this CouchDB database while serving (live). Credentials and the
+   * end-to-end passphrase come from the environment, never the command line:
+   * HOUKAI_SYNC_USERNAME / HOUKAI_SYNC_PASSWORD or HOUKAI_SYNC_TOKEN, and HOUKAI_SYNC_PASSPHRASE.
+   */
+  sync?: string;
+  /** The environment the sync secrets are read from (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
   /** Where diagnostics go (default: stderr). */
   log?: (line: string) => void;
 }
@@ -61,8 +79,17 @@ export async function serveMcp(options: McpOptions = {}): Promise<void> {
       if (level !== 'debug') say(message);
     },
   });
-  say(`houkai-web mcp: store "${name}" in ${dir}, embedder ${memory.embedder.id}${options.readOnly ? ', read-only' : ''}`);
-  const tools = memoryTools(memory, { actor: 'mcp', ...(options.readOnly ? { readOnly: true } : {}) });
+  const scope: ConnectionScope = {
+    ...(options.readOnly ? { readOnly: true } : {}),
+    ...(options.trust ? { trust: options.trust } : {}),
+    ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+  };
+  // A malformed scope (an unknown trust level) fails here, before anything is served.
+  const client = Object.keys(scope).length ? scopeMemory(memory, scope) : memory;
+  const scoped = [options.readOnly && 'read-only', options.trust && `trust ≤ ${options.trust}`, options.namespace !== undefined && `namespace ${options.namespace}`].filter(Boolean);
+  say(`houkai-web mcp: store "${name}" in ${dir}, embedder ${memory.embedder.id}${scoped.length ? `, ${scoped.join(', ')}` : ''}`);
+  if (options.sync) await startSync(memory, options.sync, options.env ?? process.env, say);
+  const tools = memoryTools(client, { actor: 'mcp', ...(options.readOnly ? { readOnly: true } : {}) });
   const server = new sdk.Server({ name: 'houkai-web', version: '0.1.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({ tools: tools.mcp() as never }));
   server.setRequestHandler(sdk.CallToolRequestSchema, async (request) => {
@@ -76,5 +103,33 @@ export async function serveMcp(options: McpOptions = {}): Promise<void> {
   await server.connect(new sdk.StdioServerTransport());
   process.stdin.once('end', () => void server.close());
   await closed;
+  if (options.sync) await memory.stopSync().catch(() => undefined);
   await memory.close();
+}
+
+/** The sync options `--sync URL` means, with its secrets from the environment. */
+export function syncFromEnv(url: string, env: NodeJS.ProcessEnv): SyncOptions {
+  const options: SyncOptions = { url, live: true };
+  const { HOUKAI_SYNC_USERNAME: username, HOUKAI_SYNC_PASSWORD: password, HOUKAI_SYNC_TOKEN: token, HOUKAI_SYNC_PASSPHRASE: passphrase } = env;
+  if (token) options.auth = { token };
+  else if (username !== undefined || password !== undefined) options.auth = { username: username ?? '', password: password ?? '' };
+  if (passphrase) options.encryption = { passphrase };
+  return options;
+}
+
+/**
+ * Starts live replication. A first round that fails is said on stderr and the tools are served
+ * on the local store all the same (an agent keeps its memory when the server is away); a wrong
+ * passphrase or refused credentials stop the server, as nothing it did would be right.
+ */
+async function startSync(memory: LocalMemory, url: string, env: NodeJS.ProcessEnv, say: (line: string) => void): Promise<void> {
+  const options = syncFromEnv(url, env);
+  say(`houkai-web mcp: syncing with ${url}${options.encryption ? ', end-to-end encrypted' : ''}`);
+  try {
+    const result = await memory.sync(options);
+    say(`houkai-web mcp: first sync round: ${result.sent} sent, ${result.received} received`);
+  } catch (error) {
+    if (error instanceof MemoryError && (error.code === 'SYNC_KEY' || error.code === 'SYNC_AUTH' || error.code === 'INVALID_ARGUMENT')) throw error;
+    say(`houkai-web mcp: sync unavailable (${error instanceof MemoryError ? error.code : 'error'}: ${(error as Error).message}); serving the local store`);
+  }
 }
