@@ -26,11 +26,12 @@ import { DEFAULT_RELEVANCE_THRESHOLDS, type RelevanceCalibration, type Relevance
 import { lexicalTerms } from '../src/core/domain/tokenize.ts';
 import { parseStsb, resolveDataDir } from './datasets.ts';
 import { benchEmbedders, cachedEmbed, type BenchEmbedder } from './embedders.ts';
+import { QUESTION_FITTED, calibrateOnQuestions } from './calibrate-questions.ts';
 import { mulberry32 } from '../test/helpers/prng.ts';
 import { cosineInOrder as cosine } from '../src/core/domain/vector-math.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const OUT = path.join(REPO, 'src', 'core', 'calibration-data.ts');
+const OUT = path.join(REPO, 'src', 'core', 'domain', 'calibration-data.ts');
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
 export interface Example {
@@ -192,7 +193,10 @@ async function main(): Promise<void> {
       log(`calibrate: ${embedder.key} is not provisioned (npm run models); its calibration is left as it is`);
       continue;
     }
-    const { calibration, examples } = await calibrate(embedder, dataDir);
+    const fitted = await calibrate(embedder, dataDir);
+    const { examples } = fitted;
+    // The default embedder's model is fitted on questions (bench/calibrate-questions.ts).
+    const calibration = QUESTION_FITTED.has(embedder.key) ? await calibrateOnQuestions(embedder, fitted.calibration) : fitted.calibration;
     out.set(calibration.embedderId, calibration);
     console.log(`${embedder.key}: background ${calibration.background.median} ± ${calibration.background.spread}, model ${JSON.stringify(calibration.model)} (${examples.related} related / ${examples.unrelated} unrelated)`);
     await embedder.dispose();

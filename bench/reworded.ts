@@ -14,7 +14,8 @@
  * Split: a question belongs to the tuning half when the last digit of its id's number is even,
  * else to the report half; calibration choices are made on the tuning half only.
  * Figures per embedder, size and half: right top-1; right top-1 judged strong or weak (over all
- * answerable questions, and over those with a right top-1); unanswerable with every hit `none`.
+ * answerable questions, and over those with a right top-1); unanswerable with every hit `none`;
+ * a wrong top-1 judged strong.
  *
  * Run: `npx tsx bench/reworded.ts [--mode hybrid] [--embedder minilm]` (a table, then JSON).
  */
@@ -83,6 +84,8 @@ export interface Figures {
   /** The same over the questions with a right top-1. */
   badged_given_right: number;
   unanswerable_all_none: number;
+  /** A wrong top-1 answer (a memory that is not the answer) judged strong, over the answerable questions with a wrong top-1. */
+  wrong_top1_strong: number;
 }
 
 interface Outcome {
@@ -97,6 +100,7 @@ function figures(outcomes: readonly Outcome[]): Figures {
   const unanswerable = outcomes.filter((o) => o.q.answers.length === 0);
   const right = answerable.filter((o) => o.top !== null && o.q.answers.includes(o.top));
   const badged = right.filter((o) => o.topConfidence !== 'none');
+  const wrong = answerable.filter((o) => o.top !== null && !o.q.answers.includes(o.top));
   const r = (x: number): number => Number(x.toFixed(3));
   return {
     answerable: answerable.length,
@@ -105,6 +109,7 @@ function figures(outcomes: readonly Outcome[]): Figures {
     top1_badged: r(badged.length / Math.max(answerable.length, 1)),
     badged_given_right: r(badged.length / Math.max(right.length, 1)),
     unanswerable_all_none: r(unanswerable.filter((o) => o.allNone).length / Math.max(unanswerable.length, 1)),
+    wrong_top1_strong: r(wrong.filter((o) => o.topConfidence === 'strong').length / Math.max(wrong.length, 1)),
   };
 }
 
@@ -166,7 +171,7 @@ async function main(): Promise<void> {
       for (const part of ['tuning', 'report'] as const) {
         const f = r[size][part];
         console.log(
-          `${embedder.key.padEnd(9)} ${size.padStart(4)} ${part.padEnd(6)} top1 ${f.top1.toFixed(3)}  right+badged ${f.top1_badged.toFixed(3)} (given right ${f.badged_given_right.toFixed(3)})  unanswerable none ${f.unanswerable_all_none.toFixed(3)}  (n ${f.answerable}+${f.unanswerable})`,
+          `${embedder.key.padEnd(9)} ${size.padStart(4)} ${part.padEnd(6)} top1 ${f.top1.toFixed(3)}  right+badged ${f.top1_badged.toFixed(3)} (given right ${f.badged_given_right.toFixed(3)})  unanswerable none ${f.unanswerable_all_none.toFixed(3)}  wrong strong ${f.wrong_top1_strong.toFixed(3)}  (n ${f.answerable}+${f.unanswerable})`,
         );
       }
     }

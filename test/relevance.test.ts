@@ -3,6 +3,7 @@ import { calibrationFor, REFERENCE_CALIBRATIONS } from '../src/core/domain/calib
 import { FALLBACK_BACKGROUND, RelevanceBackground } from '../src/core/services/relevance-background.ts';
 import {
   backgroundLocation,
+  cosineMargins,
   DEFAULT_RELEVANCE_THRESHOLDS,
   GENERIC_MODEL,
   lexicalCoverage,
@@ -73,6 +74,18 @@ describe('relevance judge', () => {
     }
     expect(verdictFor(0.9, { weak: 0.5, strong: 0.9 })).toBe('strong');
     expect(verdictFor(0.49, { weak: 0.5, strong: 0.9 })).toBe('none');
+  });
+
+  it('a calibration with a margin weight adds it per unit of margin over the best other candidate; without one the margin is ignored', () => {
+    expect(cosineMargins([0.5, 0.8, 0.6])).toEqual([0.5 - 0.8, 0.8 - 0.6, 0.6 - 0.8].map((m) => expect.closeTo(m, 12)));
+    expect(cosineMargins([0.4])).toEqual([0]);
+    expect(cosineMargins([0.4, -Infinity, 0.1])).toEqual([expect.closeTo(0.3, 12), 0, expect.closeTo(-0.3, 12)]);
+    expect(cosineMargins([])).toEqual([]);
+    const plain = relevanceJudge({ calibration });
+    expect(plain({ cosine: 0.6, coverage: 0.5, margin: 0.3 }).probability).toBe(plain({ cosine: 0.6, coverage: 0.5 }).probability);
+    const withMargin = relevanceJudge({ calibration: { ...calibration, model: { ...calibration.model, margin: 10 } } });
+    expect(withMargin({ cosine: 0.6, coverage: 0.5, margin: 0.1 }).probability).toBeCloseTo(1 / (1 + Math.exp(-(-6 + 5 + 2 + 1))), 12);
+    expect(withMargin({ cosine: 0.6, coverage: 0.5 }).probability).toBe(plain({ cosine: 0.6, coverage: 0.5 }).probability);
   });
 
   it('the store background raises the location only beyond the tolerance', () => {

@@ -28,6 +28,11 @@ export interface RelevanceModel {
   cosine: number;
   /** Logit per unit of coverage. */
   coverage: number;
+  /**
+   * Logit per unit of margin: the hit's cosine minus the best cosine of the other candidates of
+   * the same recall (positive for the clear winner, negative below it). Absent: not used.
+   */
+  margin?: number;
 }
 
 export interface RelevanceCalibration {
@@ -47,6 +52,8 @@ export interface RelevanceFeatures {
   cosine: number;
   /** In [0, 1]; see {@link lexicalCoverage}. */
   coverage: number;
+  /** The cosine minus the best cosine of the other candidates (0 when there is none); see {@link cosineMargins}. */
+  margin?: number;
 }
 
 export interface RelevanceJudgement {
@@ -116,11 +123,35 @@ export function relevanceJudge(context: JudgeContext): RelevanceJudge {
   const { model, thresholds, background } = context.calibration;
   const { location } = backgroundLocation(context);
   const spread = Math.max(background.spread, 1e-3);
-  return ({ cosine, coverage }) => {
+  const perMargin = model.margin ?? 0;
+  return ({ cosine, coverage, margin = 0 }) => {
     const z = (cosine - location) / spread;
-    const probability = sigmoid(model.bias + model.cosine * z + model.coverage * coverage);
+    const probability = sigmoid(model.bias + model.cosine * z + model.coverage * coverage + perMargin * margin);
     return { probability, confidence: verdictFor(probability, thresholds), z };
   };
+}
+
+/**
+ * Each candidate's cosine minus the best cosine among the others: how far a hit stands out of the
+ * recall's candidates (a right answer often stands clear; a near miss for a question nothing
+ * answers often sits among look-alikes). 0 for a lone candidate; `-Infinity` marks a cosine that
+ * takes no part (and gets 0).
+ */
+export function cosineMargins(cosines: readonly number[]): number[] {
+  let first = -Infinity;
+  let second = -Infinity;
+  let at = -1;
+  cosines.forEach((c, i) => {
+    if (c > first) {
+      second = first;
+      first = c;
+      at = i;
+    } else if (c > second) second = c;
+  });
+  return cosines.map((c, i) => {
+    const other = i === at ? second : first;
+    return Number.isFinite(other) && Number.isFinite(c) ? c - other : 0;
+  });
 }
 
 /**

@@ -43,7 +43,7 @@ import { invalid } from '../errors.ts';
 import { bm25Pool, type PoolBm25Result } from './bm25.ts';
 import { classifyConfidence, type Confidence, type ConfidenceThresholds } from './confidence.ts';
 import { fuseLinear, fuseRrf, fuseWeighted, type FusionInput, type IndexedHit } from './fusion.ts';
-import { lexicalCoverage, type RelevanceJudge, type RelevanceJudgement } from './relevance.ts';
+import { cosineMargins, lexicalCoverage, type RelevanceJudge, type RelevanceJudgement } from './relevance.ts';
 import { CORE_SIGNALS, SIGNALS, polaritySignal, round, type CoreSignal, type Row, type SignalInput } from './signals.ts';
 import { analyseQuery, type QueryAnalysis } from './query.ts';
 import { lexicalTerms } from './tokenize.ts';
@@ -243,8 +243,10 @@ function termsOf(item: PoolItem): readonly string[] {
 /** The relevance judgement of every pool item (coverage over the whole pool, filtered ones included). */
 function judgePool(pool: readonly PoolItem[], queryTerms: string[], judge: RelevanceJudge): (RelevanceJudgement & { coverage: number })[] {
   const coverage = lexicalCoverage(queryTerms, pool.map(termsOf));
+  // Margins among the candidates the recall can return (a filtered one is no rival).
+  const margins = cosineMargins(pool.map((item) => (item.filtered ? -Infinity : item.cosine)));
   return pool.map((item, i) => {
-    const { probability, confidence, z } = judge({ cosine: item.cosine, coverage: coverage[i]! });
+    const { probability, confidence, z } = judge({ cosine: item.cosine, coverage: coverage[i]!, margin: margins[i]! });
     return { probability, confidence, z, coverage: coverage[i]! };
   });
 }
