@@ -16,8 +16,9 @@
  * for a fixed number of steps: deterministic. The background keeps the sentence-pair fit's.
  *
  * Called by bench/calibrate.ts (`npm run eval -- --calibrate`) for the embedders in
- * {@link QUESTION_FITTED}; alone, a dry run that prints the fit:
- * `npx tsx bench/calibrate-questions.ts [--embedder bge-small]`.
+ * {@link QUESTION_FITTED}; alone, a dry run that prints the fit (`--features z+coverage+margin`
+ * adds the margin, tried and not shipped: it bought badges with the agent set's unanswerable
+ * questions): `npx tsx bench/calibrate-questions.ts [--embedder bge-small] [--features F]`.
  */
 import 'fake-indexeddb/auto';
 import path from 'node:path';
@@ -32,36 +33,59 @@ import { loadAgentSet } from './relevance-eval.ts';
 
 /**
  * The embedders whose shipped relevance model is fitted on questions (the others keep the
- * sentence-pair fit). Empty: fitted for bge-small on 2026-11-29, it raised the reworded set's
- * badges and lowered the agent set's unanswerable `none` beyond what issue #50 allows
- * (BENCHMARKS.md, "Badges with bge-small"); the dry run below measures it again.
+ * sentence-pair fit): bge-small, the default since issue #51, whose sentence-pair fit judged
+ * most right answers to questions `none` (BENCHMARKS.md, "Badges with bge-small").
  */
-export const QUESTION_FITTED: ReadonlySet<string> = new Set();
+export const QUESTION_FITTED: ReadonlySet<string> = new Set(['bge-small']);
+
+/** The agent set's examples count this many times a reworded one (fewer questions, one store). */
+export const AGENT_WEIGHT = 10;
 
 interface Example {
   x: [number, number, number];
   y: 0 | 1;
+  /** 'agent' or 'reworded'. */
+  from: 'agent' | 'reworded';
 }
 
-/** Balanced logistic regression over [z, coverage, margin], L2 on the slopes. */
-export function fitQuestionModel(examples: readonly Example[], steps = 3000, rate = 0.1, l2 = 0.01): RelevanceModel {
+/** Which features the fit uses: z alone (shipped), z and coverage, or those and the margin. */
+export type QuestionFeatures = 'z' | 'z+coverage' | 'z+coverage+margin';
+
+/**
+ * Balanced logistic regression over the chosen features, L2 on the slopes: each class weighs
+ * half, the agent set's examples {@link AGENT_WEIGHT} times a reworded one's within their class.
+ * Gradient descent from zero, a fixed number of steps: deterministic. A feature left out gets
+ * weight 0.
+ *
+ * The choice (z alone, agent weight 10) was made on the tuning halves by one rule: the most
+ * reworded right answers badged while the agent set's unanswerable questions stay all `none` as
+ * often as under the sentence-pair fit, less 0.01 (BENCHMARKS.md, "Badges with bge-small").
+ */
+export function fitQuestionModel(examples: readonly Example[], { features = 'z' as QuestionFeatures, steps = 2000, rate = 0.2, l2 = 0.01 } = {}): RelevanceModel {
+  const margin = features === 'z+coverage+margin';
+  const useCoverage = features !== 'z';
   const pos = examples.filter((e) => e.y === 1).length;
   const neg = examples.length - pos;
   if (pos === 0 || neg === 0) throw new Error('calibrate-questions: both classes are needed');
+  const raw = examples.map((e) => (e.y === 1 ? 0.5 / pos : 0.5 / neg) * (e.from === 'agent' ? AGENT_WEIGHT : 1));
+  const total = raw.reduce((a, b) => a + b, 0);
+  const weight = raw.map((v) => v / total);
+  const on = [true, true, useCoverage, margin];
   const w = new Float64Array(4);
   for (let step = 0; step < steps; step++) {
     const g = new Float64Array(4);
-    for (const { x, y } of examples) {
-      const p = 1 / (1 + Math.exp(-(w[0]! + w[1]! * x[0] + w[2]! * x[1] + w[3]! * x[2])));
-      const e = (p - y) * (y === 1 ? 0.5 / pos : 0.5 / neg);
+    examples.forEach(({ x, y }, i) => {
+      let logit = w[0]!;
+      for (let k = 0; k < 3; k++) if (on[k + 1]) logit += w[k + 1]! * x[k]!;
+      const e = (1 / (1 + Math.exp(-logit)) - y) * weight[i]!;
       g[0] = g[0]! + e;
-      for (let k = 0; k < 3; k++) g[k + 1] = g[k + 1]! + e * x[k]!;
-    }
-    for (let k = 0; k < 4; k++) w[k] = w[k]! - rate * (g[k]! + (k > 0 ? l2 * w[k]! : 0));
+      for (let k = 0; k < 3; k++) if (on[k + 1]) g[k + 1] = g[k + 1]! + e * x[k]!;
+    });
+    for (let k = 0; k < 4; k++) if (on[k]) w[k] = w[k]! - rate * (g[k]! + (k > 0 ? l2 * w[k]! : 0));
   }
-  // The margin was fitted in twentieths of a cosine (a scale like z's), the model takes cosines.
   const r = (v: number): number => Number(v.toFixed(4));
-  return { bias: r(w[0]!), cosine: r(w[1]!), coverage: r(w[2]!), margin: r(w[3]! * MARGIN_SCALE) };
+  // The margin was fitted in twentieths of a cosine (a scale like z's), the model takes cosines.
+  return { bias: r(w[0]!), cosine: r(w[1]!), coverage: r(w[2]!), ...(margin ? { margin: r(w[3]! * MARGIN_SCALE) } : {}) };
 }
 
 const MARGIN_SCALE = 20;
@@ -86,7 +110,7 @@ export async function questionExamples(embedder: BenchEmbedder, calibration: Rel
         for (const q of set.questions) {
           if (half(q) !== 'tuning' || (q.answers.length > 0 && !store.facts.has(q.answers[0]!))) continue;
           const hits = await memory.recall(q.text, { k: 10, touch: false, explain: true });
-          collect(examples, hits, q.answers.length > 0 ? 3 : 1, (h) => q.answers.includes(idOfText.get(h.memory.text) ?? ''));
+          collect(examples, 'reworded', hits, q.answers.length > 0 ? 3 : 1, (h) => q.answers.includes(idOfText.get(h.memory.text) ?? ''));
         }
       } finally {
         await memory.close();
@@ -97,11 +121,11 @@ export async function questionExamples(embedder: BenchEmbedder, calibration: Rel
 }
 
 /** Adds the examples of one recall: its top `take` hits, 1 where the hit is an answer. */
-function collect(examples: Example[], hits: readonly RecallHit[], take: number, isAnswer: (hit: RecallHit) => boolean): void {
+function collect(examples: Example[], from: Example['from'], hits: readonly RecallHit[], take: number, isAnswer: (hit: RecallHit) => boolean): void {
   const margins = cosineMargins(hits.map((h) => h.cosine ?? 0));
   hits.slice(0, take).forEach((h, i) => {
     const rel = h.explain?.relevance;
-    if (rel) examples.push({ x: [rel.z, rel.coverage, margins[i]! * MARGIN_SCALE], y: isAnswer(h) ? 1 : 0 });
+    if (rel) examples.push({ x: [rel.z, rel.coverage, margins[i]! * MARGIN_SCALE], y: isAnswer(h) ? 1 : 0, from });
   });
 }
 
@@ -128,7 +152,7 @@ async function agentExamples(embedder: BenchEmbedder, calibration: RelevanceCali
     for (const q of set.queries) {
       if (q.split !== 'dev') continue;
       const hits = await memory.recall(q.text, { k: 10, touch: false, mode: 'hybrid', explain: true });
-      collect(examples, hits, q.relevant.length > 0 ? 3 : 1, (h) => q.relevant.includes(idOf.get(h.memory.id) ?? ''));
+      collect(examples, 'agent', hits, q.relevant.length > 0 ? 3 : 1, (h) => q.relevant.includes(idOf.get(h.memory.id) ?? ''));
     }
   } finally {
     await memory.close();
@@ -137,14 +161,14 @@ async function agentExamples(embedder: BenchEmbedder, calibration: RelevanceCali
 }
 
 /** The calibration with its model refitted on questions, and the source saying so. */
-export async function calibrateOnQuestions(embedder: BenchEmbedder, sentencePairs: RelevanceCalibration): Promise<RelevanceCalibration> {
+export async function calibrateOnQuestions(embedder: BenchEmbedder, sentencePairs: RelevanceCalibration, options: { features?: QuestionFeatures } = {}): Promise<RelevanceCalibration> {
   const examples = await questionExamples(embedder, sentencePairs);
-  const model = fitQuestionModel(examples);
+  const model = fitQuestionModel(examples, options);
   const related = examples.filter((e) => e.y === 1).length;
   return {
     ...sentencePairs,
     model,
-    source: `background: STS-B dev random pairs; model: the reworded-question set's tuning half (stores of 10/100/1,000) and the agent-memory set's dev half, ${related} answers against ${examples.length - related} other hits, z + coverage + margin; npm run eval -- --calibrate, ${new Date().toISOString().slice(0, 10)}`,
+    source: `background: STS-B dev random pairs; model: the reworded-question set's tuning half (stores of 10/100/1,000) and the agent-memory set's dev half (×${AGENT_WEIGHT}), ${related} answers against ${examples.length - related} other hits, features ${options.features ?? 'z'}; npm run eval -- --calibrate, ${new Date().toISOString().slice(0, 10)}`,
   };
 }
 
@@ -155,7 +179,8 @@ async function main(): Promise<void> {
     const only = process.argv.includes('--embedder') ? process.argv[process.argv.indexOf('--embedder') + 1] : 'bge-small';
     if (embedder.key !== only || !embedder.available()) continue;
     const current = calibrationFor({ id: embedder.id })!;
-    const fitted = await calibrateOnQuestions(embedder, { ...current, model: { bias: current.model.bias, cosine: current.model.cosine, coverage: current.model.coverage } });
+    const at = process.argv.indexOf('--features');
+    const fitted = await calibrateOnQuestions(embedder, current, at > 0 ? { features: process.argv[at + 1] as QuestionFeatures } : {});
     console.log(`${embedder.key}: ${JSON.stringify(fitted.model)} — ${fitted.source}`);
     await embedder.dispose();
   }

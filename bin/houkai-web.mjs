@@ -10,7 +10,7 @@
  *   npx houkai-web worker <dir>
  *       The prebuilt worker and its runtime files, for builds that do not bundle it (esbuild,
  *       Rollup, a page without a bundler served from elsewhere): pass `workerUrl` to connectMemory.
- *   npx houkai-web mcp [--dir DIR] [--name NAME] [--models DIR] [--read-only]
+ *   npx houkai-web mcp [--dir DIR] [--name NAME] [--models DIR] [--read-only] [--trust LEVEL] [--namespace NS] [--sync URL]
  *       The agent tools over MCP stdio, for desktop agents; the store in a folder (src/mcp/).
  */
 import { cp, readdir } from 'node:fs/promises';
@@ -18,13 +18,13 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
-const TRANSFORMERS_MODELS = ['minilm', 'bge-small'];
+const TRANSFORMERS_MODELS = ['bge-small', 'minilm'];
 const ALL_MODELS = [...TRANSFORMERS_MODELS, 'use-lite'];
 
 const usage = `usage:
   npx houkai-web models <dir> [--only ${ALL_MODELS.join(',')}] [--from DIR] [--no-hub] [--no-maven] [--quiet]
   npx houkai-web worker <dir>
-  npx houkai-web mcp [--dir DIR] [--name NAME] [--models DIR] [--read-only]`;
+  npx houkai-web mcp [--dir DIR] [--name NAME] [--models DIR] [--read-only] [--trust LEVEL] [--namespace NS] [--sync URL]`;
 
 function fail(text, code = 2) {
   console.error(`houkai-web: ${text}`);

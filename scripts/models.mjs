@@ -21,7 +21,7 @@
  * place only when every file checks out, so nothing is ever half-written; a second run finds
  * every file valid and changes nothing. Exit code 1 with one line per failed source otherwise.
  *
- *   node scripts/models.mjs [--from DIR] [--out DIR] [--only minilm,bge-small] [--no-hub] [--quiet]
+ *   node scripts/models.mjs [--from DIR] [--out DIR] [--only bge-small,minilm] [--no-hub] [--quiet]
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
@@ -274,7 +274,8 @@ export async function provisionModels(options = {}) {
   const out = resolve(options.out ?? DEFAULT_OUT);
   const log = options.log ?? (() => {});
   const only = options.only ? new Set(options.only) : null;
-  const models = manifest.models.filter((m) => !only || only.has(m.key) || only.has(m.id));
+  // The default model (bge-small) first: an interrupted run leaves the one a new store needs.
+  const models = manifest.models.filter((m) => !only || only.has(m.key) || only.has(m.id)).sort((a, b) => Number(b.key === 'bge-small') - Number(a.key === 'bge-small'));
   if (only && models.length !== only.size) throw new Error(`unknown model in --only: ${[...only].join(', ')}`);
   const list = sources({ hubTimeoutMs: 5_000, downloadTimeoutMs: 5 * 60_000, ...options });
   const results = [];
@@ -319,7 +320,7 @@ export async function main(argv = process.argv.slice(2), command = 'npm run mode
     return;
   }
   if (options.help) {
-    console.log(`usage: ${command} [--from DIR] [--out DIR] [--only minilm,bge-small] [--no-hub] [--no-maven] [--quiet]`);
+    console.log(`usage: ${command} [--from DIR] [--out DIR] [--only bge-small,minilm] [--no-hub] [--no-maven] [--quiet]`);
     return;
   }
   const started = Date.now();

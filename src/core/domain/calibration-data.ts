@@ -46,14 +46,14 @@ export const CALIBRATION_DATA: Readonly<Record<string, RelevanceCalibration>> = 
       "spread": 0.0685
     },
     "model": {
-      "bias": -8.3421,
-      "cosine": 1.7647,
-      "coverage": 4.8882
+      "bias": -5.3697,
+      "cosine": 1.4235,
+      "coverage": 0
     },
     "thresholds": {
       "weak": 0.65,
       "strong": 0.9
     },
-    "source": "STS-B dev (gold ≥ 3 vs < 1, random pairs) + SciFact train claims vs evidence sentences; 1586 related, 4709 unrelated pairs; npm run eval -- --calibrate, 2026-11-23"
+    "source": "background: STS-B dev random pairs; model: the reworded-question set's tuning half (stores of 10/100/1,000) and the agent-memory set's dev half (×10), 192 answers against 784 other hits, features z; npm run eval -- --calibrate, 2026-11-29"
   },
 };
