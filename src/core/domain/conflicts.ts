@@ -39,6 +39,19 @@ export const CONFLICT_CANDIDATES = 12;
  */
 export const PATTERN_GATE = 0.3;
 
+/**
+ * The gate in the embedder's own units: {@link PATTERN_GATE_SPREADS} robust spreads above the
+ * median cosine of unrelated text (its reference background, `calibrations.ts`), never below
+ * {@link PATTERN_GATE}. MiniLM's background puts it at 0.299, the gate chosen on it; bge-small,
+ * whose unrelated pairs sit at 0.35, at 0.62 ("The weekly team standup is on Tuesdays at 9:30" and
+ * "Team office moved to Leopoldstraße 8" are 0.52 to it, and were an update at 0.3).
+ */
+export const PATTERN_GATE_SPREADS = 4;
+
+export function patternGateFor(background: { median: number; spread: number } | undefined): number {
+  return background ? Math.max(PATTERN_GATE, background.median + PATTERN_GATE_SPREADS * background.spread) : PATTERN_GATE;
+}
+
 /** 'update': the newer memory replaces the older (a changed value or preference, "no longer"). */
 export type ConflictKind = 'contradiction' | 'update' | 'duplicate';
 export type ConflictReason = 'polarity_diff' | 'negation_diff' | 'swapped_alternatives' | 'value_mismatch' | 'custom_fn' | 'similarity' | 'judge';

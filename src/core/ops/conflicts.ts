@@ -9,11 +9,13 @@ import {
   classifyIncoming,
   decidePolicy,
   detectConflicts,
+  patternGateFor,
   type Classifier,
   type ConflictPolicy,
   type ContradictionFn,
 } from '../domain/conflicts.ts';
 import { withClassifierConflicts } from '../domain/classifier-policy.ts';
+import { calibrationFor } from '../domain/calibrations.ts';
 import { embed, journalFor, reportChanged, requireOpen, requireVectors, vectorOf, type Using } from '../context.ts';
 import { MemoryError, invalid } from '../errors.ts';
 import { JUDGE_BAND, JUDGE_BUDGET, JUDGE_TIMEOUT_MS, judgeRun, type ConflictJudge, type JudgeRun } from '../domain/judge.ts';
@@ -48,6 +50,7 @@ export async function findConflicts(ctx: Using<'rows' | 'vectors'>, options: Con
   const scan = async (memory: Memory, vector: Float32Array): Promise<Conflict[]> =>
     detectConflicts(memory, await candidatesFor(ctx, vector, memory.id), {
       ...(o.threshold === undefined ? {} : { threshold: o.threshold }),
+      patternGate: patternGate(ctx),
       contradictionFn,
     });
   if (o.memoryId !== undefined) {
@@ -98,12 +101,18 @@ export function judgeFor(ctx: Pick<Using, 'settings'>, callJudge: unknown): Judg
   return judgeRun({ judge, band: base?.band ?? JUDGE_BAND, budget: base?.budget ?? JUDGE_BUDGET, timeoutMs: base?.timeoutMs ?? JUDGE_TIMEOUT_MS });
 }
 
+/** The cosine below which no lexical pattern is tried, in this store's embedder's units. */
+function patternGate(ctx: Pick<Using, 'embedder'>): number {
+  return patternGateFor(calibrationFor(ctx.embedder)?.background);
+}
+
 /** Scans the neighbours of a memory about to be (or just) written. */
 export async function scanForWrite(ctx: Using<'rows'>, memory: Memory, vector: Float32Array, options: WriteConflictOptions): Promise<Conflict[]> {
   if (options.policy === 'ignore') return [];
   const candidates = await candidatesFor(ctx, vector, memory.id);
   const detected = await detectConflicts(memory, candidates, {
     ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
+    patternGate: patternGate(ctx),
     contradictionFn: options.contradictionFn ?? null,
     now: ctx.clock.now(),
     judge: options.judgeRun ?? null,
