@@ -3,6 +3,7 @@
  * own client: spawn, list the tools, call them, a bad call answered with the library's code and
  * the server still up, restart, the memory still there.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +95,24 @@ describe('houkai-web mcp', () => {
 describe('houkai-web mcp, scoped and synced', () => {
   const couch = useCouchServer('mcp');
   const PASSPHRASE = 'one memory on every device';
+
+  it('a wrong passphrase stops the server at once with SYNC_KEY, nothing served', async () => {
+    const url = await couch.database();
+    const owner = await createMemory({ name: uniqueName('mcp-owner'), embedder: 'use-lite', index: 'exact' });
+    await owner.remember('Sealed with the right passphrase.');
+    await owner.sync({ url, auth: ALICE, encryption: { passphrase: PASSPHRASE } });
+    await owner.close();
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ['--import', 'tsx', CLI, '--dir', dir, '--name', 'wrong-key', '--models', REAL_MODELS_DIR, '--sync', url],
+        { cwd: ROOT, timeout: 90_000, env: { ...process.env, HOUKAI_SYNC_USERNAME: ALICE.username, HOUKAI_SYNC_PASSWORD: ALICE.password, HOUKAI_SYNC_PASSPHRASE: 'not the passphrase at all' } },
+        (_error, _out, err) => resolve({ code: child.exitCode, stderr: err }),
+      );
+    });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/houkai-web mcp: .*passphrase|SYNC_KEY/i);
+  }, 120_000);
 
   it('writes in its namespace at its trust; an encrypted live sync carries its memory out and a forget back in', async () => {
     await requireRealModels('bge-small');

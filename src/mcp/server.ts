@@ -88,7 +88,14 @@ export async function serveMcp(options: McpOptions = {}): Promise<void> {
   const client = Object.keys(scope).length ? scopeMemory(memory, scope) : memory;
   const scoped = [options.readOnly && 'read-only', options.trust && `trust ≤ ${options.trust}`, options.namespace !== undefined && `namespace ${options.namespace}`].filter(Boolean);
   say(`houkai-web mcp: store "${name}" in ${dir}, embedder ${memory.embedder.id}${scoped.length ? `, ${scoped.join(', ')}` : ''}`);
-  if (options.sync) await startSync(memory, options.sync, options.env ?? process.env, say);
+  if (options.sync) {
+    try {
+      await startSync(memory, options.sync, options.env ?? process.env, say);
+    } catch (error) {
+      await memory.close(); // nothing served: the process ends with the error
+      throw error;
+    }
+  }
   const tools = memoryTools(client, { actor: 'mcp', ...(options.readOnly ? { readOnly: true } : {}) });
   const server = new sdk.Server({ name: 'houkai-web', version: '0.1.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({ tools: tools.mcp() as never }));
