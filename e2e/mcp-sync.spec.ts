@@ -5,7 +5,6 @@
  * MCP appears in the app after a sync, and a forget made in the app reaches the MCP store (both
  * sides live).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect, test } from 'playwright/test';
+import { serveAppForSync } from './sync-app.ts';
 import { startCouchServer, type CouchServer } from '../test/helpers/couch-server.ts';
 import { guardPages, openStore, shot } from './app-helpers.ts';
 
@@ -21,32 +21,18 @@ const PASSPHRASE = 'one memory, browser and desktop';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 let couch: CouchServer;
-let app: ChildProcess | null = null;
+let app: Awaited<ReturnType<typeof serveAppForSync>> | null = null;
 let appUrl = '';
 const dir = mkdtempSync(join(tmpdir(), 'houkai-mcp-e2e-'));
 
 test.beforeAll(async () => {
   couch = await startCouchServer();
-  app = spawn(process.execPath, ['scripts/serve.mjs', '--dir', 'dist/e2e', '--port', '0', '--host', '127.0.0.1'], {
-    env: { ...process.env, HOUKAI_SYNC_ORIGINS: couch.url },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  appUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('serve.mjs printed no URL within 20 s')), 20_000);
-    let out = '';
-    app!.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const found = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found[0]);
-      }
-    });
-  });
+  app = await serveAppForSync(couch.url);
+  appUrl = app.url;
 });
 
 test.afterAll(async () => {
-  app?.kill('SIGTERM');
+  app?.close();
   await couch?.dispose();
   rmSync(dir, { recursive: true, force: true });
 });

@@ -4,39 +4,25 @@
  * allowed in the worker's policy (HOUKAI_SYNC_ORIGINS), as a host would deploy it; one device
  * turns sync on in the Sync panel (live), the other syncs through the harness's client.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { expect, test } from 'playwright/test';
+import { serveAppForSync } from './sync-app.ts';
 import { plainParts, startCouchServer, type CouchServer } from '../test/helpers/couch-server.ts';
 import { guardPages, openStore, remember, shot } from './app-helpers.ts';
 
 const ALICE = { username: 'alice', password: 'alice-pw' };
 
 let couch: CouchServer;
-let app: ChildProcess | null = null;
+let app: Awaited<ReturnType<typeof serveAppForSync>> | null = null;
 let appUrl = '';
 
 test.beforeAll(async () => {
   couch = await startCouchServer();
-  app = spawn(process.execPath, ['scripts/serve.mjs', '--dir', 'dist/e2e', '--port', '0', '--host', '127.0.0.1'], {
-    env: { ...process.env, HOUKAI_SYNC_ORIGINS: couch.url },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  appUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('serve.mjs printed no URL within 20 s')), 20_000);
-    let out = '';
-    app!.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const found = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found[0]);
-      }
-    });
-  });
+  app = await serveAppForSync(couch.url);
+  appUrl = app.url;
 });
 
 test.afterAll(async () => {
-  app?.kill('SIGTERM');
+  app?.close();
   await couch?.dispose();
 });
 
