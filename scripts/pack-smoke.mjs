@@ -55,7 +55,7 @@ const THREADED = `import { Worker } from 'node:worker_threads';
 import { connectEndpoint, MemoryError } from 'houkai-web';
 import { nodeEndpoint } from 'houkai-web/worker';
 const worker = new Worker(new URL('./thread.mjs', import.meta.url));
-// As the README shows it: closing the client ends the thread (#52 item 5: the process exits).
+// As docs/node.md shows it: closing the client ends the thread (#52 item 5: the process exits).
 const memory = await connectEndpoint(nodeEndpoint(worker), { name: 'threaded', embedder: 'use-lite', onClose: () => worker.terminate() });
 await memory.remember('The staging cluster is deploy-stg-2.');
 const [hit] = await memory.recall('where do we stage deploys?');

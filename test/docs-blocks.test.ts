@@ -8,7 +8,8 @@
  * have. Node snippets (a block that imports `houkai-web/local` or `node:worker_threads`) are run
  * too, against the built package, and fail the test when they do not end within 60 s: pack smoke
  * runs them from the tarball (scripts/pack-smoke.mjs); here they run from source with tsx.
- * Links between pages (relative Markdown links and #anchors) are checked as well.
+ * Links between pages (relative Markdown links and #anchors) are checked as well, and the README
+ * stays a front door (issue #53 item 1): at most 400 lines, with a map naming every docs/ page.
  */
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, existsSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -190,6 +191,16 @@ describe('the code blocks in README.md and docs/', () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it('the README is a front door: at most 400 lines, the quickstart and a map naming every docs/ page', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(400);
+    const pages = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+    expect(pages.length).toBeGreaterThanOrEqual(10);
+    expect(pages.filter((page) => !readme.includes(`](docs/${page})`))).toEqual([]);
+    for (const heading of ['## Quickstart', '## Install it in your project', '## Models', '## The app', '## Documentation']) expect(readme).toContain(`\n${heading}\n`);
+    expect(readme).toMatch(/!\[[^\]]+\]\(docs\/images\/[^)]+\.png\)/);
   });
 });
 

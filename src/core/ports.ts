@@ -225,7 +225,7 @@ export interface LossRecord {
 /**
  * The registry of stores: a small database of its own (not a store's), so that when a store's
  * database is deleted or cleared, a record that it existed survives to say so. Whole-origin
- * eviction clears it too; see the README's durability section.
+ * eviction clears it too; see docs/errors.md, "Lifecycle and durability".
  */
 export interface DurabilityRegistry {
   get(name: string): Promise<StoreRecord | undefined>;

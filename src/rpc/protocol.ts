@@ -23,8 +23,8 @@ export interface OpenRequest {
   /** What journal compaction keeps (`{ keepDays = 90, keepLast = 1000 }`); the first opener of a store sets it. */
   journalRetention?: { keepDays?: number; keepLast?: number };
   /**
-   * This connection's scope (the rules: `SCOPE_POLICY` in core/scope/policy.ts, and the README's
-   * Scopes table). `readOnly`: every method that changes the store is refused with
+   * This connection's scope (the rules: `SCOPE_POLICY` in core/scope/policy.ts, and the table in
+   * docs/scopes.md). `readOnly`: every method that changes the store is refused with
    * PERMISSION_DENIED, recalls do not touch, exports leave no trace. `trust`: below `trusted`,
    * what it writes is stored at most this trusted and never pinned, it may change only memories
    * at most as trusted (and unpinned), and whole-store methods (undo, the trash, compaction,
