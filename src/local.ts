@@ -330,7 +330,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         persisted: async () => (await readStorageInfo()).persisted,
         storageInfo: readStorageInfo,
         onClosed: () => registry?.close(),
-        replicas: options.sync === false ? null : (options.sync ?? pouchReplicas()),
+        replicas: options.sync === false ? null : (options.sync ?? (inDir ? inDir.replicas() : pouchReplicas())),
         clock: options.clock ?? systemClock,
         ids: options.ids ?? randomIds,
         random: options.random ?? null,

@@ -125,13 +125,18 @@ function remoteOptions(Pouch: { fetch: typeof fetch }, auth: SyncAuth | undefine
   return options;
 }
 
-/** A factory of PouchDB replicas; `adapter` defaults to IndexedDB where a browser runs it, memory elsewhere. */
-export function pouchReplicas(options: { adapter?: ReplicaAdapter } = {}): SyncReplicaFactory {
+/**
+ * A factory of PouchDB replicas; `adapter` defaults to IndexedDB where a browser runs it, memory
+ * elsewhere. `levelDown`: a LevelDB-style store for the replica instead of memory (PouchDB's
+ * LevelDB adapter takes any, through its `db` option) — a store in a folder keeps its replica in
+ * SQLite beside it (adapters/sql/replica-sqlite.ts).
+ */
+export function pouchReplicas(options: { adapter?: ReplicaAdapter; levelDown?: (name: string) => unknown } = {}): SyncReplicaFactory {
   const browser = typeof (globalThis as { window?: unknown }).window !== 'undefined' || typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined';
-  const adapter = options.adapter ?? (browser ? 'indexeddb' : 'memory');
+  const adapter = options.levelDown ? 'memory' : (options.adapter ?? (browser ? 'indexeddb' : 'memory'));
   return async ({ store, url, auth, variant }) => {
     const PouchDB = await loadPouch(adapter);
-    const local = new PouchDB(variantName(store, url, variant), { adapter });
+    const local = new PouchDB(variantName(store, url, variant), { adapter, ...(options.levelDown ? { db: options.levelDown } : {}) });
     const remote = new PouchDB(url, remoteOptions(PouchDB, auth));
     return replica(local, remote, url);
   };

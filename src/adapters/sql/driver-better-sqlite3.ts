@@ -9,15 +9,16 @@ import { deserialize, serialize } from 'node:v8';
 import { MemoryError } from '../../core/errors.ts';
 import type { SqlDriver } from './engine-sql.ts';
 
-interface BetterStatement {
+export interface BetterStatement {
   run(...params: unknown[]): unknown;
-  raw(on: boolean): { all(...params: unknown[]): unknown[][] };
+  raw(on: boolean): { all(...params: unknown[]): unknown[][]; get(...params: unknown[]): unknown[] | undefined };
   reader: boolean;
 }
-interface BetterDatabase {
+export interface BetterDatabase {
   prepare(sql: string): BetterStatement;
   exec(sql: string): void;
   pragma(sql: string): unknown;
+  transaction(body: () => void): () => void;
   close(): void;
 }
 type BetterSqlite = new (file: string, options?: { timeout?: number }) => BetterDatabase;

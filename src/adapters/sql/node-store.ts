@@ -1,7 +1,8 @@
 /**
  * A store in a folder (Node): `createMemory({ name, dir })` keeps it in one SQLite file under
  * `dir` — its rows through the shared SQL engine (engine-sql.ts), the int8 index's blocks beside
- * them (blocks-sql.ts) — with better-sqlite3. Node only: the browser builds replace this module
+ * them (blocks-sql.ts) — with better-sqlite3, and its sync replicas in a file beside it
+ * (replica-sqlite.ts). Node only: the browser builds replace this module
  * (scripts/node-only.mjs).
  */
 import { mkdirSync } from 'node:fs';
@@ -12,6 +13,9 @@ import { storageOver } from '../../core/storage/index.ts';
 import { sqlBlockStore } from './blocks-sql.ts';
 import { betterSqliteDriver } from './driver-better-sqlite3.ts';
 import { sqlEngine } from './engine-sql.ts';
+import { replicaFile, sqliteLevelDown } from './replica-sqlite.ts';
+import { pouchReplicas } from '../sync-pouchdb.ts';
+import type { SyncReplicaFactory } from '../../core/sync/ports.ts';
 
 export interface DirStore {
   /** The database file. */
@@ -19,6 +23,8 @@ export interface DirStore {
   storage: MemoryStorage;
   /** A connection to the same file for the int8 index's blocks. */
   blocks: () => IndexBlockStore;
+  /** Sync replicas in a file beside the store's (`<name>.houkai-sync.sqlite`), kept across processes. */
+  replicas: () => SyncReplicaFactory;
 }
 
 /** The file a store's name maps to (any name: `a:b`, `../x` stay inside the folder). */
@@ -34,5 +40,5 @@ export function openDirStore(dir: string, name: string): DirStore {
   }
   const file = storeFile(dir, name);
   const storage = storageOver(sqlEngine(betterSqliteDriver(file), `sqlite:${file}`));
-  return { file, storage, blocks: () => sqlBlockStore(betterSqliteDriver(file)) };
+  return { file, storage, blocks: () => sqlBlockStore(betterSqliteDriver(file)), replicas: () => pouchReplicas({ levelDown: sqliteLevelDown(replicaFile(file)) }) };
 }
