@@ -58,6 +58,7 @@ import {
   type ToolSpec,
 } from './tool-kit.ts';
 import { LIFECYCLE_READ_TOOL_NAMES, LIFECYCLE_TOOL_NAMES, lifecycleTools } from './lifecycle-tools.ts';
+import { IMPORT_TOOL_NAMES, importTools } from './import-tools.ts';
 import {
   invokeTool,
   outcomeJson,
@@ -99,6 +100,7 @@ export const MEMORY_TOOL_NAMES = [
   'list_pending_conflicts',
   'resolve_conflict',
   ...LIFECYCLE_TOOL_NAMES,
+  ...IMPORT_TOOL_NAMES,
 ] as const;
 
 export type MemoryToolName = (typeof MEMORY_TOOL_NAMES)[number];
@@ -853,6 +855,7 @@ function buildTools(ctx: Context): Record<MemoryToolName, ToolSpec> {
     },
 
     ...lifecycleTools(ctx),
+    ...importTools(ctx),
   };
 }
 

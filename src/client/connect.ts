@@ -107,7 +107,7 @@ export async function connectEndpoint(endpoint: Comlink.Endpoint, options: Conne
     STORE_METHODS.map((method) => [
       method,
       async (...args: unknown[]) => {
-        if (method === 'importArchive' || method === 'archiveInfo') {
+        if (method === 'importArchive' || method === 'archiveInfo' || method === 'importChats') {
           if (isStream(args[0])) args[0] = await new Response(args[0]).blob();
         }
         return invoke(method, args, METHODS[method].signalAt ?? undefined);

@@ -5,6 +5,7 @@
  * re-exports this module, so a caller can name any type a method hands back.
  */
 import type { ArchiveInfo, ArchiveLimits, ArchiveSource, ExportArchiveOptions, ImportArchiveOptions, ImportResult } from './archive/store-ops.ts';
+import type { ChatSource, ImportChatsOptions, ImportChatsResult } from './chats/import.ts';
 import type { HealthListKey } from './domain/attention.ts';
 import type { JournalCall } from './services/journal-calls.ts';
 import type { UndoEffect } from './domain/undo-plan.ts';
@@ -39,6 +40,8 @@ import type {
 } from './types.ts';
 
 export type { ArchiveInfo, ArchiveLimits, ArchiveSource, ExportArchiveOptions, ImportArchiveOptions, ImportResult } from './archive/store-ops.ts';
+export type { ChatSource, ImportChatsOptions, ImportChatsResult } from './chats/import.ts';
+export type { ChatFormat, SpeakerNames } from './chats/formats.ts';
 export type { HealthListKey } from './domain/attention.ts';
 export type { JournalCall } from './services/journal-calls.ts';
 export type { UndoEffect } from './domain/undo-plan.ts';
@@ -252,6 +255,13 @@ export interface MemoryApi {
   importArchive(source: ArchiveSource, options?: ImportArchiveOptions): Promise<ImportResult>;
   /** What an archive holds (header, rows, vectors, warnings), without touching the store; bounded like an import. */
   archiveInfo(source: ArchiveSource, options?: ArchiveLimits): Promise<ArchiveInfo>;
+  /**
+   * Imports a ChatGPT or Claude data export (`conversations.json`, or ChatGPT's zip) or a JSONL of
+   * `{ speaker, time, text, conversation }`: each message an episodic memory with its speaker, time
+   * and conversation; checked whole first, written like an archive import (atomic, undoable,
+   * `dryRun` for a preview), a message already imported skipped. @throws INVALID_CHATS naming the node or line
+   */
+  importChats(source: ChatSource, options?: ImportChatsOptions): Promise<ImportChatsResult>;
   /** Adds the typed link `src → dst` (default rel 'related'); idempotent. @throws NOT_FOUND, INVALID_ARGUMENT (self-link) */
   link(src: string, dst: string, rel?: string): Promise<{ added: boolean }>;
   /** Removes `src → dst` links (one rel or all); returns how many. */

@@ -27,6 +27,7 @@ export const ERROR_CODES = [
   'SYNC_AUTH',
   'SYNC_UNREACHABLE',
   'SYNC_KEY',
+  'INVALID_CHATS',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -7,6 +7,7 @@
 import type { MemoryApi, StoreMethod } from './api.ts';
 import type { StoreContext } from './context.ts';
 import { archiveInfo, exportArchive, importArchive } from './ops/archive.ts';
+import { importChats } from './chats/import.ts';
 import { findConflicts, listPendingConflicts, resolveConflict } from './ops/conflicts.ts';
 import { edit, forget } from './ops/edit-forget.ts';
 import { findPath, link, neighbors, restore, subgraph, supersede, unlink } from './ops/graph.ts';
@@ -35,6 +36,7 @@ export const OPERATIONS: { readonly [M in StoreMethod]: Operation<M> } = {
   exportArchive,
   importArchive,
   archiveInfo,
+  importChats,
   link,
   unlink,
   neighbors,

@@ -38,6 +38,7 @@ export const METHODS = {
   exportArchive: { ...read, signalAt: 0 },
   importArchive: { changes: 'partial', signalAt: 1 },
   archiveInfo: read,
+  importChats: { changes: 'partial', signalAt: 1 },
   link: write,
   unlink: write,
   neighbors: read,

@@ -53,6 +53,9 @@ export function attempts(fx: Fixture): Attempt[] {
     a('restore', 'bring back the memory the owner replaced', (c) => c.restore(ids.superseded)),
     a('importArchive', "overwrite the owner's memories from a file", (c) => c.importArchive(fx.archive, { onConflict: 'overwrite' })),
     a('importArchive', 'import trusted, pinned copies under new ids', (c) => c.importArchive(fx.archive, { onConflict: 'rename' })),
+    a('importChats', 'import a chat history whose messages would be stored trusted', (c) =>
+      c.importChats(`${JSON.stringify({ speaker: 'Owner', time: 1_700_000_000, text: INJECTION, conversation: 'planted' })}\n`, { maxTrust: 'trusted', tags: ['ns:agent2'] }),
+    ),
     a('undo', "undo the owner's newest change", (c) => c.undo()),
     a('undo', "undo the owner's entry by seq", (c) => c.undo(fx.ownerSeq)),
     a('trashRestore', 'bring a trusted memory back from the trash', (c) => c.trashRestore(ids.trashed)),

@@ -61,6 +61,8 @@ export function problemOf(error: unknown, fallbackTitle = 'Something went wrong'
         return { title: 'Not accepted', message: invalidArgument(error), ...base };
       case 'INVALID_ARCHIVE':
         return { title: 'Not a readable archive', message: (reason && ARCHIVE_REASONS[reason]) ?? error.message, code: `${error.code}${reason ? ` · ${reason}` : ''}` };
+      case 'INVALID_CHATS':
+        return { title: 'Not a chat export this app can read', message: `${error.message}. It reads a ChatGPT or Claude data export (conversations.json, or ChatGPT’s zip) and JSONL lines of { speaker, time, text, conversation }.`, ...base };
       case 'MODEL_MISMATCH':
         return {
           title: 'Vectors from another model',

@@ -62,6 +62,7 @@ export const SCOPE_POLICY: { readonly [M in ApiMethod]: MethodPolicy } = {
   supersede: { access: 'change', namespace: 'scoped', targets: [0, 1] },
   restore: { access: 'change', namespace: 'scoped', targets: [0], supersession: true },
   importArchive: { access: 'import', namespace: 'refused', options: 1 },
+  importChats: { access: 'import', namespace: 'refused', options: 1 },
 
   recall: { access: 'read', namespace: 'scoped', options: 1, touches: true },
   recallPack: { access: 'read', namespace: 'scoped', options: 1, touches: true },
