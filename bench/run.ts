@@ -10,6 +10,7 @@
  *        npm run bench -- --sync [--rows 10000] [--live 30]                             (bench/sync.ts)
  *        npm run bench -- --sync-browser [--rows 50000]                                 (bench/sync-browser.ts)
  *        npm run bench -- --sync-first [--rows 50000]                                   (bench/sync-first.ts)
+ *        npm run bench -- --chats [--messages 5000] [--embedders seeded,bge-small]      (bench/chats.ts)
  */
 import 'fake-indexeddb/auto';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -28,7 +29,7 @@ import path from 'node:path';
 
 const args = process.argv.slice(2);
 // The long runs live in scripts of their own; `--million` and `--compare` hand over to them.
-for (const [option, script] of [['--million', 'bench/million.ts'], ['--compare', 'bench/index-compare.ts'], ['--sync', 'bench/sync.ts'], ['--sync-browser', 'bench/sync-browser.ts'], ['--sync-first', 'bench/sync-first.ts'], ['--node-store', 'bench/node-store.ts']] as const) {
+for (const [option, script] of [['--million', 'bench/million.ts'], ['--compare', 'bench/index-compare.ts'], ['--sync', 'bench/sync.ts'], ['--sync-browser', 'bench/sync-browser.ts'], ['--sync-first', 'bench/sync-first.ts'], ['--node-store', 'bench/node-store.ts'], ['--chats', 'bench/chats.ts']] as const) {
   if (args.includes(option)) {
     const child = spawnSync(process.execPath, ['--import', 'tsx', script, ...args.filter((a) => a !== option)], { stdio: 'inherit' });
     process.exit(child.status ?? 1);
