@@ -6,31 +6,12 @@
  */
 import { strToU8, zipSync } from 'fflate';
 import { expect, test } from 'playwright/test';
-import { chatgptExport, jsonlExport, type ChatConversation } from '../test/helpers/chat-exports.ts';
+import { chatgptExport, jsonlExport, SAMPLE_CONVERSATIONS } from '../test/helpers/chat-exports.ts';
 import { dropFile, expectNoHorizontalScroll, guardPages, memoryCount, openStore, shot } from './app-helpers.ts';
 
 guardPages();
 
-const T0 = 1_714_000_000;
-const convs: ChatConversation[] = [
-  {
-    id: 'c-trip',
-    title: 'Lisbon trip',
-    turns: [
-      { speaker: 'user', text: 'I want to visit Lisbon in May with my sister Ama.', time: T0 },
-      { speaker: 'assistant', text: 'Stay in Alfama and take tram 28 early in the morning.', time: T0 + 60 },
-      { speaker: 'user', text: 'We booked the Hotel Mirador for the 12th to the 15th.', time: T0 + 120 },
-    ],
-  },
-  {
-    id: 'c-rust',
-    title: 'Learning Rust',
-    turns: [
-      { speaker: 'user', text: 'Explain borrowing in Rust in one line.', time: T0 + 3 * 86_400 },
-      { speaker: 'assistant', text: 'A borrow lends a value without giving up ownership.', time: T0 + 3 * 86_400 + 30 },
-    ],
-  },
-];
+const convs = SAMPLE_CONVERSATIONS;
 
 test('a ChatGPT export dropped on the window: preview, import, found by a question; again, nothing new; a broken file changes nothing', async ({ page }) => {
   await openStore(page, 'chats');

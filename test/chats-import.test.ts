@@ -13,30 +13,12 @@ import { memoryStorages } from '../src/adapters/storage-memory.ts';
 import { memoryTools } from '../src/agents/tools.ts';
 import { MemoryError } from '../src/core/errors.ts';
 import { readZipEntry } from '../src/core/chats/zip.ts';
-import { chatgptExport, claudeExport, jsonlExport, syntheticConversations, type ChatConversation } from './helpers/chat-exports.ts';
+import { chatgptExport, claudeExport, jsonlExport, syntheticConversations, SAMPLE_CONVERSATIONS, SAMPLE_T0 } from './helpers/chat-exports.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 
 const DAY = 86_400;
-const T0 = 1_714_000_000; // 2024-04-24
-const convs: ChatConversation[] = [
-  {
-    id: 'c-trip',
-    title: 'Lisbon trip',
-    turns: [
-      { speaker: 'user', text: 'I want to visit Lisbon in May with my sister Ama.', time: T0 },
-      { speaker: 'assistant', text: 'Stay in Alfama and take tram 28 early in the morning.', time: T0 + 60 },
-      { speaker: 'user', text: 'We booked the Hotel Mirador for the 12th to the 15th.', time: T0 + 120 },
-    ],
-  },
-  {
-    id: 'c-rust',
-    title: 'Learning Rust',
-    turns: [
-      { speaker: 'user', text: 'Explain borrowing in Rust in one line.', time: T0 + 3 * DAY },
-      { speaker: 'assistant', text: 'A borrow lends a value without giving up ownership.', time: T0 + 3 * DAY + 30 },
-    ],
-  },
-];
+const T0 = SAMPLE_T0;
+const convs = SAMPLE_CONVERSATIONS;
 
 const open = (name: string) => createMemory({ name, embedder: createHashEmbedder(), storage: memoryStorages() });
 

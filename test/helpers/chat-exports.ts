@@ -94,3 +94,25 @@ export function syntheticConversations(n: number, start = 1_700_000_000): ChatCo
   }
   return convs;
 }
+
+/** Two short conversations of 2024-04 (a trip, a language), the tests' and the e2e spec's sample. */
+export const SAMPLE_T0 = 1_714_000_000;
+export const SAMPLE_CONVERSATIONS: ChatConversation[] = [
+  {
+    id: 'c-trip',
+    title: 'Lisbon trip',
+    turns: [
+      { speaker: 'user', text: 'I want to visit Lisbon in May with my sister Ama.', time: SAMPLE_T0 },
+      { speaker: 'assistant', text: 'Stay in Alfama and take tram 28 early in the morning.', time: SAMPLE_T0 + 60 },
+      { speaker: 'user', text: 'We booked the Hotel Mirador for the 12th to the 15th.', time: SAMPLE_T0 + 120 },
+    ],
+  },
+  {
+    id: 'c-rust',
+    title: 'Learning Rust',
+    turns: [
+      { speaker: 'user', text: 'Explain borrowing in Rust in one line.', time: SAMPLE_T0 + 3 * 86_400 },
+      { speaker: 'assistant', text: 'A borrow lends a value without giving up ownership.', time: SAMPLE_T0 + 3 * 86_400 + 30 },
+    ],
+  },
+];

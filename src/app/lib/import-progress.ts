@@ -7,6 +7,7 @@
  * when the last row is written.
  */
 import type { ArchiveInfo, ProgressEvent } from '../../index.ts';
+import { problemOf, type Problem } from './errors.ts';
 
 export type ImportProgress = Extract<ProgressEvent, { kind: 'import' }>;
 
@@ -57,4 +58,11 @@ export function importBlocker({ info, policy, needsEmbedding, regenerate }: Impo
     return 'Without re-embedding the import will be refused: the vectors cannot be searched in this store.';
   }
   return null;
+}
+
+/** How an import that threw ends: cancelled (what it wrote rolled back: `what` names it) or failed, in words. */
+export function importEnding(error: unknown, what: string): { stage: 'cancelled' | 'failed'; problem: Problem } {
+  const problem = problemOf(error, 'The import failed');
+  if (problem.code === 'ABORTED') return { stage: 'cancelled', problem: { title: 'Import cancelled', message: `Nothing was imported: the ${what} already written were rolled back.`, code: 'ABORTED' } };
+  return { stage: 'failed', problem: { ...problem, message: `${problem.message} Nothing was imported.` } };
 }

@@ -6,7 +6,7 @@
  */
 import type { ImportChatsResult } from '../../index.ts';
 import { problemOf, type Problem } from '../lib/errors.ts';
-import { importFraction, type ImportProgress } from '../lib/import-progress.ts';
+import { importEnding, importFraction, type ImportProgress } from '../lib/import-progress.ts';
 import { memory } from './memory.svelte.ts';
 
 export type ChatImportStage = 'idle' | 'reading' | 'preview' | 'importing' | 'done' | 'failed' | 'cancelled';
@@ -88,11 +88,7 @@ export class ChatImporterState {
       this.stage = 'done';
     } catch (error) {
       if (token !== this.token) return;
-      const problem = problemOf(error, 'The import failed');
-      if (problem.code === 'ABORTED') {
-        this.problem = { title: 'Import cancelled', message: 'Nothing was imported: the messages already written were rolled back.', code: 'ABORTED' };
-        this.stage = 'cancelled';
-      } else this.fail({ ...problem, message: `${problem.message} Nothing was imported.` });
+      ({ stage: this.stage, problem: this.problem } = importEnding(error, 'messages'));
     } finally {
       if (this.controller === controller) this.controller = null;
     }

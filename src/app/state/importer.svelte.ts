@@ -5,7 +5,7 @@
  */
 import type { ArchiveInfo } from '../../index.ts';
 import { problemOf, type Problem } from '../lib/errors.ts';
-import { importBlocker, importFraction, type ImportProgress } from '../lib/import-progress.ts';
+import { importBlocker, importEnding, importFraction, type ImportProgress } from '../lib/import-progress.ts';
 import { sameModel } from '../lib/format.ts';
 import { memory } from './memory.svelte.ts';
 
@@ -154,13 +154,7 @@ export class ImporterState {
       this.stage = 'done';
     } catch (error) {
       if (token !== this.token) return;
-      const problem = problemOf(error, 'The import failed');
-      if (problem.code === 'ABORTED') {
-        this.problem = { title: 'Import cancelled', message: 'Nothing was imported: the rows already written were rolled back.', code: 'ABORTED' };
-        this.stage = 'cancelled';
-      } else {
-        this.fail({ ...problem, message: `${problem.message} Nothing was imported.` });
-      }
+      ({ stage: this.stage, problem: this.problem } = importEnding(error, 'rows'));
     } finally {
       if (this.controller === controller) this.controller = null;
     }
