@@ -55,6 +55,10 @@ describe('importChats', () => {
       const stored = zipSync({ 'conversations.json': [strToU8(chatgptExport(convs)), { level: 0 }] });
       expect(readZipEntry(stored, (n) => n === 'conversations.json').entry?.kind).toBe('stored');
       expect((await memory.importChats(stored)).skipped).toBe(5);
+      // One conversation saved on its own, pretty-printed, and the list wrapped in an object: read as ChatGPT.
+      const one = JSON.stringify(JSON.parse(chatgptExport(convs.slice(0, 1)))[0], null, 2);
+      expect(await memory.importChats(one)).toMatchObject({ format: 'chatgpt', conversations: 1, skipped: 3 });
+      expect(await memory.importChats(JSON.stringify({ conversations: JSON.parse(chatgptExport(convs)) }, null, 1))).toMatchObject({ format: 'chatgpt', skipped: 5 });
       const other = zipSync({ 'notes.txt': strToU8('x') });
       await expect(memory.importChats(other)).rejects.toMatchObject({ code: 'INVALID_CHATS', message: expect.stringContaining('no conversations.json in this zip (it holds notes.txt)') });
       await expect(memory.importChats(zip.slice(0, zip.length - 30))).rejects.toMatchObject({ code: 'INVALID_CHATS' });
@@ -113,6 +117,8 @@ describe('importChats', () => {
       delete broken[1]!.mapping['c-rust-m1']!.message!.author;
       await expect(memory.importChats(JSON.stringify(broken))).rejects.toMatchObject({ code: 'INVALID_CHATS', details: { where: 'conversations[1].mapping["c-rust-m1"]' } });
       await expect(memory.importChats('not a chat export')).rejects.toMatchObject({ code: 'INVALID_CHATS' });
+      // A JSON object over several lines that is no conversation: read as JSONL, refused at its first line.
+      await expect(memory.importChats('{\n  "user": "me"\n}')).rejects.toMatchObject({ code: 'INVALID_CHATS', details: { where: 'line 1' } });
       await expect(memory.importChats(chatgptExport(convs), { format: 'slack' as never })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'format' } });
       await expect(memory.importChats(chatgptExport(convs), { speakers: { user: 'Me: ' } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
       expect(await memory.count()).toBe(0);

@@ -207,11 +207,22 @@ export function readJsonl(text: string): ParsedChats {
 export function readChats(text: string, options: { format?: ChatFormat; names?: SpeakerNames } = {}): ParsedChats {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let parsed: unknown = undefined;
-  if (options.format !== 'jsonl' && body.trimStart().startsWith('[')) {
+  const start = body.trimStart();
+  if (options.format !== 'jsonl' && start.startsWith('[')) {
     try {
       parsed = JSON.parse(body);
     } catch (error) {
       throw chatError('conversations.json', `not valid JSON (${(error as Error).message})`);
+    }
+  } else if (options.format !== 'jsonl' && start.startsWith('{')) {
+    // One JSON value spread over lines: a single conversation, or `{ conversations: [...] }`. JSONL
+    // fails this parse at its second line, and is read as JSONL below.
+    try {
+      const whole: unknown = JSON.parse(body);
+      if (isObject(whole) && ('mapping' in whole || 'chat_messages' in whole)) parsed = [whole];
+      else if (isObject(whole) && Array.isArray(whole['conversations'])) parsed = whole['conversations'];
+    } catch {
+      /* JSONL */
     }
   }
   const format = options.format ?? detectFormat(body, parsed);
