@@ -167,7 +167,7 @@ async function loadTransformers(key: TransformersModelKey, options: CreateMemory
   return createTransformersEmbedder({ model: id, log: safeLog(options.log), ...(options.onProgress ? { onProgress: options.onProgress } : {}), ...own });
 }
 
-let toldAboutDefault = false;
+const toldAboutDefault = new Set<string>();
 
 async function loadUseLite(options: CreateMemoryOptions): Promise<Embedder> {
   const { createUseLiteEmbedder } = await import('./adapters/embedder-use-lite.ts');
@@ -212,11 +212,18 @@ export async function resolveEmbedder(choice: EmbedderChoice, options: CreateMem
         tellOnce(options, '[houkai] bge-small and MiniLM need @huggingface/transformers, which is not installed: using the bundled use-lite model. For them: `npm install @huggingface/transformers` and `npx houkai-web models ./models`.');
         return loadUseLite(options);
       }
-      skipped.push(`${key === 'minilm' ? 'MiniLM' : key} files not found${isNode() ? ' in ./public/models or ./models' : ''}`);
+      skipped.push(`${key === 'minilm' ? 'MiniLM' : key} ${whySkipped(error)}`);
     }
   }
   tellOnce(options, `[houkai] ${skipped.join('; ')}: using the bundled use-lite model. ${provisionHint()}`);
   return loadUseLite(options);
+}
+
+/** Why a model the default order tried did not load, in a few words: its files are missing, or what failed. */
+function whySkipped(error: MemoryError): string {
+  const cause = String(error.details['cause'] ?? error.message);
+  if (/could not locate|not find|no such file|ENOENT|\b404\b|not found/i.test(cause)) return `files not found${isNode() ? ' in ./public/models or ./models' : ''}`;
+  return `could not load (${cause.length > 160 ? `${cause.slice(0, 159)}…` : cause})`;
 }
 
 /** The models a new store tries, best first (the product's default is the first). */
@@ -230,11 +237,11 @@ function provisionHint(): string {
     : 'Serve them under the models path (`npx houkai-web models public/models`).';
 }
 
-/** One line a process (Node) about the default model's fallback; browsers say it in the console each time. */
+/** Each line about the default model's fallback once a process (Node); browsers say it in the console each time. */
 function tellOnce(options: CreateMemoryOptions, line: string): void {
   if (isNode()) {
-    if (toldAboutDefault) return;
-    toldAboutDefault = true;
+    if (toldAboutDefault.has(line)) return;
+    toldAboutDefault.add(line);
   }
   safeLog(options.log)('warn', line);
 }

@@ -4,7 +4,7 @@
  * (./public/models, or ./models), else the bundled use-lite with a one-line notice; a model that
  * cannot load names the option that points at its files.
  */
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -52,6 +52,30 @@ describe('the default embedder in Node', () => {
       }
     } finally {
       await rm(only, { recursive: true, force: true });
+    }
+  });
+
+  it('says what failed when a model is there but does not load (a damaged file), and takes the next', async () => {
+    const damaged = await mkdtemp(path.join(os.tmpdir(), 'houkai-damaged-bge-'));
+    try {
+      const bge = path.join(damaged, 'models', 'Xenova', 'bge-small-en-v1.5');
+      await mkdir(path.join(bge, 'onnx'), { recursive: true });
+      for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) await symlink(path.join(REAL_MODELS_DIR, 'Xenova', 'bge-small-en-v1.5', file), path.join(bge, file));
+      await writeFile(path.join(bge, 'onnx', 'model_quantized.onnx'), 'not an onnx model');
+      await symlink(path.join(REAL_MODELS_DIR, 'Xenova', 'all-MiniLM-L6-v2'), path.join(damaged, 'models', 'Xenova', 'all-MiniLM-L6-v2'));
+      vi.spyOn(process, 'cwd').mockReturnValue(damaged);
+      const lines: string[] = [];
+      const memory = await createMemory({ name: uniqueName('node-damaged'), index: 'exact', log: (level, line) => void (level === 'warn' && lines.push(line)) });
+      try {
+        expect(memory.embedder.id).toBe('Xenova/all-MiniLM-L6-v2');
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toContain('bge-small could not load (');
+        expect(lines[0]).not.toContain('files not found');
+      } finally {
+        await memory.close();
+      }
+    } finally {
+      await rm(damaged, { recursive: true, force: true });
     }
   });
 
