@@ -54,7 +54,7 @@ try {
   const sampler = setInterval(() => {
     const usage = process.memoryUsage();
     if (usage.rss > peak) [peak, atPeak] = [usage.rss, usage];
-    if (process.env.HOUKAI_BENCH_TRACE) process.stderr.write(`${Math.round(performance.now() / 1000)}s ${phase} rss ${usage.rss >> 20} heap ${usage.heapUsed >> 20} external ${usage.external >> 20} arrayBuffers ${usage.arrayBuffers >> 20} ${statusLine()}\n`);
+    if (process.env.HOUKAI_BENCH_TRACE) process.stderr.write(`${Math.round(performance.now() / 1000)}s ${phase} rss ${usage.rss >> 20} heap ${usage.heapUsed >> 20}/${usage.heapTotal >> 20} external ${usage.external >> 20} arrayBuffers ${usage.arrayBuffers >> 20} ${statusLine()}\n`);
   }, process.env.HOUKAI_BENCH_TRACE ? 2000 : 200);
   let running = true;
   let maxLag = 0;
