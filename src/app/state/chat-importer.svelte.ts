@@ -5,32 +5,15 @@
  * becomes an episodic memory; one already imported is skipped; the import is one Undo in Activity.
  */
 import type { ImportChatsResult } from '../../index.ts';
-import { problemOf, type Problem } from '../lib/errors.ts';
-import { importEnding, importFraction, type ImportProgress } from '../lib/import-progress.ts';
+import { problemOf } from '../lib/errors.ts';
+import { ImportFlow } from './import-flow.svelte.ts';
 import { memory } from './memory.svelte.ts';
-
-export type ChatImportStage = 'idle' | 'reading' | 'preview' | 'importing' | 'done' | 'failed' | 'cancelled';
 
 /** A file the chat import reads rather than the archive import: JSON, JSONL or a zip. */
 export const isChatFile = (name: string): boolean => /\.(json|jsonl|ndjson|zip)$/i.test(name);
 
-export class ChatImporterState {
-  stage = $state<ChatImportStage>('idle');
-  fileName = $state('');
-  fileSize = $state(0);
+export class ChatImporterState extends ImportFlow<ImportChatsResult> {
   preview = $state<ImportChatsResult | null>(null);
-  progress = $state<ImportProgress | null>(null);
-  result = $state<ImportChatsResult | null>(null);
-  problem = $state<Problem | null>(null);
-  fraction = $state(0);
-
-  private file: Blob | null = null;
-  private controller: AbortController | null = null;
-  private token = 0;
-
-  get open(): boolean {
-    return this.stage !== 'idle';
-  }
 
   /** Reads the export and counts what would be imported (a dry run: nothing written). */
   async inspect(file: File): Promise<void> {
@@ -56,46 +39,12 @@ export class ChatImporterState {
     }
   }
 
-  private fail(problem: Problem): void {
-    this.problem = problem;
-    this.stage = 'failed';
-  }
-
   async start(): Promise<void> {
     const client = memory.api;
     const file = this.file;
     if (!client || !file || this.stage !== 'preview') return;
-    const token = ++this.token;
-    const controller = new AbortController();
-    this.controller = controller;
-    this.stage = 'importing';
-    this.progress = null;
-    this.fraction = 0;
-    const rows = this.preview?.messages ?? 0;
-    try {
-      const result = await client.importChats(file, {
-        // Each message is embedded here: small batches keep the bar moving and let Cancel land soon.
-        batchSize: 100,
-        signal: controller.signal,
-        onProgress: (event) => {
-          if (token !== this.token || event.kind !== 'import') return;
-          this.progress = event;
-          this.fraction = Math.max(this.fraction, importFraction(event, rows));
-        },
-      });
-      if (token !== this.token) return;
-      this.result = result;
-      this.stage = 'done';
-    } catch (error) {
-      if (token !== this.token) return;
-      ({ stage: this.stage, problem: this.problem } = importEnding(error, 'messages'));
-    } finally {
-      if (this.controller === controller) this.controller = null;
-    }
-  }
-
-  cancel(): void {
-    this.controller?.abort();
+    // Each message is embedded here: small batches keep the bar moving and let Cancel land soon.
+    await this.run((signal, onProgress) => client.importChats(file, { batchSize: 100, signal, onProgress }), this.preview?.messages ?? 0, 'messages');
   }
 
   close(): void {

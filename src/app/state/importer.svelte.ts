@@ -5,12 +5,13 @@
  */
 import type { ArchiveInfo } from '../../index.ts';
 import { problemOf, type Problem } from '../lib/errors.ts';
-import { importBlocker, importEnding, importFraction, type ImportProgress } from '../lib/import-progress.ts';
+import { importBlocker, type ImportProgress } from '../lib/import-progress.ts';
+import { ImportFlow } from './import-flow.svelte.ts';
 import { sameModel } from '../lib/format.ts';
 import { memory } from './memory.svelte.ts';
 
 export type ImportPolicy = 'skip' | 'overwrite' | 'rename' | 'error';
-export type ImportStage = 'idle' | 'reading' | 'preview' | 'importing' | 'done' | 'failed' | 'cancelled';
+export type { ImportStage } from './import-flow.svelte.ts';
 
 export const POLICIES: { value: ImportPolicy; label: string; hint: string }[] = [
   { value: 'skip', label: 'Skip', hint: 'Keep what is here; ignore archive rows whose id already exists.' },
@@ -31,26 +32,10 @@ export interface ImportSummary {
   vectorsRegenerated: boolean;
 }
 
-export class ImporterState {
-  stage = $state<ImportStage>('idle');
-  fileName = $state('');
-  fileSize = $state(0);
+export class ImporterState extends ImportFlow<ImportSummary> {
   info = $state<ArchivePreview | null>(null);
   policy = $state<ImportPolicy>('skip');
   regenerate = $state(true);
-  progress = $state<ImportProgress | null>(null);
-  result = $state<ImportSummary | null>(null);
-  problem = $state<Problem | null>(null);
-  /** The bar's value: the highest fraction any event reached, so it never moves back. */
-  fraction = $state(0);
-
-  private file: Blob | null = null;
-  private controller: AbortController | null = null;
-  private token = 0;
-
-  get open(): boolean {
-    return this.stage !== 'idle';
-  }
 
   /** The store's embedder, as the preview compares it with the archive's. */
   get storeModel(): string | null {
@@ -111,11 +96,6 @@ export class ImporterState {
     this.fail(problem);
   }
 
-  private fail(problem: Problem): void {
-    this.problem = problem;
-    this.stage = 'failed';
-  }
-
   /** Why the import cannot start with the current choices (it would fail), or null. */
   get blocker(): string | null {
     const info = this.info;
@@ -127,41 +107,22 @@ export class ImporterState {
     const client = memory.api;
     const file = this.file;
     if (!client || !file || this.stage !== 'preview' || this.blocker !== null) return;
-    const token = ++this.token;
-    const controller = new AbortController();
-    this.controller = controller;
-    this.stage = 'importing';
-    this.problem = null;
-    this.progress = { kind: 'import', phase: 'read', rowsRead: 0, rowsWritten: 0, bytes: 0, totalBytes: file.size, writesTotal: null };
-    this.fraction = 0;
-    const rows = this.info?.rows ?? 0;
-    try {
-      const result = await client.importArchive(file, {
-        onConflict: this.policy,
-        regenerateVectors: this.needsEmbedding && this.regenerate,
-        // Embedding is the slow part: smaller transactions give a livelier progress bar and
-        // let Cancel land sooner (the signal is checked between batches).
-        batchSize: this.needsEmbedding ? 100 : 500,
-        signal: controller.signal,
-        onProgress: (event) => {
-          if (token !== this.token || event.kind !== 'import') return;
-          this.progress = event;
-          this.fraction = Math.max(this.fraction, importFraction(event, rows));
-        },
-      });
-      if (token !== this.token) return;
-      this.result = result;
-      this.stage = 'done';
-    } catch (error) {
-      if (token !== this.token) return;
-      ({ stage: this.stage, problem: this.problem } = importEnding(error, 'rows'));
-    } finally {
-      if (this.controller === controller) this.controller = null;
-    }
-  }
-
-  cancel(): void {
-    this.controller?.abort();
+    const first: ImportProgress = { kind: 'import', phase: 'read', rowsRead: 0, rowsWritten: 0, bytes: 0, totalBytes: file.size, writesTotal: null };
+    await this.run(
+      (signal, onProgress) =>
+        client.importArchive(file, {
+          onConflict: this.policy,
+          regenerateVectors: this.needsEmbedding && this.regenerate,
+          // Embedding is the slow part: smaller transactions give a livelier progress bar and
+          // let Cancel land sooner (the signal is checked between batches).
+          batchSize: this.needsEmbedding ? 100 : 500,
+          signal,
+          onProgress,
+        }),
+      this.info?.rows ?? 0,
+      'rows',
+      first,
+    );
   }
 
   /** Back to the preview after a failure that a different choice can fix. */
