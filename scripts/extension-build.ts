@@ -45,8 +45,8 @@ function extensionFiles(): Plugin {
 }
 
 /**
- * The extension runs on the bundled use-lite model only: the transformers.js adapter is replaced by one that
- * reports MODEL_UNAVAILABLE, which leaves transformers.js and onnxruntime's 27 MB of WASM out
+ * The extension runs on the bundled use-lite model only: the transformers.js adapters (the embedder
+ * and the cross-encoder) are replaced by ones that report MODEL_UNAVAILABLE, which leaves transformers.js and onnxruntime's 27 MB of WASM out
  * (and `embedder: 'auto'` falls back to use-lite without a warning: `bundled: false` says the
  * build left them out on purpose).
  */
@@ -54,15 +54,26 @@ function withoutMiniLM(): Plugin {
   // A plain path (a '\0' id would name the chunk '_…', a prefix Chrome reserves in extensions).
   const id = here('src/extension/no-minilm.virtual.ts');
   const noOrt = here('src/extension/no-ort-assets.virtual.ts');
+  const noCrossEncoder = here('src/extension/no-cross-encoder.virtual.ts');
   return {
     name: 'houkai-extension-no-minilm',
     enforce: 'pre',
     resolveId(source, importer) {
       if (source.endsWith('/runtime-assets.ts') && importer?.endsWith('/worker/origin-assets.ts')) return noOrt;
+      if (source.endsWith('/reranker-transformers.ts') && importer?.endsWith('/src/local.ts')) return noCrossEncoder;
       return source.endsWith('/embedder-transformers.ts') && importer?.endsWith('/src/local.ts') ? id : null;
     },
     load(loading) {
       if (loading === noOrt) return `const folder = '../wasm/tfjs/'; export const RUNTIME_ASSETS = { ort: undefined, tfjsWasm: new URL(folder, import.meta.url).href };`;
+      if (loading === noCrossEncoder) {
+        // A host reranker still works; `rerank: { model }` is refused at open with this error.
+        return [
+          `import { MemoryError } from ${JSON.stringify(here('src/core/errors.ts'))};`,
+          'export function crossEncoderLoader() {',
+          "  throw new MemoryError('MODEL_UNAVAILABLE', 'cross-encoders are not bundled in this extension (transformers.js is left out): pass rerank.reranker instead', { model: 'transformers', bundled: false });",
+          '}',
+        ].join('\n');
+      }
       if (loading !== id) return null;
       return [
         `import { MemoryError } from ${JSON.stringify(here('src/core/errors.ts'))};`,

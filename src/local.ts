@@ -29,6 +29,7 @@ import type { Clock, DurabilityRegistry, Embedder, IdSource, IndexBlockStore, Me
 import type { IndexOpenOutcome } from './core/services/index-keeper.ts';
 import type { MemoryApi } from './core/api.ts';
 import { openStore, type StoreOpenOptions, type StoreView } from './core/store.ts';
+import type { RerankerLoader } from './core/domain/rerank.ts';
 import type { IndexKind, LongRunOptions } from './core/types.ts';
 import type { TransformersEmbedderOptions } from './adapters/embedder-transformers.ts';
 import type { TransformersModelKey } from './adapters/model-catalog.ts';
@@ -102,6 +103,13 @@ export interface CreateMemoryOptions extends LongRunOptions {
    * in-process hooks (a contradiction function, a seed-002 classifier; both may be async).
    */
   conflicts?: StoreOpenOptions['conflicts'];
+  /**
+   * Recall's second stage for every call that does not say otherwise (off unless given):
+   * `{ model }`, a cross-encoder under the models folder (loaded at open, with `transformers`'
+   * options), or `{ reranker }`, your `(query, texts) => scores`; with `top` (≤ 50), `weight` and
+   * `timeoutMs`. See docs/ranking.md.
+   */
+  rerank?: StoreOpenOptions['rerank'];
   /** Journal attribution of this store's writes: 'lib' (default), 'ui', 'agent:<name>'… */
   actor?: string;
   /** Scheduled maintenance (decay prune, TTL purge, trash retention, optional reflection); off unless given. The worker turns it on. */
@@ -282,6 +290,25 @@ async function indexFactory(choice: CreateMemoryOptions['index'], dbOptions: Dex
 }
 
 /**
+ * The loader of cross-encoders for `rerank: { model }` (with `transformers`' options), the store's
+ * own model loaded now so that a missing one fails the open; none when transformers.js is not
+ * installed (a host reranker still works).
+ */
+async function rerankLoader(options: CreateMemoryOptions): Promise<{ load: RerankerLoader; dispose(): Promise<void> } | null> {
+  const model = options.rerank && typeof options.rerank === 'object' ? options.rerank.model : undefined;
+  let loader: { load: RerankerLoader; dispose(): Promise<void> };
+  try {
+    const { crossEncoderLoader } = await import('./adapters/reranker-transformers.ts');
+    loader = crossEncoderLoader({ ...options.transformers, log: safeLog(options.log) });
+  } catch (error) {
+    if (typeof model === 'string') throw error;
+    return null;
+  }
+  if (typeof model === 'string' && model.trim() !== '') await loader.load(model.trim());
+  return loader;
+}
+
+/**
  * Opens (or creates) a named memory store in this process.
  * @throws MemoryError EMBEDDER_MISMATCH / DIMENSION_MISMATCH when the store was made by another
  *   embedder (pass `onEmbedderChange: 'reindex'` and call `reindex()`), MODEL_UNAVAILABLE when
@@ -310,6 +337,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
   const custom = options.storage !== undefined || inDir !== null;
   const storage = inDir ? inDir.storage : options.storage ? await options.storage(name) : await openDexieStorage(name, { ...dbOptions, ...upgradeProgress });
   let index: VectorIndex | undefined;
+  let crossEncoders: Awaited<ReturnType<typeof rerankLoader>> = null;
   // The registry of stores is a witness only: a store still opens when it cannot be used. It
   // watches IndexedDB stores; a store on other storage is not one of them.
   const registry: DurabilityRegistry | null = custom ? null : await openDexieRegistry(dbOptions).catch(() => null);
@@ -326,6 +354,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
       ? (await import('./adapters/index-hnsw-i8.ts')).createHnswI8IndexFactory({ blocks: inDir.blocks })
       : await indexFactory(options.index ?? kept?.kind ?? DEFAULT_INDEX, dbOptions);
     index = await factory({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });
+    crossEncoders = await rerankLoader(options);
     const store = await openStore(
       {
         name,
@@ -336,7 +365,11 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         registry,
         persisted: async () => (await readStorageInfo()).persisted,
         storageInfo: readStorageInfo,
-        onClosed: () => registry?.close(),
+        onClosed: () => {
+          registry?.close();
+          void crossEncoders?.dispose();
+        },
+        crossEncoders: crossEncoders?.load ?? null,
         replicas: options.sync === false ? null : (options.sync ?? (inDir ? inDir.replicas() : pouchReplicas())),
         clock: options.clock ?? systemClock,
         ids: options.ids ?? randomIds,
@@ -345,6 +378,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
       {
         ...(options.onEmbedderChange ? { onEmbedderChange: options.onEmbedderChange } : {}),
         ...(options.conflicts ? { conflicts: options.conflicts } : {}),
+        ...(options.rerank ? { rerank: options.rerank } : {}),
         ...(options.actor ? { actor: options.actor } : {}),
         ...(options.maintenance ? { maintenance: options.maintenance } : {}),
         ...(options.quota ? { quota: options.quota } : {}),
@@ -365,6 +399,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
     }) as unknown as LocalMemory;
   } catch (error) {
     index?.dispose();
+    void crossEncoders?.dispose();
     storage.close();
     registry?.close();
     throw error;

@@ -118,7 +118,7 @@ export function isNodeRuntime(): boolean {
 }
 
 /** Resolves 'auto' and maps devices the current runtime does not have onto the one it does. */
-async function resolveDevice(requested: TransformersDevice): Promise<ResolvedTransformersDevice> {
+export async function resolveDevice(requested: TransformersDevice): Promise<ResolvedTransformersDevice> {
   if (isNodeRuntime()) return requested === 'webgpu' ? 'webgpu' : 'cpu';
   if (requested === 'webgpu') return 'webgpu';
   if (requested === 'wasm' || requested === 'cpu') return 'wasm';
@@ -163,7 +163,7 @@ function progressMapper(): (info: ProgressInfo) => ProgressEvent | null {
  */
 let envDefaults: { localModelPath: string; allowLocalModels: boolean } | undefined;
 
-function configureEnv(tf: TransformersModule, options: TransformersEmbedderOptions): void {
+export function configureEnv(tf: TransformersModule, options: TransformersEmbedderOptions): void {
   const { env } = tf;
   // transformers' own defaults, kept from the first load: a later load that does not set a path
   // must not inherit the previous load's.

@@ -3,6 +3,7 @@
  * port adapter) into the same typed API as the in-process store.
  */
 import type { ConflictJudge } from '../core/domain/judge.ts';
+import type { Reranker } from '../core/domain/rerank.ts';
 import * as Comlink from 'comlink';
 import { MemoryError } from '../core/errors.ts';
 import type { StoreInfo } from '../core/catalog.ts';
@@ -48,14 +49,22 @@ function isStream(value: unknown): value is ReadableStream<Uint8Array> {
   return typeof ReadableStream !== 'undefined' && value instanceof ReadableStream;
 }
 
-/** Splits signal, onProgress and judge (which cannot be cloned) off an options argument. */
-function extractControl(options: unknown): { rest: unknown; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void; judge?: ConflictJudge } {
+/** Splits signal, onProgress, judge and rerank.reranker (which cannot be cloned) off an options argument. */
+function extractControl(options: unknown): { rest: unknown; signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void; judge?: ConflictJudge; reranker?: Reranker } {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) return { rest: options };
-  const { signal, onProgress, judge, ...rest } = options as { signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void; judge?: unknown };
+  const { signal, onProgress, judge, ...rest } = options as { signal?: AbortSignal; onProgress?: (e: ProgressEvent) => void; judge?: unknown; rerank?: unknown };
   // A judge that is not a function stays in the options: the store refuses it with its own error.
   const fn = typeof judge === 'function' ? (judge as ConflictJudge) : undefined;
-  const kept = judge !== undefined && !fn ? { ...rest, judge } : rest;
-  return { rest: kept, ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}), ...(fn ? { judge: fn } : {}) };
+  const kept: Record<string, unknown> = judge !== undefined && !fn ? { ...rest, judge } : rest;
+  // The same for a reranker: a function travels as a proxy, anything else stays to be refused.
+  let reranker: Reranker | undefined;
+  const rerank = kept.rerank;
+  if (rerank !== null && typeof rerank === 'object' && typeof (rerank as { reranker?: unknown }).reranker === 'function') {
+    const { reranker: own, ...numbers } = rerank as { reranker: Reranker };
+    reranker = own;
+    kept.rerank = numbers;
+  }
+  return { rest: kept, ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}), ...(fn ? { judge: fn } : {}), ...(reranker ? { reranker } : {}) };
 }
 
 /** Connects to a memory worker over `endpoint` and opens the store named in `options`. */
@@ -73,6 +82,7 @@ export async function connectEndpoint(endpoint: Comlink.Endpoint, options: Conne
     let onProgress: ((e: ProgressEvent) => void) | undefined;
     let signal: AbortSignal | undefined;
     let judge: ConflictJudge | undefined;
+    let reranker: Reranker | undefined;
     const wireArgs = [...args];
     if (optionsAt !== undefined && optionsAt < wireArgs.length) {
       const split = extractControl(wireArgs[optionsAt]);
@@ -80,6 +90,7 @@ export async function connectEndpoint(endpoint: Comlink.Endpoint, options: Conne
       signal = split.signal;
       if (split.onProgress) onProgress = Comlink.proxy(split.onProgress);
       if (split.judge) judge = Comlink.proxy(split.judge);
+      if (split.reranker) reranker = Comlink.proxy(split.reranker);
     }
     while (wireArgs.length > 0 && wireArgs[wireArgs.length - 1] === undefined) wireArgs.pop();
     if (signal?.aborted) throw new MemoryError('ABORTED', 'The operation was cancelled');
@@ -91,7 +102,7 @@ export async function connectEndpoint(endpoint: Comlink.Endpoint, options: Conne
       signal.addEventListener('abort', onAbort, { once: true });
     }
     try {
-      return await remote.call(handle, method, wireArgs, callId, onProgress, judge);
+      return await remote.call(handle, method, wireArgs, callId, onProgress, judge, reranker);
     } finally {
       if (signal && onAbort) signal.removeEventListener('abort', onAbort);
       

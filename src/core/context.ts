@@ -10,6 +10,7 @@
  */
 import type { Classifier, ConflictPolicy, ContradictionFn } from './domain/conflicts.ts';
 import type { JudgeSettings } from './domain/judge.ts';
+import type { RerankerLoader, RerankSettings } from './domain/rerank.ts';
 import { DeferredIndex } from './services/deferred-index.ts';
 import type { DurabilityMonitor } from './services/durability.ts';
 import { MemoryError, throwIfAborted } from './errors.ts';
@@ -52,9 +53,18 @@ export interface ConflictDefaults {
   judge: JudgeSettings | null;
 }
 
+/** The rerank stage recall applies unless a call says otherwise (domain/rerank.ts). */
+export interface RerankDefaults {
+  /** The store's own; null: recall is one stage unless a call asks. */
+  settings: RerankSettings | null;
+  /** Loads a provisioned cross-encoder by name (the composition root's, which keeps what it loaded while the store is open); null: only host rerankers. */
+  load: RerankerLoader | null;
+}
+
 /** What the store was opened with (fixed while it is open). */
 export interface StoreSettings {
   conflicts: ConflictDefaults;
+  rerank: RerankDefaults;
   /** A cap on the number of memories, enforced on write; null: none. */
   quota: { maxMemories: number; policy: EvictionPolicy } | null;
   /** What journal compaction keeps by default. */

@@ -7,6 +7,7 @@
 import type { Classifier, ConflictPolicy, ContradictionFn } from './domain/conflicts.ts';
 import { checkPolicy } from './domain/conflicts.ts';
 import { checkJudgeSettings, type ConflictJudge } from './domain/judge.ts';
+import { checkRerankSettings, type RerankerLoader, type RerankOptions } from './domain/rerank.ts';
 import { calibrationFor } from './domain/calibrations.ts';
 import { indexCommitter, type StoreContext, type StoreSettings, type StoreState } from './context.ts';
 import type { EvictionPolicy } from './domain/decay.ts';
@@ -47,6 +48,8 @@ export interface StoreDeps {
   onClosed?: () => void;
   /** The replication engine for `sync()`; none: `sync()` refuses. */
   replicas?: SyncReplicaFactory | null;
+  /** Loads a provisioned cross-encoder for `rerank: { model }`; none: only host rerankers. */
+  crossEncoders?: RerankerLoader | null;
 }
 
 export interface ConflictSettings {
@@ -72,6 +75,12 @@ export interface ConflictSettings {
 
 export interface StoreOpenOptions extends LongRunOptions {
   conflicts?: ConflictSettings;
+  /**
+   * Recall's second stage for every call that does not say otherwise (domain/rerank.ts): a
+   * cross-encoder under the models folder (`{ model }`, loaded at open) or the host's function
+   * (`{ reranker }`), with `top`, `weight` and `timeoutMs`. Off unless given.
+   */
+  rerank?: RerankOptions;
   /** Journal attribution for this store's writes: 'lib' (default), 'ui', 'agent:<name>'… */
   actor?: string;
   /** Scheduled maintenance (decay prune, TTL purge, trash retention, reflection); off unless given. */
@@ -135,6 +144,7 @@ export function createStoreContext(parts: ContextParts): StoreContext {
   });
   const settings: StoreSettings = {
     conflicts: { policy: 'warn', contradictionFn: null, classifier: null, judge: null },
+    rerank: { settings: null, load: null },
     quota: null,
     retention: checkRetention(undefined),
     ...parts.settings,
@@ -179,6 +189,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
       classifier: conflicts?.classifier ?? null,
       judge: checkJudgeSettings(conflicts ?? {}),
     },
+    rerank: { settings: checkRerankSettings(options.rerank), load: deps.crossEncoders ?? null },
     quota: options.quota ?? null,
     retention,
   };

@@ -5,6 +5,7 @@
  */
 import type { CoreSignal } from './domain/signal-names.ts';
 import type { ConflictJudge } from './domain/judge.ts';
+import type { RerankOptions, RerankOutcome } from './domain/rerank.ts';
 
 export const MEMORY_TYPES = ['episodic', 'semantic', 'procedural', 'feedback'] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
@@ -166,6 +167,14 @@ export interface RecallOptions {
   lexicalIndex?: 'pool' | 'corpus';
   /** Append linked neighbours (default rels refines/example_of, depth 1, cap 5, score 0.7) after the top k. */
   expand?: boolean | { rels?: string[]; depth?: number; cap?: number; score?: number; decay?: number };
+  /**
+   * A second stage: the top candidates re-scored by a cross-encoder (`{ model }`, provisioned under
+   * the models folder) or the host's function (`{ reranker: (query, texts) => scores }`, proxied
+   * through the worker), fused with the first stage's score. `true`: the store's rerank; `false`:
+   * none for this call; an object without `model`/`reranker` adjusts the store's (`top` 1–50,
+   * default 20; `weight` 0–1, default 0.5; `timeoutMs`, default 2,000). Off unless asked.
+   */
+  rerank?: boolean | RerankOptions;
   signal?: AbortSignal;
 }
 
@@ -213,6 +222,12 @@ export interface RecallExplanation {
   current?: { of: string[] };
   /** Outdated: these live memories update or supersede it, and rank above it. */
   outdated?: { by: string[] };
+  /**
+   * Present when a rerank was asked: which stage ordered the top (`ran`: 'cross-encoder', 'host',
+   * or 'first-stage' with the `reason` the reranker was not used: timeout, failed, bad-answer).
+   * A reranked hit also carries the reranker's `score` and its `firstStage` score.
+   */
+  rerank?: RerankOutcome & { score?: number; firstStage?: number };
 }
 
 export interface RecallHit {

@@ -239,7 +239,7 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       return info;
     },
 
-    async call(handle, method, args, callId, onProgress, judge) {
+    async call(handle, method, args, callId, onProgress, judge, reranker) {
       const name = nameOf(handle);
       const spec = methodSpec(method);
       if (!spec) throw invalid(`Unknown method ${JSON.stringify(method)}`, { field: 'method' });
@@ -251,7 +251,7 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       let controller: AbortController | undefined;
       const delivered: Promise<unknown>[] = [];
       const at = spec.signalAt;
-      if (at !== null && (callId !== undefined || onProgress || judge)) {
+      if (at !== null && (callId !== undefined || onProgress || judge || reranker)) {
         const options = { ...((callArgs[at] as object | undefined) ?? {}) } as Record<string, unknown>;
         if (callId !== undefined) {
           controller = new AbortController();
@@ -270,6 +270,12 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
           // The page's judge, asked across the boundary; its answer is checked like any other (judge.ts).
           const ask = judge;
           options.judge = (pair: JudgePair) => ask(pair);
+        }
+        if (reranker) {
+          // The page's reranker, back in its place; its scores are checked like any other (rerank.ts).
+          const ask = reranker;
+          const rerank = options.rerank !== null && typeof options.rerank === 'object' ? options.rerank : {};
+          options.rerank = { ...rerank, reranker: (query: string, texts: string[]) => ask(query, texts) };
         }
         callArgs[at] = options;
       }
@@ -299,6 +305,7 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
         if (callId !== undefined) aborts.delete(callId);
         releaseRemote(onProgress);
         releaseRemote(judge);
+        releaseRemote(reranker);
       }
     },
 

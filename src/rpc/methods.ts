@@ -20,7 +20,7 @@ export interface MethodSpec {
    * committed before it).
    */
   changes: 'none' | 'always' | 'reported' | 'partial';
-  /** The index of the options argument that may carry `signal`, `onProgress` and `judge` (functions and signals are not cloned), or null. */
+  /** The index of the options argument that may carry `signal`, `onProgress`, `judge` and `rerank.reranker` (functions and signals are not cloned), or null. */
   signalAt: number | null;
 }
 

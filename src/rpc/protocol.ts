@@ -3,6 +3,7 @@
  * data only; functions cross as comlink proxies and AbortSignals as call ids.
  */
 import type { ConflictJudge } from '../core/domain/judge.ts';
+import type { Reranker } from '../core/domain/rerank.ts';
 import type { StoreInfo } from '../core/catalog.ts';
 import type { StoreMethod } from '../core/api.ts';
 import type { ProgressEvent } from '../core/types.ts';
@@ -22,6 +23,12 @@ export interface OpenRequest {
   actor?: string;
   /** What journal compaction keeps (`{ keepDays = 90, keepLast = 1000 }`); the first opener of a store sets it. */
   journalRetention?: { keepDays?: number; keepLast?: number };
+  /**
+   * Recall's second stage for every call: a cross-encoder served beside the embedding models
+   * (`{ model: 'Xenova/ms-marco-MiniLM-L-6-v2', top?, weight?, timeoutMs? }`); the first opener of
+   * a store sets it. A function reranker is a call's option (`recall(q, { rerank: { reranker } })`), proxied.
+   */
+  rerank?: { model: string; top?: number; weight?: number; timeoutMs?: number };
   /**
    * This connection's scope (the rules: `SCOPE_POLICY` in core/scope/policy.ts, and the table in
    * docs/scopes.md). `readOnly`: every method that changes the store is refused with
@@ -56,6 +63,7 @@ export interface OpenOptions {
   onEmbedderChange?: NonNullable<OpenRequest['onEmbedderChange']>;
   actor?: string;
   journalRetention?: NonNullable<OpenRequest['journalRetention']>;
+  rerank?: NonNullable<OpenRequest['rerank']>;
   conflicts?: { policy: NonNullable<OpenRequest['conflictPolicy']> };
   minilm?: Record<string, unknown>;
   useLite?: Record<string, unknown>;
@@ -70,6 +78,7 @@ export function openOptions(request: OpenRequest): OpenOptions {
     ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
     ...(request.actor ? { actor: request.actor } : {}),
     ...(request.journalRetention ? { journalRetention: request.journalRetention } : {}),
+    ...(request.rerank ? { rerank: request.rerank } : {}),
     ...(request.conflictPolicy ? { conflicts: { policy: request.conflictPolicy } } : {}),
     ...(request.transformers ? { transformers: request.transformers } : {}),
     ...(request.minilm ? { minilm: request.minilm } : {}),
@@ -105,8 +114,19 @@ export interface HostApi {
    * fires it here); `onProgress` is a comlink proxy. Both are top-level arguments because
    * comlink only proxies functions at the top level.
    */
-  /** `judge`: the call's conflict judge, proxied from the page (remember, rememberMany). */
-  call(handle: number, method: StoreMethod, args: unknown[], callId?: number, onProgress?: (event: ProgressEvent) => void, judge?: ConflictJudge): Promise<unknown>;
+  /**
+   * `judge`: the call's conflict judge, proxied from the page (remember, rememberMany);
+   * `reranker`: the call's `rerank.reranker`, proxied likewise (recall, recallPack, evaluate).
+   */
+  call(
+    handle: number,
+    method: StoreMethod,
+    args: unknown[],
+    callId?: number,
+    onProgress?: (event: ProgressEvent) => void,
+    judge?: ConflictJudge,
+    reranker?: Reranker,
+  ): Promise<unknown>;
   abort(callId: number): void;
   release(handle: number): Promise<void>;
   ping(): Promise<{ ok: true; stores: string[]; shared: boolean }>;

@@ -4,6 +4,7 @@
  * and the fusions (fusion.ts), which scoring uses, can name them without importing it back.
  */
 import type { Confidence } from './confidence.ts';
+import type { RerankOutcome } from './rerank.ts';
 import type { CoreSignal } from './signal-names.ts';
 import type { Memory } from '../types.ts';
 
@@ -65,6 +66,8 @@ export interface Explanation {
   current?: { of: string[] };
   /** Outdated: these live memories update or supersede it, and rank above it. */
   outdated?: { by: string[] };
+  /** Which stage ordered the top when a rerank was asked (domain/rerank.ts); a reranked hit also has its reranker score and its first-stage score. */
+  rerank?: RerankOutcome & { score?: number; firstStage?: number };
 }
 
 export interface ScoredHit {

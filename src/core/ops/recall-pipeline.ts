@@ -18,6 +18,8 @@ import { attachNeighbours, timeAnchor, type Candidate } from './recall-neighbour
 import { CONFIDENCE_LEVELS, meetsConfidence, selectHits, selectionNeedsVectors } from './recall-select.ts';
 import { seededRandom } from '../domain/seeded-random.ts';
 import { rescoreHits } from '../services/rescore.ts';
+import { checkRerankCall, resolveRerank } from '../domain/rerank.ts';
+import { rerankHits } from './recall-rerank.ts';
 import { FUSIONS, RECALL_MODES, checkWeights, scoreCandidates, type LexicalScorer } from '../domain/scoring.ts';
 import { checkChoice, checkNumberInRange } from '../domain/validate.ts';
 import { checkExpandOptions, expandHits, storageGraphReader, type ExpandOptions } from '../domain/graph.ts';
@@ -34,7 +36,7 @@ export const RECALL_SORTS = ['relevance', 'recent'] as const;
 const RECALL_KEYS: ReadonlySet<string> = new Set([
   'k', 'type', 'tag', 'minImportance', 'source', 'since', 'until', 'minCosine', 'overfetch', 'includeSuperseded',
   'includeExpired', 'minTrust', 'diversity', 'dedupThreshold', 'touch', 'mode', 'fusion', 'weights', 'explain',
-  'lexicalIndex', 'expand', 'signal', 'minConfidence', 'sort', 'recencyWeight', 'outdated',
+  'lexicalIndex', 'expand', 'signal', 'minConfidence', 'sort', 'recencyWeight', 'outdated', 'rerank',
 ]);
 
 export type CheckedRecall = ReturnType<typeof checkRecallOptions>;
@@ -78,6 +80,7 @@ export function checkRecallOptions(options: unknown) {
     sort: o.sort === undefined ? ('relevance' as const) : checkChoice(o.sort, RECALL_SORTS, 'sort'),
     recencyWeight: o.recencyWeight === undefined ? 0 : checkNumberInRange(o.recencyWeight, 'recencyWeight', 0, Number.POSITIVE_INFINITY),
     outdated: o.outdated === undefined ? ('keep' as const) : checkChoice(o.outdated, OUTDATED_CHOICES, 'outdated'),
+    rerank: checkRerankCall(o.rerank),
   };
 }
 
@@ -144,6 +147,8 @@ function corpusScorer(
 
 export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows' | 'vectors'>, query: string, o: CheckedRecall): Promise<RecallHit[]> {
   const { storage, index } = ctx;
+  // Resolved before any work: `rerank: true` on a store without one is refused, not ignored.
+  const rerank = resolveRerank(ctx.settings.rerank.settings, o.rerank);
   const live = index.size();
   if (live === 0) return [];
   const vector = await embedOne(ctx, query, o.signal, 'query');
@@ -159,7 +164,7 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
   // pool gives (strictly better; a tie reads on, as ties break by importance and age). An
   // approximate index's hits are rescored from their stored vectors, and that read goes side by
   // side with the first chunk's rows (taken in the index's order): one round trip, not two.
-  const lazy = o.mode === 'semantic' && o.diversity === undefined && o.dedupThreshold === undefined;
+  const lazy = o.mode === 'semantic' && o.diversity === undefined && o.dedupThreshold === undefined && !rerank;
   const polarityWeight = o.weights.polarityWeight;
   const lift = lazy && polarityWeight > 0 && (await storage.hasPositivePolarity()) ? polarityWeight : 0;
   let fetch = Math.min(live, o.k * o.overfetch);
@@ -270,7 +275,9 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
     recencyWeight: o.recencyWeight,
     ...(lexicalScorer ? { lexicalScorer } : {}),
   });
-  const current = await currentFirst(storage, ranked, { accept, acceptHidden, hidden, query: vector, explain: o.explain });
+  // 3b. The second stage (recall-rerank.ts): the top re-scored by the reranker, then reordered.
+  const reranked = rerank ? await rerankHits(ctx.settings.rerank, rerank, query, ranked, hidden) : { hits: ranked, outcome: undefined };
+  const current = await currentFirst(storage, reranked.hits, { accept, acceptHidden, hidden, query: vector, explain: o.explain });
   const scored = current.hits.filter((h) => meetsConfidence(h.confidence, o.minConfidence) && (o.outdated === 'keep' || !current.outdated.has(h.memory.id)));
 
   // 4. Selection (recall-select.ts): the best k by score (MMR and near-duplicate suppression need
@@ -299,7 +306,10 @@ export async function runRecall(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows'
     const hit: RecallHit = { memory, score: h.score, cosine: h.cosine, contestedBy: contested.get(h.memory.id) ?? [], outdatedBy: current.outdated.get(h.memory.id) ?? [] };
     if (h.confidence) hit.confidence = h.confidence;
     if (h.relevance !== undefined) hit.relevance = h.relevance;
-    if (h.explain) hit.explain = h.explain;
+    if (h.explain) {
+      hit.explain = h.explain;
+      if (reranked.outcome && !hit.explain.rerank) hit.explain.rerank = reranked.outcome;
+    }
     return hit;
   });
 
