@@ -57,7 +57,7 @@ export function benchEmbedders(): BenchEmbedder[] {
 /** Vectors for `texts` from the cache, else embedded (with progress on stderr) and cached. */
 export async function cachedEmbed(embedder: BenchEmbedder, label: string, texts: string[], input: 'query' | 'passage'): Promise<Float32Array[]> {
   // Symmetric models embed queries as passages: share the cache.
-  const kind = embedder.key === 'bge-small' ? input : 'passage';
+  const kind = embedder.key.includes('bge-small') ? input : 'passage';
   const key = createHash('sha256').update(embedder.fingerprint()).update(kind);
   for (const t of texts) key.update(t).update('\u0000');
   const file = path.join(CACHE, `${embedder.key}-${label}-${kind}-${key.digest('hex').slice(0, 16)}.f32`);
