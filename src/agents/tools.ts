@@ -236,6 +236,7 @@ function packProperties(): Record<string, JsonSchema> {
     compress: boolean('Fold similar memories that did not fit into one summary line. Default false.'),
     compress_threshold: number('Word-overlap (Jaccard) similarity for folding, default 0.30.', 0, 1),
     compress_min_group: integer('Smallest group worth a folded line, default 2.', 1, 1000),
+    cut: choice(['none', 'cliff'], '"none" (default): pack as many ranked memories as fit; "cliff": stop where the scores drop sharply (fewer tokens, may leave out an answer).'),
   };
 }
 
@@ -288,6 +289,7 @@ function packOptions(args: Args): Record<string, unknown> {
     compress: 'compress',
     compress_threshold: 'compressThreshold',
     compress_min_group: 'compressMinGroup',
+    cut: 'cut',
   });
 }
 

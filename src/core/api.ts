@@ -17,6 +17,7 @@ import type { HealthReport, HealthStatsReport, HealthStatus, PotentialConflict }
 import type { MaintenanceConfig, MaintenanceJob, MaintenanceRun } from './services/maintenance.ts';
 import type { JournalEntry, JournalHorizon, TrashEntry } from './ports.ts';
 import type { PackOptions, PackResult } from './domain/recall-pack.ts';
+import type { PackCutOptions } from './domain/pack-cut.ts';
 import type { ReflectOptions, Summarizer } from './domain/reflect.ts';
 import type { PendingConflict } from './domain/review.ts';
 import type { SuggestOptions, Suggestion } from './domain/suggest.ts';
@@ -140,12 +141,14 @@ export interface ConflictScanOptions {
 
 /** `recallPack`'s options: the pack's budget and layout, and the recall's filters (hybrid by default). */
 export type RecallPackOptions = PackOptions &
+  PackCutOptions &
   Omit<RecallOptions, 'k' | 'explain'> & {
     /** Prepend every live pinned memory (scored with the top score). */
     includePinned?: boolean;
   };
 
-export type ContextPackOptions = PackOptions & {
+export type ContextPackOptions = PackOptions &
+  PackCutOptions & {
   maxPhrases?: number;
   mode?: 'semantic' | 'hybrid';
   minCosine?: number;

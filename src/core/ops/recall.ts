@@ -7,6 +7,7 @@ import type { ContextPackOptions, ContextPackResult, EvaluateOptions, RecallPack
 import { requireVectors, type Using } from '../context.ts';
 import { runEvaluation, type EvalCase, type EvalSummary, type RunEvaluationOptions } from '../domain/evaluate.ts';
 import { checkRecallOptions, recallFilter, runRecall } from './recall-pipeline.ts';
+import { checkPackCut, offeredForPack } from '../domain/pack-cut.ts';
 import { checkPackOptions, fanoutQueries, packMemories, type PackOptions, type PackResult } from '../domain/recall-pack.ts';
 import { suggestMemories, type SuggestOptions, type Suggestion } from '../domain/suggest.ts';
 import type { Memory, RecallHit, RecallOptions } from '../types.ts';
@@ -41,13 +42,14 @@ export async function recallPack(ctx: Using<'graph' | 'lexical' | 'meta' | 'rows
   requireVectors(ctx);
   const text = checkText(query, 'query');
   const { pack, rest } = splitPack(options);
-  const { includePinned, ...recallOptions } = rest as { includePinned?: unknown };
+  const { includePinned, cut, cliff, minItems, ...recallOptions } = rest as { includePinned?: unknown; cut?: unknown; cliff?: unknown; minItems?: unknown };
   const packOptions = checkPackOptions(pack);
+  const shape = checkPackCut({ cut, cliff, minItems });
   const pinned = includePinned === undefined ? false : checkBoolean(includePinned, 'includePinned');
   const checked = checkRecallOptions({ mode: 'hybrid', ...recallOptions, k: packOptions.maxItems });
   // Recalled without touching, packed, and only then touched: a pack that fails (a bad
   // tokenCounter) records no access.
-  const recalled = await runRecall(ctx, text, { ...checked, touch: false });
+  const recalled = offeredForPack(await runRecall(ctx, text, { ...checked, touch: false }), shape);
   const ranked: { memory: Memory; score: number }[] = [...recalled];
   if (pinned) {
     const top = ranked[0]?.score ?? 1;
@@ -66,7 +68,8 @@ export async function contextPack(ctx: Using<'graph' | 'lexical' | 'meta' | 'row
   requireVectors(ctx);
   const text = checkText(task, 'task');
   const { pack, rest } = splitPack(options);
-  const { maxPhrases, ...recallOptions } = rest as { maxPhrases?: unknown };
+  const { maxPhrases, cut, cliff, minItems, ...recallOptions } = rest as { maxPhrases?: unknown; cut?: unknown; cliff?: unknown; minItems?: unknown };
+  const shape = checkPackCut({ cut, cliff, minItems });
   checkKnownKeys(recallOptions, new Set(['mode', 'minCosine', 'minTrust', 'lexicalIndex', 'touch']), 'options');
   const phrases = maxPhrases === undefined ? 3 : checkInteger(maxPhrases, 'maxPhrases', 0, 20);
   const packOptions = checkPackOptions(pack);
@@ -79,7 +82,7 @@ export async function contextPack(ctx: Using<'graph' | 'lexical' | 'meta' | 'row
       if (!seen || hit.score > seen.score) best.set(hit.memory.id, { memory: hit.memory, score: hit.score });
     }
   }
-  const ranked = [...best.values()].sort((a, b) => b.score - a.score);
+  const ranked = offeredForPack([...best.values()].sort((a, b) => b.score - a.score), shape);
   const result = packMemories(ranked, { ...packOptions, maxItems: Math.max(packOptions.maxItems, ranked.length) });
   // Each recalled memory is touched once, after the pack succeeded.
   return { ...(checked.touch ? await touchPacked(ctx, result, [...best.keys()]) : result), queries };
