@@ -184,10 +184,12 @@ describe('the conversational signals in a store', () => {
     }
   });
 
-  it('entity: turns said by the person the query names rank above the same words said by another', async () => {
+  it('entity (asked for; off by default since #51 item 7): turns said by the person the query names rank above the same words said by another', async () => {
     const { store, ids } = await conversation();
     try {
-      const hits = await store.recall('What did Caroline say about the support group?', { explain: true, touch: false, k: 6 });
+      const byDefault = await store.recall('What did Caroline say about the support group?', { explain: true, touch: false, k: 6 });
+      expect(byDefault[0]!.explain!.signals.find((s) => s.name === 'entity')!.weight).toBe(0);
+      const hits = await store.recall('What did Caroline say about the support group?', { explain: true, touch: false, k: 6, weights: { entity: 0.02 } });
       const entity = (id: string) => hits.find((h) => h.memory.id === id)!.explain!.signals.find((s) => s.name === 'entity')!;
       expect(entity(ids[0]!).value).toBe(1);
       expect(entity(ids[0]!).reason).toBe('Said by Caroline, whom the query names');

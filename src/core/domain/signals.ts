@@ -101,7 +101,11 @@ const SPECS: { readonly [K in CoreSignal]: SignalSpec & { readonly name: K } } =
   entity: {
     name: 'entity',
     role: 'relevance',
-    defaultWeight: 0.02,
+    // Off by default (issue #51 item 7): cross-validated across LoCoMo's two development
+    // conversations, the weight fitted on one gained nothing on the other, with either embedder
+    // (the speaker's name is a lexical term of a transcript line already, and crediting the
+    // speaker misleads the questions that name the wrong person). `weights: { entity: 0.02 }` asks for it.
+    defaultWeight: 0,
     weightedOnly: true,
     value: (item, { query }) => {
       if (query.names.length === 0) return 0;
