@@ -299,7 +299,12 @@ async function rerankLoader(options: CreateMemoryOptions): Promise<{ load: Reran
   let loader: { load: RerankerLoader; dispose(): Promise<void> };
   try {
     const { crossEncoderLoader } = await import('./adapters/reranker-transformers.ts');
-    loader = crossEncoderLoader({ ...options.transformers, log: safeLog(options.log) });
+    // Where the files are and how the runtime runs, from `transformers`; nothing of the embedder's own (its dtype, batch, pooling).
+    const t = options.transformers ?? {};
+    const env = Object.fromEntries(
+      (['remoteHost', 'remotePathTemplate', 'localModelPath', 'allowRemoteModels', 'allowLocalModels', 'cacheDir', 'wasmPaths', 'threads', 'device'] as const).filter((k) => t[k] !== undefined).map((k) => [k, t[k]]),
+    );
+    loader = crossEncoderLoader({ ...env, log: safeLog(options.log) });
   } catch (error) {
     if (typeof model === 'string') throw error;
     return null;

@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkRerankSettings, fuseRerank, resolveRerank, type Reranker } from '../src/core/domain/rerank.ts';
 import { pairScore } from '../src/adapters/reranker-transformers.ts';
 import { MemoryError } from '../src/core/errors.ts';
+import { openOptions } from '../src/rpc/protocol.ts';
 import { makeStandInCrossEncoder, STAND_IN_MODEL_ID } from './fixtures/make-stand-in-cross-encoder.ts';
 import { hostedClient } from './helpers/hosted.ts';
 import { openTestStore } from './helpers/store.ts';
@@ -108,6 +109,9 @@ describe('a host reranker', () => {
     expect(hits[0]!.explain!.rerank).toMatchObject({ ran: 'host', weight: 1, score: 5 });
     expect(typeof hits[0]!.explain!.rerank!.firstStage).toBe('number');
     expect(hits[0]!.explain!.score).toBe(hits[0]!.score);
+    // The parts still sum to the score: what the reranker moved it by is a part of its own.
+    for (const h of hits) expect(h.explain!.signals.reduce((sum, p) => sum + p.weighted, 0)).toBeCloseTo(h.score, 9);
+    expect(hits[0]!.explain!.signals.find((p) => p.name === 'rerank')!.reason).toBe('Re-scored by the host’s reranker (5.000)');
     // It saw the query and at most `top` candidates (the default pool here holds all six).
     expect(reranker.calls).toHaveLength(1);
     expect(reranker.calls[0]!.query).toBe(query);
@@ -159,6 +163,8 @@ describe('a host reranker', () => {
     expect(reranker.calls).toHaveLength(1);
     expect(hits[0]!.memory.text).toContain('Leeds');
     expect(hits[0]!.explain!.rerank!.ran).toBe('host');
+    // The store's own cross-encoder travels in the open request as plain data.
+    expect(openOptions({ name: 'n', rerank: { model: STAND_IN_MODEL_ID, top: 10 } }).rerank).toEqual({ model: STAND_IN_MODEL_ID, top: 10 });
     // recallPack takes it too.
     const pack = await client.recallPack('when do I see the dentist?', { tokenBudget: 200, rerank: { reranker, weight: 1 } });
     expect(reranker.calls).toHaveLength(2);

@@ -39,7 +39,7 @@ describe('the signal table', () => {
       const parts = explain.signals.reduce((sum, s) => sum + s.weighted, 0);
       expect(parts).toBeCloseTo(hit.score, 12);
       for (const signal of explain.signals) {
-        if (signal.name === 'polarity' || signal.name === 'current') continue;
+        if (signal.name === 'polarity' || signal.name === 'current' || signal.name === 'rerank') continue;
         // An absent signal says why it is absent (its own absence reason); the others give their own reason.
         if (signal.details['dropped'] === true) {
           expect(signal.reason.startsWith(signalSpec(signal.name).absent!.reason)).toBe(true);
@@ -61,8 +61,9 @@ describe('the signal table', () => {
     const context = CORE_SIGNALS.filter((name) => signalSpec(name).role === 'context');
     const [hit] = scoreCandidates(pool, 'deploy production', { mode: 'hybrid', now: NOW, explain: true });
     const byName = new Map(hit!.explain!.signals.map((s) => [s.name, s]));
-    // A relevance signal the query does not ask for (no name, time, quote or conversation here) is absent: weight 0.
-    const present = relevance.filter((name) => byName.get(name)!.details['dropped'] !== true);
+    // A relevance signal the query does not ask for (no name, time, quote or conversation here) is absent: weight 0
+    // (and one whose default weight is 0, entity since #51 item 7, weighs nothing either).
+    const present = relevance.filter((name) => byName.get(name)!.details['dropped'] !== true && w[name] > 0);
     expect(present).toEqual(['cosine', 'lexical']);
     const relevanceTotal = present.reduce((sum, name) => sum + w[name], 0);
     for (const name of relevance) expect(byName.get(name)!.weight).toBeCloseTo(present.includes(name) ? w[name] / relevanceTotal : 0, 12);

@@ -19,21 +19,15 @@ import { MemoryError, throwIfAborted } from '../core/errors.ts';
 import type { Embedder, EmbedOptions } from '../core/ports.ts';
 import type { ProgressEvent } from '../core/types.ts';
 import { knownModel, TRANSFORMERS_MODELS } from './model-catalog.ts';
+import { configureEnv, isNodeRuntime, resolveDevice, type ResolvedTransformersDevice, type TransformersDevice, type TransformersEnvOptions, type WeightType } from './transformers-env.ts';
+
+export { isNodeRuntime, wasmThreads, type ResolvedTransformersDevice, type TransformersDevice, type WeightType } from './transformers-env.ts';
 
 /** The default model: 384-d, ~23 MB quantized, the usual small sentence-embedding baseline. */
 export const DEFAULT_TRANSFORMERS_MODEL = TRANSFORMERS_MODELS.minilm.id;
 
-/**
- * Where to run. 'auto' = WebGPU when `navigator.gpu` yields an adapter, else WASM (browsers);
- * the CPU backend in Node. 'wasm' means the CPU backend in Node and 'cpu' means WASM in browsers,
- * because each runtime only ships one CPU path.
- */
-export type TransformersDevice = 'auto' | 'webgpu' | 'wasm' | 'cpu';
 
-/** The device a pipeline was actually created on. */
-export type ResolvedTransformersDevice = 'webgpu' | 'wasm' | 'cpu';
-
-export interface TransformersEmbedderOptions {
+export interface TransformersEmbedderOptions extends TransformersEnvOptions {
   /** Where the load's diagnostics go (core/log.ts); default: warnings to stderr in Node, the console in browsers. */
   log?: Log;
   /** Model id (a Hub repo id or a folder under `localModelPath`). Default 'Xenova/all-MiniLM-L6-v2'. */
@@ -42,35 +36,6 @@ export interface TransformersEmbedderOptions {
   dtype?: WeightType;
   /** Default 'auto'. */
   device?: TransformersDevice;
-  /**
-   * Host to download models from instead of the Hugging Face Hub, e.g. the app's own origin.
-   * A relative value is resolved against `location` in browsers.
-   */
-  remoteHost?: string;
-  /** Path under `remoteHost`; `{model}` and `{revision}` are substituted. Hub default: '{model}/resolve/{revision}/'. */
-  remotePathTemplate?: string;
-  /** Folder (Node) or URL path (browser) holding `<model id>/…`, e.g. '/models/'. Implies `allowLocalModels`. */
-  localModelPath?: string;
-  /**
-   * Whether files may be downloaded from `remoteHost` (the Hugging Face hub unless set). Default:
-   * true only when `remoteHost` is given, so nothing is fetched from another origin unless asked.
-   */
-  allowRemoteModels?: boolean;
-  /** Default: true when `localModelPath` is given, else transformers' default (true in Node, false in browsers). */
-  allowLocalModels?: boolean;
-  /** Node only: where downloaded files are cached on disk. */
-  cacheDir?: string;
-  /**
-   * Browser only: where onnxruntime-web's .wasm/.mjs files are served from (a folder URL, or
-   * each file's URL). Unset, transformers.js fetches them from jsDelivr: the app's worker always
-   * sets them to files on its own origin.
-   */
-  wasmPaths?: string | { mjs?: string; wasm?: string };
-  /**
-   * Browser only: WASM threads. Default: every core (up to 4) where the realm is cross-origin
-   * isolated (SharedArrayBuffer), else 1.
-   */
-  threads?: number;
   /** Model loading progress, mirrored from transformers' `progress_callback`. */
   onProgress?: (event: ProgressEvent) => void;
   /**
@@ -97,39 +62,12 @@ export interface TransformersEmbedder extends Embedder {
 
 type TransformersModule = typeof import('@huggingface/transformers');
 
-/**
- * The weight types transformers.js can load (its `DataType`), spelled out here so that the
- * published types do not need @huggingface/transformers installed (an optional peer: only Node,
- * or an in-page store, loads it; the prebuilt worker carries its own copy).
- */
-export type WeightType = 'auto' | 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'bnb4' | 'q4f16' | 'q2' | 'q2f16' | 'q1' | 'q1f16';
-// Fails to compile when transformers.js changes its list.
-type SameWeightTypes = [WeightType] extends [TransformersDataType] ? ([TransformersDataType] extends [WeightType] ? true : never) : never;
-const sameWeightTypes: SameWeightTypes = true;
-void sameWeightTypes;
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function isNodeRuntime(): boolean {
-  const proc = (globalThis as { process?: { release?: { name?: string } } }).process;
-  return proc?.release?.name === 'node';
-}
 
-/** Resolves 'auto' and maps devices the current runtime does not have onto the one it does. */
-export async function resolveDevice(requested: TransformersDevice): Promise<ResolvedTransformersDevice> {
-  if (isNodeRuntime()) return requested === 'webgpu' ? 'webgpu' : 'cpu';
-  if (requested === 'webgpu') return 'webgpu';
-  if (requested === 'wasm' || requested === 'cpu') return 'wasm';
-  const gpu = (globalThis.navigator as { gpu?: { requestAdapter(): Promise<unknown> } } | undefined)?.gpu;
-  if (!gpu) return 'wasm';
-  try {
-    return (await gpu.requestAdapter()) ? 'webgpu' : 'wasm';
-  } catch {
-    return 'wasm';
-  }
-}
 
 /**
  * Maps transformers' progress payloads onto ours. Its aggregate 'progress_total' (sent before each
@@ -157,55 +95,6 @@ function progressMapper(): (info: ProgressInfo) => ProgressEvent | null {
   };
 }
 
-/**
- * transformers.js is configured through one global `env`; these settings apply to this load
- * (and to any other transformers.js load in the same realm that follows it).
- */
-let envDefaults: { localModelPath: string; allowLocalModels: boolean } | undefined;
-
-export function configureEnv(tf: TransformersModule, options: TransformersEmbedderOptions): void {
-  const { env } = tf;
-  // transformers' own defaults, kept from the first load: a later load that does not set a path
-  // must not inherit the previous load's.
-  envDefaults ??= { localModelPath: env.localModelPath, allowLocalModels: env.allowLocalModels };
-  env.allowRemoteModels = options.allowRemoteModels ?? options.remoteHost !== undefined;
-  env.localModelPath = options.localModelPath ?? envDefaults.localModelPath;
-  env.allowLocalModels = options.allowLocalModels ?? (options.localModelPath !== undefined ? true : envDefaults.allowLocalModels);
-  if (options.remoteHost !== undefined) env.remoteHost = absoluteHost(options.remoteHost);
-  if (options.remotePathTemplate !== undefined) env.remotePathTemplate = options.remotePathTemplate;
-  if (options.cacheDir !== undefined) env.cacheDir = options.cacheDir;
-  // Browsers: keep files downloaded from another host in the Cache API so the model works offline
-  // later. Files from the app's own origin are the service worker's to cache (no second copy).
-  if (!isNodeRuntime() && typeof caches !== 'undefined') env.useBrowserCache = env.allowRemoteModels;
-  const wasm = env.backends.onnx.wasm;
-  if (wasm) {
-    if (options.wasmPaths !== undefined) {
-      wasm.wasmPaths = options.wasmPaths;
-      // The runtime is served by whoever named these paths: let onnxruntime import it from there.
-      // transformers.js would otherwise re-serve its glue from a `blob:` URL, which a strict
-      // CSP (an extension's, a site's without `blob:` in script-src) refuses.
-      if (!isNodeRuntime()) (env as { useWasmCache?: boolean }).useWasmCache = false;
-    }
-    if (!isNodeRuntime()) wasm.numThreads = wasmThreads(options.threads);
-  }
-}
-
-/** WASM threads for this realm: multi-threaded only where SharedArrayBuffer is allowed. */
-export function wasmThreads(requested?: number): number {
-  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
-  if (!isolated) return 1;
-  const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ?? 1;
-  return Math.max(1, Math.floor(requested ?? Math.min(4, cores)));
-}
-
-function absoluteHost(host: string): string {
-  const base = (globalThis as { location?: { href: string } }).location?.href;
-  try {
-    return new URL(host, base).href;
-  } catch {
-    return host;
-  }
-}
 
 /**
  * Tokenizes (padded), truncates to `maxTokens` the way the reference implementations do (the

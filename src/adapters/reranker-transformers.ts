@@ -14,14 +14,23 @@
 import { MemoryError } from '../core/errors.ts';
 import { safeLog } from '../core/log.ts';
 import type { Reranker, RerankerLoader } from '../core/domain/rerank.ts';
-import { configureEnv, isNodeRuntime, resolveDevice, type TransformersEmbedderOptions } from './embedder-transformers.ts';
+import type { Log } from '../core/log.ts';
+import { configureEnv, isNodeRuntime, resolveDevice, type TransformersDevice, type TransformersEnvOptions, type WeightType } from './transformers-env.ts';
 
-export type CrossEncoderOptions = Omit<TransformersEmbedderOptions, 'model' | 'onProgress' | 'batchSize' | 'pooling' | 'queryInstruction'> & {
+export interface CrossEncoderOptions extends TransformersEnvOptions {
   /** The model's folder under `localModelPath` (or a Hub id when remote models are allowed). */
   model: string;
+  /** Weights variant; 'q8' (default) loads `onnx/model_quantized.onnx`. */
+  dtype?: WeightType;
+  /** Default: the CPU backend in Node, WASM in browsers. */
+  device?: TransformersDevice;
+  /** Where the load's diagnostics go; default: warnings to stderr in Node, the console in browsers. */
+  log?: Log;
+  /** Tokens kept per pair; default the tokenizer's limit, at most 512. */
+  maxTokens?: number;
   /** Pairs per forward pass; default 16. */
   batchSize?: number;
-};
+}
 
 export interface CrossEncoder {
   readonly model: string;

@@ -199,8 +199,8 @@ export interface HybridWeights extends Record<CoreSignal, number> {
 export type HybridWeightsInput = HybridWeights;
 
 export interface ExplainSignal {
-  /** `current`: the part a newer memory gets to rank above the memory it updates. */
-  name: CoreSignal | 'polarity' | 'current';
+  /** `current`: the part a newer memory gets to rank above the memory it updates; `rerank`: what the second stage moved the score by. */
+  name: CoreSignal | 'polarity' | 'current' | 'rerank';
   value: number;
   weight: number;
   /** This signal's part of the score; the parts sum to the score. */

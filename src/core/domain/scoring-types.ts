@@ -39,7 +39,7 @@ export interface PoolItem {
 }
 
 /** `current`: what ranking a newer memory above the one it updates added (ops/recall-current.ts). */
-export type SignalName = CoreSignal | 'polarity' | 'current';
+export type SignalName = CoreSignal | 'polarity' | 'current' | 'rerank';
 
 export interface Signal {
   name: SignalName;

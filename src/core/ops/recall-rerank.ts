@@ -44,6 +44,11 @@ export async function rerankHits(
     const before = h.score;
     h.score = fused[i]!;
     if (h.explain) {
+      // What the reranker moved the score by, as a part of its own: the parts still sum to the score.
+      const moved = h.score - before;
+      const by = ran === 'host' ? 'the host’s reranker' : `the cross-encoder ${done.model}`;
+      h.explain.signals.push({ name: 'rerank', value: answer.scores[i]!, weight: settings.weight, weighted: moved, reason: `Re-scored by ${by} (${answer.scores[i]!.toFixed(3)})`, details: { firstStage: before } });
+      h.explain.breakdown['rerank'] = Math.round(moved * 10_000) / 10_000;
       h.explain.score = h.score;
       h.explain.rerank = { ...done, score: answer.scores[i]!, firstStage: before };
     }
