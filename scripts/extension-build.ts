@@ -38,6 +38,7 @@ function extensionFiles(): Plugin {
           emptyOutDir: false,
           target: 'es2022',
           lib: { entry: here('src/extension/content.ts'), formats: ['iife'], name: 'houkaiContent', fileName: () => 'content.js' },
+          rolldownOptions: { checks: { bundlerTimings: false } },
         },
       });
     },
@@ -96,14 +97,16 @@ export function extensionConfig(): UserConfig {
     root: here('src/extension'),
     base: './',
     publicDir: here('public'),
-    worker: { format: 'es', plugins: () => [nodeOnly(), withoutMiniLM(), hnswlibWithoutEval()] },
+    // The plugin-timing report (printed when a slow or busy machine makes a plugin's share large) is not something a person can act on.
+    worker: { format: 'es', plugins: () => [nodeOnly(), withoutMiniLM(), hnswlibWithoutEval()], rolldownOptions: { checks: { bundlerTimings: false } } },
     build: {
       outDir: EXTENSION_OUT,
       emptyOutDir: true,
       target: 'es2022',
       chunkSizeWarningLimit: 4096,
       modulePreload: { polyfill: false },
-      rollupOptions: {
+      rolldownOptions: {
+        checks: { bundlerTimings: false },
         input: {
           popup: here('src/extension/popup.html'),
           offscreen: here('src/extension/offscreen.html'),
