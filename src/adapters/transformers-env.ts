@@ -2,7 +2,8 @@
  * What the transformers.js adapters (the embedder, embedder-transformers.ts, and the
  * cross-encoder, reranker-transformers.ts) share: where they run (the device) and how
  * transformers.js' one global `env` is set for a load (where files come from, the WASM runtime's
- * paths and threads). Types only from transformers.js: importing this costs nothing.
+ * paths and threads). Types only from transformers.js, and none in what it exports: importing
+ * this costs nothing, and the published types do not need transformers.js installed.
  */
 import type * as Transformers from '@huggingface/transformers';
 
@@ -87,8 +88,10 @@ export async function resolveDevice(requested: TransformersDevice): Promise<Reso
  */
 let envDefaults: { localModelPath: string; allowLocalModels: boolean } | undefined;
 
-export function configureEnv(tf: TransformersModule, options: TransformersEnvOptions): void {
-  const { env } = tf;
+export function configureEnv(loaded: { env: unknown }, options: TransformersEnvOptions): void {
+  // The module is typed as `{ env }` in the signature: the published types name nothing of
+  // transformers.js (an optional peer), and the checks happen here.
+  const { env } = loaded as TransformersModule;
   // transformers' own defaults, kept from the first load: a later load that does not set a path
   // must not inherit the previous load's.
   envDefaults ??= { localModelPath: env.localModelPath, allowLocalModels: env.allowLocalModels };
