@@ -179,17 +179,23 @@ export const SIGNAL_ABLATIONS: Record<string, RecallOptions> = {
   'default (all)': {},
 };
 
+/** The embedder's vectors for every turn (`p:<text>`) and question (`q:<text>`), from the bench cache. */
+export async function locomoVectors(embedder: BenchEmbedder, data: readonly LocomoConversation[]): Promise<Map<string, Float32Array>> {
+  const passages = data.flatMap((c) => c.turns.map((t) => t.text));
+  const queries = data.flatMap((c) => c.questions.map((q) => q.question));
+  const vectors = new Map<string, Float32Array>();
+  (await cachedEmbed(embedder, 'locomo-turns', passages, 'passage')).forEach((v, i) => vectors.set(`p:${passages[i]}`, v));
+  (await cachedEmbed(embedder, 'locomo-questions', queries, 'query')).forEach((v, i) => vectors.set(`q:${queries[i]}`, v));
+  return vectors;
+}
+
 /** Recalls every question of every conversation under each configuration. */
 export async function locomoEval(
   embedder: BenchEmbedder,
   configs: Record<string, RecallOptions> = LOCOMO_CONFIGS,
   data = loadLocomo(),
 ): Promise<Record<string, LocomoReport>> {
-  const passages = data.flatMap((c) => c.turns.map((t) => t.text));
-  const queries = data.flatMap((c) => c.questions.map((q) => q.question));
-  const vectors = new Map<string, Float32Array>();
-  (await cachedEmbed(embedder, 'locomo-turns', passages, 'passage')).forEach((v, i) => vectors.set(`p:${passages[i]}`, v));
-  (await cachedEmbed(embedder, 'locomo-questions', queries, 'query')).forEach((v, i) => vectors.set(`q:${queries[i]}`, v));
+  const vectors = await locomoVectors(embedder, data);
   const ranked: Record<string, Ranked[]> = Object.fromEntries(Object.keys(configs).map((k) => [k, []]));
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(configs).map((k) => [k, []]));
   for (const conv of data) {

@@ -15,8 +15,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createMemory } from '../src/local.ts';
 import { analyseQuery, memoryEntities } from '../src/core/domain/query.ts';
-import { benchEmbedders, cachedEmbed, servedEmbedder } from './embedders.ts';
-import { loadLocomo, type LocomoTurn } from './locomo.ts';
+import { benchEmbedders, servedEmbedder } from './embedders.ts';
+import { loadLocomo, locomoVectors, type LocomoTurn } from './locomo.ts';
 
 type Bridges = (text: string) => Set<string>;
 
@@ -36,11 +36,7 @@ async function main(): Promise<void> {
   const embedder = benchEmbedders().find((e) => e.key === key && e.available());
   if (!embedder) throw new Error(`multi-hop-reach: ${key} is not provisioned`);
   const data = loadLocomo();
-  const passages = data.flatMap((c) => c.turns.map((t) => t.text));
-  const queries = data.flatMap((c) => c.questions.map((q) => q.question));
-  const vectors = new Map<string, Float32Array>();
-  (await cachedEmbed(embedder, 'locomo-turns', passages, 'passage')).forEach((v, i) => vectors.set(`p:${passages[i]}`, v));
-  (await cachedEmbed(embedder, 'locomo-questions', queries, 'query')).forEach((v, i) => vectors.set(`q:${queries[i]}`, v));
+  const vectors = await locomoVectors(embedder, data);
   const variants: { label: string; bridges: Bridges; df: number; top: number }[] = [];
   for (const top of [3, 5]) {
     variants.push({ label: `names in the top ${top}`, bridges: namesOf, df: 8, top });

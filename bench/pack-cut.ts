@@ -15,8 +15,8 @@ import { pathToFileURL } from 'node:url';
 import { createMemory } from '../src/local.ts';
 import { cutAtCliff } from '../src/core/domain/pack-cut.ts';
 import { packMemories, type RankedMemory } from '../src/core/domain/recall-pack.ts';
-import { benchEmbedders, cachedEmbed, servedEmbedder } from './embedders.ts';
-import { loadLocomo, type LocomoQuestion } from './locomo.ts';
+import { benchEmbedders, servedEmbedder } from './embedders.ts';
+import { loadLocomo, locomoVectors, type LocomoQuestion } from './locomo.ts';
 
 const BUDGETS = [200, 400, 800] as const;
 const CLIFFS = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5];
@@ -78,11 +78,7 @@ async function main(): Promise<void> {
   const embedder = benchEmbedders().find((e) => e.key === only && e.available());
   if (!embedder) throw new Error(`pack-cut: ${only} is not provisioned`);
   const data = loadLocomo();
-  const passages = data.flatMap((c) => c.turns.map((t) => t.text));
-  const queries = data.flatMap((c) => c.questions.map((q) => q.question));
-  const vectors = new Map<string, Float32Array>();
-  (await cachedEmbed(embedder, 'locomo-turns', passages, 'passage')).forEach((v, i) => vectors.set(`p:${passages[i]}`, v));
-  (await cachedEmbed(embedder, 'locomo-questions', queries, 'query')).forEach((v, i) => vectors.set(`q:${queries[i]}`, v));
+  const vectors = await locomoVectors(embedder, data);
   const byConv = new Map<string, Asked[]>();
   for (const conv of data) {
     const now = Math.max(...conv.turns.map((t) => t.createdAt)) + 86_400;
