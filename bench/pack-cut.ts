@@ -53,9 +53,10 @@ export function cheapTiesFirst(ranked: RankedMemory[], tie: number): RankedMemor
   return out;
 }
 
-let reorder: (r: RankedMemory[]) => RankedMemory[] = (r) => r;
+type Reorder = (r: RankedMemory[]) => RankedMemory[];
+const asRanked: Reorder = (r) => r;
 
-function measure(asked: readonly Asked[], budget: number, cut: ((scores: number[]) => number) | null): Figures {
+function measure(asked: readonly Asked[], budget: number, cut: ((scores: number[]) => number) | null, reorder: Reorder = asRanked): Figures {
   let recall = 0;
   let tokens = 0;
   let items = 0;
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
   }
   const convs = [...byConv.keys()];
   const grid = CLIFFS.flatMap((cliff) => MIN_ITEMS.map((minItems) => ({ cliff, minItems })));
-  const summary = (asked: Asked[], cut: ((s: number[]) => number) | null) => BUDGETS.map((b) => measure(asked, b, cut));
+  const summary = (asked: Asked[], cut: ((s: number[]) => number) | null, reorder: Reorder = asRanked) => BUDGETS.map((b) => measure(asked, b, cut, reorder));
   const line = (label: string, figs: Figures[]) =>
     `  ${label.padEnd(34)} ${figs.map((f, i) => `@${BUDGETS[i]} R ${f.recall.toFixed(3)} tok ${f.tokens.toFixed(0).padStart(3)} n ${f.items.toFixed(1).padStart(4)}`).join(' | ')}`;
   const chosen: Record<string, { cliff: number; minItems: number }> = {};
@@ -127,17 +128,12 @@ async function main(): Promise<void> {
     const other = convs.find((c) => c !== fit)!;
     let best = { tie: 0, r: -1 };
     for (const tie of [0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.08]) {
-      reorder = (r) => cheapTiesFirst(r, tie);
-      const r = mean(summary(byConv.get(fit)!, null).map((f) => f.recall));
+      const r = mean(summary(byConv.get(fit)!, null, (x) => cheapTiesFirst(x, tie)).map((f) => f.recall));
       if (r > best.r + 1e-9) best = { tie, r };
     }
-    reorder = (r) => r;
-    const base = summary(byConv.get(other)!, null);
-    reorder = (r) => cheapTiesFirst(r, best.tie);
     console.log(`near-ties cheapest first, tie ${best.tie} fitted on ${fit}; reported on ${other}:`);
-    console.log(line('whole list', base));
-    console.log(line(`cheap ties first (${best.tie})`, summary(byConv.get(other)!, null)));
-    reorder = (r) => r;
+    console.log(line('whole list', summary(byConv.get(other)!, null)));
+    console.log(line(`cheap ties first (${best.tie})`, summary(byConv.get(other)!, null, (x) => cheapTiesFirst(x, best.tie))));
   }
   console.log(JSON.stringify({ embedder: embedder.key, chosen }));
 }

@@ -290,27 +290,29 @@ async function indexFactory(choice: CreateMemoryOptions['index'], dbOptions: Dex
 }
 
 /**
- * The loader of cross-encoders for `rerank: { model }` (with `transformers`' options), the store's
- * own model loaded now so that a missing one fails the open; none when transformers.js is not
- * installed (a host reranker still works).
+ * The loader of cross-encoders for `rerank: { model }` (with `transformers`' options). The adapter
+ * is imported on the first load only, so a store that never reranks with a model costs nothing at
+ * open; the store's own model is loaded now, so a missing one fails the open. A build without
+ * transformers.js (the extension's) fails such a load with MODEL_UNAVAILABLE; a host reranker
+ * still works there.
  */
-async function rerankLoader(options: CreateMemoryOptions): Promise<{ load: RerankerLoader; dispose(): Promise<void> } | null> {
+async function rerankLoader(options: CreateMemoryOptions): Promise<{ load: RerankerLoader; dispose(): Promise<void> }> {
+  // Where the files are and how the runtime runs, from `transformers`; nothing of the embedder's own (its dtype, batch, pooling).
+  const t = options.transformers ?? {};
+  const env = Object.fromEntries(
+    (['remoteHost', 'remotePathTemplate', 'localModelPath', 'allowRemoteModels', 'allowLocalModels', 'cacheDir', 'wasmPaths', 'threads', 'device'] as const).filter((k) => t[k] !== undefined).map((k) => [k, t[k]]),
+  );
+  let adapter: Promise<{ load: RerankerLoader; dispose(): Promise<void> }> | undefined;
+  const loader = () => (adapter ??= import('./adapters/reranker-transformers.ts').then(({ crossEncoderLoader }) => crossEncoderLoader({ ...env, log: safeLog(options.log) })));
+  const lazy = {
+    load: async (model: string) => (await loader()).load(model),
+    dispose: async () => {
+      if (adapter) await (await adapter.catch(() => null))?.dispose();
+    },
+  };
   const model = options.rerank && typeof options.rerank === 'object' ? options.rerank.model : undefined;
-  let loader: { load: RerankerLoader; dispose(): Promise<void> };
-  try {
-    const { crossEncoderLoader } = await import('./adapters/reranker-transformers.ts');
-    // Where the files are and how the runtime runs, from `transformers`; nothing of the embedder's own (its dtype, batch, pooling).
-    const t = options.transformers ?? {};
-    const env = Object.fromEntries(
-      (['remoteHost', 'remotePathTemplate', 'localModelPath', 'allowRemoteModels', 'allowLocalModels', 'cacheDir', 'wasmPaths', 'threads', 'device'] as const).filter((k) => t[k] !== undefined).map((k) => [k, t[k]]),
-    );
-    loader = crossEncoderLoader({ ...env, log: safeLog(options.log) });
-  } catch (error) {
-    if (typeof model === 'string') throw error;
-    return null;
-  }
-  if (typeof model === 'string' && model.trim() !== '') await loader.load(model.trim());
-  return loader;
+  if (typeof model === 'string' && model.trim() !== '') await lazy.load(model.trim());
+  return lazy;
 }
 
 /**
@@ -342,7 +344,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
   const custom = options.storage !== undefined || inDir !== null;
   const storage = inDir ? inDir.storage : options.storage ? await options.storage(name) : await openDexieStorage(name, { ...dbOptions, ...upgradeProgress });
   let index: VectorIndex | undefined;
-  let crossEncoders: Awaited<ReturnType<typeof rerankLoader>> = null;
+  let crossEncoders: Awaited<ReturnType<typeof rerankLoader>> | null = null;
   // The registry of stores is a witness only: a store still opens when it cannot be used. It
   // watches IndexedDB stores; a store on other storage is not one of them.
   const registry: DurabilityRegistry | null = custom ? null : await openDexieRegistry(dbOptions).catch(() => null);

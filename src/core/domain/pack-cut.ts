@@ -1,9 +1,9 @@
 /**
  * Score-adaptive packs (issue #51 item 5): how many of a recall's ranked memories a pack offers
- * its token budget, read from the scores' shape rather than filling the budget whatever it holds. The list is cut at its
- * first cliff — a drop between neighbours of at least `cliff` times the spread of the scores (the
- * best less the worst) — after `minItems`; memories on either side of a smaller drop are near-ties
- * and stay together (a cut never separates them). A flat list has no cliff and is offered whole:
+ * its token budget, read from the scores' shape rather than filling the budget whatever it holds.
+ * The list is cut at its first cliff — a drop between neighbours of at least `cliff` times the
+ * spread of the scores (the best less the worst) — after `minItems`; memories on either side of a
+ * smaller drop are near-ties and stay together (a cut never separates them). A flat list has no cliff and is offered whole:
  * when nothing stands out, the budget carries more of it. Pure.
  */
 import { checkChoice, checkInteger, checkNumberInRange } from './validate.ts';
