@@ -15,6 +15,7 @@ import { TermIndex } from '../src/core/domain/term-index.ts';
 import { lexicalTerms } from '../src/core/domain/tokenize.ts';
 import type { JournalContext, MemoryStorage } from '../src/core/ports.ts';
 import { storageOver, type StorageEngine } from '../src/core/storage/index.ts';
+import { CACHED_BATCH } from '../src/core/storage/recording-tx.ts';
 import { createMemory } from '../src/local.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { makeMemory, NOW } from './helpers/memory.ts';
@@ -249,6 +250,34 @@ describe('the read cache stays what storage says', () => {
     await two.replace(tagged, { ...tagged, text: 'the staging cluster, moved' }, vec(5), ctx('edit'));
     expect((await one.vectorsOf([label!])).size).toBe(0);
     expect((await one.getByLabels([label!])).size).toBe(0);
+  });
+
+  it('keeps the rows and vectors of a small write, not those of a bulk one (a sync page, an import)', async () => {
+    const inner = createMemoryEngine();
+    const reads: string[] = [];
+    const counting: StorageEngine = {
+      ...inner,
+      transaction: (mode, tables, body, options) =>
+        inner.transaction(mode, tables, (tx) => body({ ...tx, getMany: (table, keys) => (reads.push(table), tx.getMany(table, keys)) }), options),
+    };
+    const s = storageOver(counting);
+    await s.initMeta(META);
+    const read = async (ids: string[]): Promise<string[]> => {
+      const labels = (await s.labelsOf(ids)) as number[];
+      reads.length = 0;
+      await s.getByLabels(labels);
+      await s.vectorsOf(labels);
+      return [...reads];
+    };
+    await s.insert([makeMemory('small-1', 'a remembered turn'), makeMemory('small-2', 'another turn')], [vec(1), vec(2)], ctx());
+    expect(await read(['small-1', 'small-2'])).toEqual([]);
+    const bulk = Array.from({ length: CACHED_BATCH + 1 }, (_, i) => makeMemory(`bulk-${i}`, `synced memory ${i}`));
+    await s.insert(bulk, bulk.map((_, i) => vec(10 + i)), ctx('sync'));
+    const ids = bulk.map((m) => m.id);
+    expect(await read(ids)).toEqual(['memoryRows', 'vectors']);
+    // Read once, kept: the next read is served from memory, and the lexical index has them all.
+    expect(await read(ids)).toEqual([]);
+    expect(await candidates(s, 'synced memory', 100)).toHaveLength(CACHED_BATCH + 1);
   });
 
   it('a large store searches the postings in storage until its index is read, then the index', async () => {

@@ -311,8 +311,13 @@ export class ReadCache {
         // What storage holds now: the transaction that wrote it has committed.
         this.key = lexicalKey(change.meta);
         this.meta = { row: change.meta, at: performance.now() };
-      } else if ('row' in change) this.rows.set(change.row.label, { ...change.row, ...memoryOf(change.row) });
-      else if ('vector' in change) this.vectors.set(change.vector.label, change.vector.vector);
+      } else if ('row' in change) {
+        if (change.bulk) this.rows.delete(change.row.label);
+        else this.rows.set(change.row.label, { ...change.row, ...memoryOf(change.row) });
+      } else if ('vector' in change) {
+        if (change.bulk) this.vectors.delete(change.vector.label);
+        else this.vectors.set(change.vector.label, change.vector.vector);
+      }
       else if ('gone' in change) {
         this.rows.delete(change.gone);
         this.vectors.delete(change.gone);

@@ -8,7 +8,15 @@ import type { Key, StorageTx } from './port.ts';
 import type { MemoryRow, VectorRow } from './rows.ts';
 import type { TableName } from './schema.ts';
 
-export type Change = { row: MemoryRow } | { vector: VectorRow } | { gone: number } | { meta: StoreMeta } | { conflicts: 'changed' };
+/**
+ * `bulk`: written by a batch larger than `CACHED_BATCH` (a sync page, an import): the read cache
+ * updates its lexical index but does not keep the row or vector, so a bulk write does not fill
+ * the cache (and the process's memory) with rows nobody has asked for yet.
+ */
+export type Change = { row: MemoryRow; bulk?: true } | { vector: VectorRow; bulk?: true } | { gone: number } | { meta: StoreMeta } | { conflicts: 'changed' };
+
+/** Rows a write may add and still have the read cache keep them (a remember, a chat's turns). */
+export const CACHED_BATCH = 64;
 
 /** Whether writes to the table concern the read cache. */
 export const watched = (table: TableName): boolean => table === 'memoryRows' || table === 'vectors' || table === 'meta' || table === 'conflicts';
@@ -40,8 +48,9 @@ export function recording(tx: StorageTx, changes: Change[]): StorageTx {
 }
 
 function note(table: TableName, rows: readonly object[], changes: Change[]): void {
-  if (table === 'memoryRows') for (const row of rows) changes.push({ row: row as MemoryRow });
-  else if (table === 'vectors') for (const row of rows) changes.push({ vector: row as VectorRow });
+  const bulk = rows.length > CACHED_BATCH ? { bulk: true as const } : {};
+  if (table === 'memoryRows') for (const row of rows) changes.push({ row: row as MemoryRow, ...bulk });
+  else if (table === 'vectors') for (const row of rows) changes.push({ vector: row as VectorRow, ...bulk });
   else if (table === 'meta') {
     for (const row of rows as { key: string; value: StoreMeta }[]) if (row.key === 'store') changes.push({ meta: row.value });
   } else if (table === 'conflicts' && rows.length > 0) changes.push({ conflicts: 'changed' });
