@@ -4,18 +4,21 @@
  * index (the HNSW graph) in the background, a time slice at a time, yielding to the event loop
  * between slices.
  *
- * Recall stays exact for what is pending: `search` merges the graph's answer with an exact
- * cosine scan over the pending vectors (the same normalised dot product the graph uses), so a
- * row is findable the moment its write commits. A snapshot is never persisted while anything
- * is pending (`saveSnapshot` answers false): the stored snapshot always describes a graph that
- * holds every vector up to its generation, and a store closed or killed mid-drain replays the
- * rest from storage at its next open. Exact indexes gain nothing from deferral; for them
- * `addDeferred` is a plain `add`.
+ * What is pending is findable the moment its write commits: `search` merges the graph's answer
+ * with a cosine scan over the pending vectors (pending-vectors.ts: the same normalised dot
+ * product the graph uses). Over an exact graph the scan is exact. Over an approximate one (the
+ * int8 graph, whose hits the store rescores from storage anyway) the pending vectors are kept as
+ * the int8 codes that graph would store, a quarter of the float32 bytes, and handed to it as
+ * those codes. A snapshot is never persisted while anything is pending (`saveSnapshot` answers
+ * false): the stored snapshot always describes a graph that holds every vector up to its
+ * generation, and a store closed or killed mid-drain replays the rest from storage at its next
+ * open. Exact indexes gain nothing from deferral; for them `addDeferred` is a plain `add`.
  */
 import { MemoryError } from '../errors.ts';
 import type { IndexHit, VectorIndex } from '../ports.ts';
 import type { IndexKind } from '../types.ts';
 import { dot, inverseNorm } from '../domain/vector-math.ts';
+import { PendingVectors } from './pending-vectors.ts';
 
 export interface DeferredIndexOptions {
   /** Vectors handed to the wrapped index per `add` call (a slice holds at least one call). Default 32. */
@@ -29,12 +32,11 @@ export interface DeferredIndexOptions {
    * keeps memory bounded. Default: 32 MiB worth of vectors (21,845 at 384 dimensions).
    */
   maxPending?: number;
-}
-
-interface Pending {
-  vector: Float32Array;
-  /** 1 / |vector| (0 for a zero vector, which then scores 0 like in the exact index). */
-  inv: number;
+  /**
+   * Keep pending vectors as int8 codes (a quarter of the bytes; see above). Default: when the
+   * wrapped index is approximate.
+   */
+  compact?: boolean;
 }
 
 /**
@@ -62,7 +64,7 @@ function yieldToLoop(ms: number): Promise<void> {
 export class DeferredIndex implements VectorIndex {
   readonly kind: IndexKind;
   readonly dim: number;
-  private pending = new Map<number, Pending>();
+  private readonly pending: PendingVectors;
   private holds = 0;
   private draining: Promise<void> | null = null;
   private stopped = false;
@@ -87,9 +89,10 @@ export class DeferredIndex implements VectorIndex {
     this.sliceMs = Math.max(0, options.sliceMs ?? 12);
     this.pauseMs = Math.max(0, options.pauseMs ?? 0);
     this.maxPending = Math.max(1, Math.floor(options.maxPending ?? (32 * 2 ** 20) / (4 * inner.dim)));
+    this.pending = new PendingVectors(inner.dim, options.compact ?? inner.approximate === true);
   }
 
-  /** Whether the wrapped index's similarities are approximate (pending ones are exact). */
+  /** Whether the wrapped index's similarities are approximate (pending ones are as approximate). */
   get approximate(): boolean {
     return this.inner.approximate === true;
   }
@@ -121,7 +124,6 @@ export class DeferredIndex implements VectorIndex {
     if (!Array.isArray(labels) || !Array.isArray(vectors) || labels.length !== vectors.length) {
       throw new MemoryError('INVALID_ARGUMENT', 'labels and vectors must be arrays of the same length', { field: 'vectors' });
     }
-    const entries: Pending[] = [];
     for (let i = 0; i < labels.length; i++) {
       const label = labels[i];
       if (typeof label !== 'number' || !Number.isInteger(label) || label < 0 || label > 0xffff_ffff) {
@@ -136,15 +138,14 @@ export class DeferredIndex implements VectorIndex {
           index: i,
         });
       }
-      const sum = dot(vector, 0, vector, vector.length);
-      if (!Number.isFinite(sum)) throw new MemoryError('INVALID_ARGUMENT', 'vectors must contain only finite numbers', { field: 'vectors', index: i });
-      entries.push({ vector, inv: sum > 0 ? 1 / Math.sqrt(sum) : 0 });
+      if (!Number.isFinite(dot(vector, 0, vector, vector.length))) {
+        throw new MemoryError('INVALID_ARGUMENT', 'vectors must contain only finite numbers', { field: 'vectors', index: i });
+      }
     }
     const stale = labels.filter((label) => this.inner.has(label));
     if (stale.length) this.inner.remove(stale);
     for (let i = 0; i < labels.length; i++) {
-      this.pending.delete(labels[i]!); // a re-added label moves to the back of the queue
-      this.pending.set(labels[i]!, entries[i]!);
+      this.pending.set(labels[i]!, vectors[i]!); // a re-added label moves to the back of the queue
     }
     // Bounded memory: what exceeds the cap goes into the graph now, oldest first.
     const cap = Math.max(this.maxPending, ...this.heldCaps);
@@ -172,12 +173,7 @@ export class DeferredIndex implements VectorIndex {
     if (!(want >= 1)) return graph;
     const qInv = inverseNorm(query);
     const hits: IndexHit[] = graph.slice();
-    const dim = this.dim;
-    for (const [label, { vector: v, inv }] of this.pending) {
-      if (filter !== undefined && !filter(label)) continue;
-      // Clamped: float rounding puts identical vectors a hair past 1.
-      hits.push({ label, similarity: Math.max(-1, Math.min(1, dot(v, 0, query, dim) * inv * qInv)) });
-    }
+    this.pending.scan(query, qInv, filter, (label, similarity) => hits.push({ label, similarity }));
     hits.sort((a, b) => b.similarity - a.similarity || a.label - b.label);
     if (hits.length > want) hits.length = want;
     return hits;
@@ -215,7 +211,8 @@ export class DeferredIndex implements VectorIndex {
    * Holds the background drain (an import holds it while it writes, so the graph work does not
    * compete with the import); call the returned function to release the hold. `pendingBytes`
    * raises the pending cap while held (a sync's first pull of many documents stays off the
-   * graph until it is done, within that many bytes of vectors); the cap is back on release.
+   * graph until it is done, within that many bytes of float32 vectors: compact ones hold a
+   * quarter of that); the cap is back on release.
    */
   hold(pendingBytes?: number): () => void {
     this.holds += 1;
@@ -252,10 +249,10 @@ export class DeferredIndex implements VectorIndex {
   private insert(count: number): void {
     const labels: number[] = [];
     const vectors: Float32Array[] = [];
-    for (const [label, entry] of this.pending) {
+    for (const label of this.pending.labels()) {
       if (labels.length >= count) break;
       labels.push(label);
-      vectors.push(entry.vector);
+      vectors.push(this.pending.vector(label));
     }
     this.inner.add(labels, vectors);
     for (const label of labels) this.pending.delete(label);

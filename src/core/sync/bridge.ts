@@ -183,8 +183,9 @@ export async function applyReplica(run: BridgeRun, onUnreadable: OnUnreadable): 
   const forgotten = await forgottenSincePush(run);
   // New memories join the index's pending set (searchable at once by exact scan) and the graph
   // is built after the round, in the background: a first sync of many documents is not paced by
-  // HNSW insertion, and the store answers meanwhile (as after an import). Up to 128 MiB of
-  // vectors wait (50,000 at 512 dimensions); beyond that the oldest join the graph at once.
+  // HNSW insertion, and the store answers meanwhile (as after an import). Up to 128 MiB worth of
+  // float32 vectors wait (65,536 at 512 dimensions; over the int8 graph they wait as its int8
+  // codes, a quarter of that); beyond that the oldest join the graph at once.
   const release = ctx.index instanceof DeferredIndex ? ctx.index.hold(PENDING_BYTES) : () => undefined;
   try {
     await applyPages(run, forgotten, onUnreadable);
