@@ -11,7 +11,7 @@ import { MemoryError } from '../../core/errors.ts';
 import type { IndexBlockStore, MemoryStorage } from '../../core/ports.ts';
 import { storageOver } from '../../core/storage/index.ts';
 import { sqlBlockStore } from './blocks-sql.ts';
-import { betterSqliteDriver } from './driver-better-sqlite3.ts';
+import { betterSqliteDriver, SEQUENTIAL_CACHE_KIB } from './driver-better-sqlite3.ts';
 import { sqlEngine } from './engine-sql.ts';
 import { replicaFile, sqliteLevelDown } from './replica-sqlite.ts';
 import { pouchReplicas } from '../sync-pouchdb.ts';
@@ -40,5 +40,5 @@ export function openDirStore(dir: string, name: string): DirStore {
   }
   const file = storeFile(dir, name);
   const storage = storageOver(sqlEngine(betterSqliteDriver(file), `sqlite:${file}`));
-  return { file, storage, blocks: () => sqlBlockStore(betterSqliteDriver(file)), replicas: () => pouchReplicas({ levelDown: sqliteLevelDown(replicaFile(file)) }) };
+  return { file, storage, blocks: () => sqlBlockStore(betterSqliteDriver(file, { cacheKiB: SEQUENTIAL_CACHE_KIB })), replicas: () => pouchReplicas({ levelDown: sqliteLevelDown(replicaFile(file)) }) };
 }

@@ -12,7 +12,7 @@
  * as they came (a string as text, bytes as a BLOB). Node only: the browser builds replace the
  * folder store's modules (scripts/node-only.mjs).
  */
-import { loadBetterSqlite, type BetterDatabase, type BetterStatement } from './driver-better-sqlite3.ts';
+import { loadBetterSqlite, SEQUENTIAL_CACHE_KIB, type BetterDatabase, type BetterStatement } from './driver-better-sqlite3.ts';
 
 type Callback<T = void> = (error: Error | null | undefined, value?: T) => void;
 type Bytes = Buffer;
@@ -136,6 +136,7 @@ class SqliteDown {
       const db = new Database(this.file, { timeout: 10_000 });
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      db.pragma(`cache_size = -${SEQUENTIAL_CACHE_KIB}`);
       db.exec('CREATE TABLE IF NOT EXISTS replica (db TEXT NOT NULL, k BLOB NOT NULL, v, PRIMARY KEY (db, k)) WITHOUT ROWID');
       this.db = db;
       this.status = 'open';
