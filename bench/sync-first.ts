@@ -9,16 +9,18 @@
  * file, the sync replica beside it) instead of fake-indexeddb, the Node store an agent keeps.
  *
  * Measures the round (and its phases), the longest `count()` while it runs (asked every 250 ms),
- * the process's peak RSS in the round (sampled every 200 ms; in Node the store and PouchDB's
- * replica both live in the heap), then how long the background graph build takes. Prints a JSON
- * line. `bench/sync-browser.ts` measures the same in Chromium.
+ * the process's RSS before the round and its peak in the round (sampled every 200 ms; the server
+ * is seeded from a child process, so this process holds only what the sync does), then how long
+ * the background graph build takes. Prints a JSON line. `HOUKAI_BENCH_TRACE=1` prints the
+ * process's memory by kind to stderr every 2 s; `HOUKAI_BENCH_HEAP=<file>` writes a V8 heap
+ * snapshot when the round ends (what is live then). `bench/sync-browser.ts` measures the same in Chromium.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Embedder } from '../src/core/ports.ts';
 import { startCouchServer } from '../test/helpers/couch-server.ts';
-import { denseUnit, seedMemoryDocs } from './sync-seed.ts';
+import { denseUnit, seedInChild } from './sync-seed.ts';
 
 const args = process.argv.slice(2);
 const ROWS = Number(args[args.indexOf('--rows') + 1] ?? 0) || 50_000;
@@ -44,9 +46,10 @@ const embedder: Embedder = { id: 'bench-first-sync-512', dim: DIM, embed: async 
 const server = await startCouchServer();
 try {
   const url = await server.userDatabase('first', [auth]);
-  await seedMemoryDocs(url, auth, ROWS, { model: embedder.id, dim: DIM }, 'first');
+  await seedInChild(url, auth, ROWS, { model: embedder.id, dim: DIM }, 'first');
   const folder = DIR ? mkdtempSync(join(tmpdir(), 'houkai-first-sync-')) : undefined;
   const store = await createMemory({ name: `first-${process.pid}-${Date.now()}`, embedder, ...(folder ? { dir: folder } : {}) });
+  const before = Math.round(process.memoryUsage().rss / 1048576);
   const phases: Record<string, number> = {};
   let phase = '';
   let peak = 0;
@@ -79,6 +82,7 @@ try {
     },
   });
   const syncMs = performance.now() - t0;
+  if (process.env.HOUKAI_BENCH_HEAP) (await import('node:v8')).writeHeapSnapshot(process.env.HOUKAI_BENCH_HEAP);
   if (phase) phases[phase] = (phases[phase] ?? 0) + Math.round(performance.now() - at);
   running = false;
   await probe;
@@ -88,7 +92,7 @@ try {
   const graphMs = performance.now() - t1;
   await store.close();
   if (folder) rmSync(folder, { recursive: true, force: true });
-  console.log(JSON.stringify({ date: new Date().toISOString(), store: DIR ? 'sqlite (dir)' : 'fake-indexeddb', rows: ROWS, dim: DIM, syncMs: Math.round(syncMs), phases, applied: result.applied, maxCountLagMs: Math.round(maxLag), peakRssMBInRound: Math.round(peak / 1048576), atPeakMB: atPeak && { heapUsed: atPeak.heapUsed >> 20, external: atPeak.external >> 20, arrayBuffers: atPeak.arrayBuffers >> 20 }, graphAfterMs: Math.round(graphMs) }));
+  console.log(JSON.stringify({ date: new Date().toISOString(), store: DIR ? 'sqlite (dir)' : 'fake-indexeddb', rows: ROWS, dim: DIM, rssBeforeMB: before, syncMs: Math.round(syncMs), phases, applied: result.applied, maxCountLagMs: Math.round(maxLag), peakRssMBInRound: Math.round(peak / 1048576), atPeakMB: atPeak && { heapUsed: atPeak.heapUsed >> 20, external: atPeak.external >> 20, arrayBuffers: atPeak.arrayBuffers >> 20 }, graphAfterMs: Math.round(graphMs) }));
 } finally {
   await server.dispose();
 }

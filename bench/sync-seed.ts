@@ -38,3 +38,24 @@ export async function seedMemoryDocs(url: string, auth: { username: string; pass
     if (r.status !== 201) throw new Error(`seeding failed: ${r.status}`);
   }
 }
+
+/**
+ * Seeds in a child process, so that the process a benchmark measures holds none of the seeding's
+ * documents or garbage (a real device syncs from a server that someone else filled).
+ */
+export async function seedInChild(url: string, auth: { username: string; password: string }, rows: number, vector: { model: string; dim: number }, prefix: string): Promise<void> {
+  const { spawn } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const args = [...process.execArgv, fileURLToPath(import.meta.url), JSON.stringify({ url, auth, rows, vector, prefix })];
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    child.on('error', reject);
+    child.on('exit', resolve);
+  });
+  if (code !== 0) throw new Error(`seeding exited with ${code}`);
+}
+
+if (process.argv[1] && (await import('node:url')).fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { url, auth, rows, vector, prefix } = JSON.parse(process.argv[2]!) as { url: string; auth: { username: string; password: string }; rows: number; vector: { model: string; dim: number }; prefix: string };
+  await seedMemoryDocs(url, auth, rows, vector, prefix);
+}
