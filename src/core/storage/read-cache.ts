@@ -1,7 +1,8 @@
 /**
  * What recall reads most, held in memory beside the engine: the lexical index (term postings
  * with an exact BM25 top-k, core/domain/term-index.ts), and the memory rows and stored vectors
- * last read or written (least recently used first out, each within a byte budget).
+ * last read or written (least recently used first out, each within a byte budget; a bulk write's
+ * are not kept, see recording-tx.ts).
  *
  * All are kept current by this store's own writes: the engine is wrapped so that a committed
  * read-write transaction hands the cache what it wrote (recording-tx.ts: memory rows and vectors
@@ -317,8 +318,7 @@ export class ReadCache {
       } else if ('vector' in change) {
         if (change.bulk) this.vectors.delete(change.vector.label);
         else this.vectors.set(change.vector.label, change.vector.vector);
-      }
-      else if ('gone' in change) {
+      } else if ('gone' in change) {
         this.rows.delete(change.gone);
         this.vectors.delete(change.gone);
       } else continue;
