@@ -18,6 +18,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseMcpArgs } from '../src/mcp/cli.ts';
+import { syncFromEnv } from '../src/mcp/server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -133,6 +135,34 @@ describe('the code blocks in README.md and docs/', () => {
       });
     expect(problems).toEqual([]);
   }, 120_000);
+
+  it('JSON blocks parse, and an MCP client entry starts `houkai-web mcp` with options it reads', () => {
+    const json = markdownFiles().flatMap((f) => codeBlocks(f, readFileSync(f, 'utf8'))).filter((b) => b.lang === 'json');
+    const servers = json.flatMap((block) => {
+      const where = `${relative(ROOT, block.file)}:${block.line}`;
+      let value: { mcpServers?: Record<string, { command: string; args: string[]; env?: Record<string, string> }> };
+      try {
+        value = JSON.parse(block.code);
+      } catch (error) {
+        throw new Error(`${where}: ${(error as Error).message}`);
+      }
+      return Object.values(value.mcpServers ?? {}).map((server) => ({ where, ...server }));
+    });
+    expect(servers.map((s) => s.where)).toContain('README.md:' + json.find((b) => b.file.endsWith('README.md'))?.line);
+    for (const server of servers) {
+      expect([server.command, ...server.args.slice(0, 2)], server.where).toEqual(['npx', 'houkai-web', 'mcp']);
+      expect(() => parseMcpArgs(server.args.slice(2)), server.where).not.toThrow();
+      // The secrets the server reads from its environment, and nothing it would ignore.
+      const env = server.env ?? {};
+      for (const name of Object.keys(env)) expect(['HOUKAI_SYNC_USERNAME', 'HOUKAI_SYNC_PASSWORD', 'HOUKAI_SYNC_TOKEN', 'HOUKAI_SYNC_PASSPHRASE'], server.where).toContain(name);
+      const sync = parseMcpArgs(server.args.slice(2)).sync;
+      if (sync) {
+        const options = syncFromEnv(sync, env);
+        expect(options.auth !== undefined, server.where).toBe('HOUKAI_SYNC_USERNAME' in env || 'HOUKAI_SYNC_TOKEN' in env);
+        expect(options.encryption !== undefined, server.where).toBe('HOUKAI_SYNC_PASSPHRASE' in env);
+      }
+    }
+  });
 
   it('Node snippets run to their end within 60 s (a hanging one fails)', async () => {
     const node = blocks.filter((b) => /from 'houkai-web\/local'|from 'node:worker_threads'/.test(b.code));
