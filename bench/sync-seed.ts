@@ -4,6 +4,8 @@
  * unit vector of the given model (every component non-zero, as a real model's), so a device on
  * that model pulls them without embedding anything.
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { toBase64 } from '../src/core/sync/base64.ts';
 import { request } from '../test/helpers/couch-server.ts';
 
@@ -44,8 +46,6 @@ export async function seedMemoryDocs(url: string, auth: { username: string; pass
  * documents or garbage (a real device syncs from a server that someone else filled).
  */
 export async function seedInChild(url: string, auth: { username: string; password: string }, rows: number, vector: { model: string; dim: number }, prefix: string): Promise<void> {
-  const { spawn } = await import('node:child_process');
-  const { fileURLToPath } = await import('node:url');
   const args = [...process.execArgv, fileURLToPath(import.meta.url), JSON.stringify({ url, auth, rows, vector, prefix })];
   const code = await new Promise<number | null>((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -55,7 +55,7 @@ export async function seedInChild(url: string, auth: { username: string; passwor
   if (code !== 0) throw new Error(`seeding exited with ${code}`);
 }
 
-if (process.argv[1] && (await import('node:url')).fileURLToPath(import.meta.url) === process.argv[1]) {
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { url, auth, rows, vector, prefix } = JSON.parse(process.argv[2]!) as { url: string; auth: { username: string; password: string }; rows: number; vector: { model: string; dim: number }; prefix: string };
   await seedMemoryDocs(url, auth, rows, vector, prefix);
 }
