@@ -70,6 +70,16 @@ function statements(driver: SqlDriver): (sql: string) => SqlStatement {
   };
 }
 
+/** Keys a `getMany` batch names (SQLite allows 32,766 parameters; a recall names a few dozen). */
+const IN_BATCH = 512;
+
+/** An encoded key as a map key. */
+function keyString(b: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]!);
+  return s;
+}
+
 const bytes = (value: unknown): Uint8Array => (value instanceof Uint8Array ? value : new Uint8Array(value as ArrayBuffer));
 
 /** The WHERE clause and parameters of one key constraint on column `k`. */
@@ -148,6 +158,29 @@ export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
     return row ? driver.decode(bytes(row[0])) : undefined;
   }
 
+  /**
+   * Rows by key in one indexed query a batch (`k IN (…)`), not one a key: a recall's rows and its
+   * rescoring vectors are one read each. The list is padded to a power of two (with its first key)
+   * so a few statements serve every size; each position gets its own copy.
+   */
+  function readRows(name: TableName, keys: readonly Key[]): unknown[] {
+    if (keys.length < 2) return keys.map((k) => readRow(name, k));
+    const table = rowTable(spec(name).name);
+    const encoded = keys.map(encodeKey);
+    const found = new Map<string, Uint8Array>();
+    for (let i = 0; i < encoded.length; i += IN_BATCH) {
+      const part = encoded.slice(i, i + IN_BATCH);
+      let size = 2;
+      while (size < part.length) size *= 2;
+      while (part.length < size) part.push(part[0]!);
+      for (const [k, v] of stmt(`SELECT k, v FROM ${table} WHERE k IN (${'?,'.repeat(size - 1)}?)`).all(part)) found.set(keyString(bytes(k)), bytes(v));
+    }
+    return encoded.map((k) => {
+      const v = found.get(keyString(k));
+      return v === undefined ? undefined : driver.decode(v);
+    });
+  }
+
   /** The primary key of a row about to be written, the next counter value when it has none. */
   function keyFor(t: TableSql, row: Record<string, unknown>): Key {
     const path = t.spec.primaryKey;
@@ -201,7 +234,7 @@ export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
       },
       async getMany(name, keys) {
         check(name);
-        return keys.map((k) => readRow(name, k)) as never;
+        return readRows(name, keys) as never;
       },
       async query(name, q = {}) {
         check(name);
