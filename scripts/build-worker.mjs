@@ -7,6 +7,7 @@
  *   memory.worker.js                              the worker: store, index, both embedders, RPC host
  *   ort-wasm-simd-threaded.asyncify.{mjs,wasm}    onnxruntime-web (MiniLM, bge-small)
  *   tfjs-backend-wasm{,-simd,-threaded-simd}.wasm TF.js (use-lite)
+ *   sqlite3.wasm                                  SQLite (stores on OPFS)
  *
  * The worker names each of them with a literal `new URL('./…', import.meta.url)`
  * (worker/runtime-assets.prebuilt.ts): a bundler that bundles the worker copies them, a page that
@@ -142,6 +143,8 @@ export async function buildWorker({ quiet = false, out = WORKER_OUT } = {}) {
   const beside = [
     ...['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm'].map((name) => join(ort, name)),
     ...(await readdir(tfjs)).filter((name) => /^tfjs-backend-wasm.*\.wasm$/.test(name)).map((name) => join(tfjs, name)),
+    // SQLite for stores on OPFS (its glue names it `new URL("sqlite3.wasm", import.meta.url)`).
+    join(packageDir('@sqlite.org/sqlite-wasm'), 'dist', 'sqlite3.wasm'),
   ];
   for (const file of beside) await copyFile(file, join(out, file.split('/').pop()));
   for (const name of ['memory.worker.js', 'ort-wasm-simd-threaded.asyncify.mjs']) {

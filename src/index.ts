@@ -112,7 +112,10 @@ let election: OwnerElection | null = null;
  */
 export async function connectMemory(options: ConnectOptions = {}): Promise<MemoryClient> {
   const { endpoint, worker, workerUrl, owner, persist = true, onProgress, ...request } = options;
-  const mode = endpoint || worker ? 'given' : (owner ?? defaultOwner());
+  // An OPFS store needs a dedicated worker (a SharedWorker has no synchronous file access): elected by default.
+  const opfs = request.storage === 'opfs';
+  if (opfs && owner === 'shared') throw new MemoryError('INVALID_ARGUMENT', "storage: 'opfs' needs a dedicated worker: owner 'elected' or 'dedicated'", { field: 'owner' });
+  const mode = endpoint || worker ? 'given' : (owner ?? (opfs ? (canElectOwner() ? 'elected' : 'dedicated') : defaultOwner()));
   if (mode === 'elected' && !canElectOwner()) {
     throw new MemoryError('INVALID_ARGUMENT', "owner: 'elected' needs Web Locks, BroadcastChannel and Worker", { field: 'owner' });
   }

@@ -55,12 +55,15 @@ export interface CreateMemoryOptions extends LongRunOptions {
   /** Store name; stores are isolated from each other. Default 'default'. */
   name?: string;
   /**
-   * Where the memories live: a factory of `MemoryStorage` for the store's name. Default: IndexedDB
-   * through Dexie (`indexedDB`, `IDBKeyRange` below). `memoryStorages()` keeps them in this
-   * process's memory (tests, short-lived agents); a store on custom storage keeps no record in
-   * the origin's registry of stores.
+   * Where the memories live. 'indexeddb' (the default): IndexedDB through Dexie (`indexedDB`,
+   * `IDBKeyRange` below). 'opfs' (browsers, in a dedicated worker only): one SQLite file a store in
+   * the origin-private file system, through SQLite's WebAssembly build (`@sqlite.org/sqlite-wasm`,
+   * an optional peer), with the `hnsw-i8` index unless told otherwise — a different store from
+   * the IndexedDB one of the same name. Or a factory of `MemoryStorage` for the store's name:
+   * `memoryStorages()` keeps them in this process's memory (tests, short-lived agents). A store
+   * on OPFS or custom storage keeps no record in the origin's registry of stores.
    */
-  storage?: (name: string) => MemoryStorage | Promise<MemoryStorage>;
+  storage?: 'indexeddb' | 'opfs' | ((name: string) => MemoryStorage | Promise<MemoryStorage>);
   /**
    * Node: keep the store in a folder that outlives the process — one SQLite file a store
    * (`<dir>/<name>.houkai.sqlite`, WAL), its rows and its int8 index's blocks, through
@@ -260,6 +263,17 @@ async function dropIndexFiles(kind: IndexKind, name: string, dbOptions: DexieSto
   if (kind === 'hnsw-i8') await withBlocks(name, dbOptions, (blocks) => blocks.clear());
 }
 
+/** A store in SQLite keeps only the int8 index's blocks (beside its rows); nothing of it is in IndexedDB. */
+async function dropSqlIndexFiles(kind: IndexKind, blocks: () => IndexBlockStore): Promise<void> {
+  if (kind !== 'hnsw-i8') return;
+  const store = blocks();
+  try {
+    await store.clear();
+  } finally {
+    store.close();
+  }
+}
+
 /** The int8 index's block store in the store's own database, for one call. */
 async function withBlocks<T>(name: string, dbOptions: DexieStorageOptions, use: (blocks: IndexBlockStore) => Promise<T>): Promise<T> {
   const { idbBlockStore } = await import('./adapters/index-blocks-idb.ts');
@@ -334,15 +348,24 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
     ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
   };
   useFflateGzip();
-  if (options.storage !== undefined && typeof options.storage !== 'function') throw invalid('storage must be a function of the store name', { field: 'storage' });
+  if (options.storage !== undefined && options.storage !== 'indexeddb' && options.storage !== 'opfs' && typeof options.storage !== 'function') {
+    throw invalid("storage must be 'indexeddb', 'opfs' or a function of the store name", { field: 'storage' });
+  }
   if (options.sync !== undefined && options.sync !== false && typeof options.sync !== 'function') throw invalid('sync must be a replica factory or false', { field: 'sync' });
   const onProgress = options.onProgress;
   const upgradeProgress: Pick<DexieStorageOptions, 'onUpgradeProgress'> = onProgress ? { onUpgradeProgress: (done, total) => onProgress({ kind: 'upgrade', done, total }) } : {};
   if (options.dir !== undefined && (typeof options.dir !== 'string' || options.dir.trim() === '')) throw invalid('dir must be a folder path', { field: 'dir' });
-  if (options.dir !== undefined && options.storage !== undefined) throw invalid('dir and storage cannot both be given', { field: 'dir' });
+  if (options.dir !== undefined && options.storage !== undefined && options.storage !== 'indexeddb') throw invalid('dir and storage cannot both be given', { field: 'dir' });
   const inDir = options.dir === undefined ? null : (await import('./adapters/sql/node-store.ts')).openDirStore(options.dir, name);
-  const custom = options.storage !== undefined || inDir !== null;
-  const storage = inDir ? inDir.storage : options.storage ? await options.storage(name) : await openDexieStorage(name, { ...dbOptions, ...upgradeProgress });
+  if (options.storage === 'opfs' && options.index === 'hnsw') {
+    throw invalid("An OPFS store keeps the 'hnsw-i8' or 'exact' index (hnswlib's file lives in IndexedDB)", { field: 'index' });
+  }
+  const inOpfs = options.storage === 'opfs' ? await (await import('./adapters/sql/opfs-store.ts')).openOpfsStore(name) : null;
+  // A store in SQLite (a folder in Node, OPFS in a browser): its int8 index's blocks beside its rows.
+  const inSql = inDir ?? inOpfs;
+  const ownStorage = typeof options.storage === 'function' ? options.storage : null;
+  const custom = ownStorage !== null || inSql !== null;
+  const storage = inSql ? inSql.storage : ownStorage ? await ownStorage(name) : await openDexieStorage(name, { ...dbOptions, ...upgradeProgress });
   let index: VectorIndex | undefined;
   let crossEncoders: Awaited<ReturnType<typeof rerankLoader>> | null = null;
   // The registry of stores is a witness only: a store still opens when it cannot be used. It
@@ -356,9 +379,9 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
     // The index the store is kept in (a store from before the record: int8 blocks in its database say hnsw-i8).
     const kept = await keptIndex(storage, custom ? null : () => withBlocks(name, dbOptions, async (blocks) => (await blocks.readManifest()) !== undefined));
     onProgress?.({ kind: 'index-open', phase: 'start' });
-    // A store in a folder: the int8 index, its blocks in the store's file.
-    const factory = inDir && (options.index ?? kept?.kind ?? 'hnsw-i8') === 'hnsw-i8'
-      ? (await import('./adapters/index-hnsw-i8.ts')).createHnswI8IndexFactory({ blocks: inDir.blocks })
+    // A store in SQLite: the int8 index, its blocks in SQLite too.
+    const factory = inSql && (options.index ?? kept?.kind ?? 'hnsw-i8') === 'hnsw-i8'
+      ? (await import('./adapters/index-hnsw-i8.ts')).createHnswI8IndexFactory({ blocks: inSql.blocks })
       : await indexFactory(options.index ?? kept?.kind ?? DEFAULT_INDEX, dbOptions);
     index = await factory({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });
     crossEncoders = await rerankLoader(options);
@@ -398,7 +421,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
       },
     );
     // Opened on another index than it had: the move is done (rebuilt at open), the old index's files go.
-    await settleIndex(storage, kept, index.kind, (kind) => dropIndexFiles(kind, name, dbOptions));
+    await settleIndex(storage, kept, index.kind, (kind) => (inSql ? dropSqlIndexFiles(kind, inSql.blocks) : dropIndexFiles(kind, name, dbOptions)));
     onProgress?.({ kind: 'index-open', phase: 'done' });
     return Object.defineProperties(store, {
       name: { value: name, enumerable: true },
@@ -414,7 +437,9 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
 }
 
 /** Deletes a store's database, its index snapshot and its registry record (a deliberate deletion is not a loss). */
-export async function deleteMemory(name: string, options: Pick<CreateMemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'index'> = {}): Promise<void> {
+export async function deleteMemory(name: string, options: Pick<CreateMemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'index'> & { storage?: 'indexeddb' | 'opfs' } = {}): Promise<void> {
+  // A closed OPFS store: its files in the pool (in the dedicated worker that holds it).
+  if (options.storage === 'opfs') return void (await (await import('./adapters/sql/opfs-store.ts')).deleteOpfsStore(name));
   const dbOptions: DexieStorageOptions = {
     ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
     ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),

@@ -43,6 +43,8 @@ export interface RegistryOptions {
 interface Entry {
   store: Promise<OpenedStore>;
   refs: number;
+  /** Where it lives: one name is open here on one storage at a time. */
+  storage: NonNullable<OpenRequest['storage']>;
 }
 
 
@@ -78,13 +80,17 @@ export class StoreRegistry {
       throw new MemoryError('STORE_IN_USE', `Store ${JSON.stringify(request.name)} is being deleted or renamed; open it again when that is done`, { name: request.name });
     }
     let entry = this.entries.get(request.name);
+    const storage = request.storage ?? 'indexeddb';
+    if (entry && entry.storage !== storage) {
+      throw new MemoryError('STORE_IN_USE', `Store ${JSON.stringify(request.name)} is open here on ${entry.storage}; close it before opening the one on ${storage}`, { name: request.name, storage: entry.storage });
+    }
     if (!entry) {
       const store = this.options.open(request, onProgress).then((opened) => {
         // Changes the store makes on its own (live sync rounds) are announced like a call's.
         opened.watch?.((op, ids) => this.changed(request.name, op, ids));
         return opened;
       });
-      entry = { store, refs: 0 };
+      entry = { store, refs: 0, storage };
       this.entries.set(request.name, entry);
       store.catch(() => {
         if (this.entries.get(request.name) === entry) this.entries.delete(request.name);

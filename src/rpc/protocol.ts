@@ -16,6 +16,12 @@ export interface OpenRequest {
   name: string;
   embedder?: 'auto' | 'minilm' | 'bge-small' | 'use-lite';
   index?: 'hnsw' | 'exact' | 'hnsw-i8';
+  /**
+   * Where the store lives: 'indexeddb' (the default) or 'opfs' (SQLite in the origin-private file
+   * system, for large stores; served by a dedicated worker, which `connectMemory` elects). The two
+   * are different stores even under one name.
+   */
+  storage?: 'indexeddb' | 'opfs';
   onEmbedderChange?: 'error' | 'reindex';
   /** The store's default conflict policy for `remember` ('warn' unless set; the app asks for 'review'). The first opener sets it. */
   conflictPolicy?: 'ignore' | 'warn' | 'supersede' | 'raise' | 'review';
@@ -60,6 +66,7 @@ export interface OpenOptions {
   name: string;
   embedder: NonNullable<OpenRequest['embedder']>;
   index?: NonNullable<OpenRequest['index']>;
+  storage?: NonNullable<OpenRequest['storage']>;
   onEmbedderChange?: NonNullable<OpenRequest['onEmbedderChange']>;
   actor?: string;
   journalRetention?: NonNullable<OpenRequest['journalRetention']>;
@@ -75,6 +82,7 @@ export function openOptions(request: OpenRequest): OpenOptions {
     name: request.name,
     embedder: request.embedder ?? 'auto',
     ...(request.index ? { index: request.index } : {}),
+    ...(request.storage ? { storage: request.storage } : {}),
     ...(request.onEmbedderChange ? { onEmbedderChange: request.onEmbedderChange } : {}),
     ...(request.actor ? { actor: request.actor } : {}),
     ...(request.journalRetention ? { journalRetention: request.journalRetention } : {}),

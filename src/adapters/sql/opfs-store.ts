@@ -1,0 +1,63 @@
+/**
+ * A store in the origin-private file system (browsers, in a dedicated worker):
+ * `createMemory({ name, storage: 'opfs' })` keeps its rows in one SQLite file through the shared
+ * SQL engine (engine-sql.ts) and the int8 index's blocks in a second one (blocks-sql.ts) — a file
+ * of their own, because the pool's VFS has no locks for two connections to one file to wait on —
+ * both in the worker's OPFS pool (driver-sqlite-wasm.ts).
+ */
+import type { IndexBlockStore, MemoryStorage } from '../../core/ports.ts';
+import { storageOver } from '../../core/storage/index.ts';
+import { sqlBlockStore } from './blocks-sql.ts';
+import { opfsPool, sqliteWasmDriver } from './driver-sqlite-wasm.ts';
+import { sqlEngine } from './engine-sql.ts';
+
+export interface OpfsStore {
+  /** The rows' file, inside the pool. */
+  file: string;
+  storage: MemoryStorage;
+  /** A connection to the blocks' file for the int8 index. */
+  blocks: () => IndexBlockStore;
+}
+
+/** A page cache for the blocks' connection, which reads and writes in long sequential runs. */
+const BLOCKS_CACHE_KIB = 2048;
+/** Pool files a store may take: two databases, each with its rollback journal. */
+const FILES_A_STORE = 4;
+
+const encoded = (name: string): string => encodeURIComponent(name).replace(/\./g, '%2E');
+
+/** The files a store's name maps to, inside the pool (any name: `a/b`, `..` stay one file name). */
+export function opfsFiles(name: string): { rows: string; blocks: string } {
+  const base = `/stores/${encoded(name)}`;
+  return { rows: `${base}.houkai.sqlite`, blocks: `${base}.blocks.sqlite` };
+}
+
+export async function openOpfsStore(name: string): Promise<OpfsStore> {
+  const util = await opfsPool();
+  await util.reserveMinimumCapacity(util.getFileCount() + FILES_A_STORE + 2);
+  const files = opfsFiles(name);
+  const storage = storageOver(sqlEngine(sqliteWasmDriver(util, files.rows), `opfs:${name}`));
+  return { file: files.rows, storage, blocks: () => sqlBlockStore(sqliteWasmDriver(util, files.blocks, { cacheKiB: BLOCKS_CACHE_KIB })) };
+}
+
+/** The names of the OPFS stores of this origin (those with a rows file). */
+export async function opfsStoreNames(): Promise<string[]> {
+  const util = await opfsPool();
+  const out: string[] = [];
+  for (const file of util.getFileNames()) {
+    const m = /^\/stores\/(.+)\.houkai\.sqlite$/.exec(file);
+    if (m) out.push(decodeURIComponent(m[1]!));
+  }
+  return out.sort();
+}
+
+/** Deletes a closed OPFS store's files (rows, blocks, their journals). Answers whether it existed. */
+export async function deleteOpfsStore(name: string): Promise<boolean> {
+  const util = await opfsPool();
+  const files = opfsFiles(name);
+  let existed = false;
+  for (const file of [files.rows, files.blocks]) {
+    for (const f of [file, `${file}-journal`]) if (util.unlink(f) && f === files.rows) existed = true;
+  }
+  return existed;
+}
