@@ -2,8 +2,12 @@
  * `npm run bench -- --million` (or `npx tsx bench/million.ts`): a million memories in headless
  * Chromium through the worker, with today's index measured in the same run at 100k.
  *
- *   npx tsx bench/million.ts [--runs hnsw:100000,hnsw-i8:100000,hnsw-i8:1000000] [--out FILE]
+ *   npx tsx bench/million.ts [--runs hnsw:100000,hnsw-i8:100000,hnsw-i8:1000000] [--storage dexie|opfs] [--out FILE]
  *   npx tsx bench/million.ts --index-only [--sizes 1000000]
+ *
+ * `--storage opfs`: the stores in SQLite on OPFS (#54; a dedicated worker of the page owns them)
+ * instead of IndexedDB; the report says which, and gives `index.n<size>` with the keys of
+ * `npm run bench`'s index table.
  *
  * Each run (index kind × size) gets a Chromium profile of its own under bench/.cache/profiles/
  * (git-ignored) so origin storage is the store's alone; a profile that already holds the store
@@ -52,7 +56,10 @@ const RUNS = (flag('runs') ?? 'hnsw:100000,hnsw-i8:100000,hnsw-i8:1000000').spli
   const [kind, n] = r.split(':');
   return { kind: kind as 'hnsw' | 'hnsw-i8', n: Number(n) };
 });
-const OUT = resolve(flag('out') ?? join(root, 'bench/.cache/million-result.json'));
+/** Where the stores live: 'dexie' (IndexedDB, the default) or 'opfs' (SQLite in the origin-private file system, #54). */
+const STORAGE = (flag('storage') ?? 'dexie') as 'dexie' | 'opfs';
+if (STORAGE !== 'dexie' && STORAGE !== 'opfs') throw new Error(`--storage must be dexie or opfs, not ${STORAGE}`);
+const OUT = resolve(flag('out') ?? join(root, `bench/.cache/million-result${STORAGE === 'opfs' ? '-opfs' : ''}.json`));
 const CACHE = join(root, 'bench/.cache');
 const INGEST_CALL = 2_000;
 const RECALLS = 300;
@@ -284,6 +291,8 @@ interface RunResult {
   worker_js_heap_bytes: number | null;
   index_wasm_bytes: number | null;
   open_to_first_recall_ms: number;
+  /** The same, under the name `npm run bench`'s index table gives it. */
+  reopen_ms: number;
   open_runs: { ms: number; in_page_ms: number; opened: string | null; fresh_worker: boolean }[];
   /** With --profile: per memory for each ingest chunk, per recall, and one open in a fresh worker. */
   profile?: {
@@ -294,7 +303,7 @@ interface RunResult {
 }
 
 async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<RunResult> {
-  const profileDir = join(CACHE, 'profiles', `${kind}-${n}`);
+  const profileDir = join(CACHE, 'profiles', `${STORAGE === 'opfs' ? 'opfs-' : ''}${kind}-${n}`);
   mkdirSync(profileDir, { recursive: true });
   context = await launch(profileDir);
   const name = `million-${kind}-${n}`;
@@ -302,7 +311,7 @@ async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<R
   const profile: NonNullable<RunResult['profile']> = { ingest: [], recall: {}, open: { ms: 0, phases: {} } };
   if (PROFILE) await page.evaluate(() => window.bench.setProfiling(true));
   const opening = performance.now();
-  await page.evaluate(([name, index]) => window.bench.open(name!, { index: index as 'hnsw' }), [name, kind]);
+  await page.evaluate(([name, index, storage]) => window.bench.open(name!, { index: index as 'hnsw', ...(storage === 'opfs' ? { storage: 'opfs' as const } : {}) }), [name, kind, STORAGE]);
   // The first open after a schema change upgrades the stored store (v12 moves every row), so it is said.
   log(`${name}: opened in ${((performance.now() - opening) / 1000).toFixed(1)} s`);
   if (PROFILE) await page.evaluate(() => window.bench.profile());
@@ -365,7 +374,7 @@ async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<R
     const closedAt = Date.now();
     await sleep(1500);
     const before = Date.now();
-    page = await readyPage(base, `?cold=${encodeURIComponent(name)}&index=${kind}`);
+    page = await readyPage(base, `?cold=${encodeURIComponent(name)}&index=${kind}${STORAGE === 'opfs' ? '&storage=opfs' : ''}`);
     await page.waitForFunction(() => window.bench?.cold !== undefined, undefined, { timeout: 300_000, polling: 5 });
     const cold = await page.evaluate(() => window.bench.cold!);
     const opened = cold.info.opens.find((o) => o.name === name)?.opened ?? null;
@@ -377,7 +386,7 @@ async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<R
     for (const p of context.pages()) await p.close();
     await sleep(1500);
     const before = Date.now();
-    page = await readyPage(base, `?cold=${encodeURIComponent(name)}&index=${kind}&profile=1`);
+    page = await readyPage(base, `?cold=${encodeURIComponent(name)}&index=${kind}&profile=1${STORAGE === 'opfs' ? '&storage=opfs' : ''}`);
     await page.waitForFunction(() => window.bench?.cold !== undefined, undefined, { timeout: 300_000, polling: 5 });
     const cold = await page.evaluate(() => window.bench.cold!);
     profile.open = { ms: Math.round(cold.firstRecallEpochMs - before), phases: perUnit(cold.profile ?? {}, 1) };
@@ -385,8 +394,10 @@ async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<R
   }
   await context.close();
   context = undefined;
-  const disk = diskBytes(join(profileDir, 'Default', 'IndexedDB'));
-  log(`${name}: ${Math.round(disk / 2 ** 20)} MiB of IndexedDB files on disk, ${Math.round(disk / n)} B a memory`);
+  // The store's files: IndexedDB's LevelDB folder, or OPFS's (Chromium keeps it under "File System"),
+  // where the pool preallocates a few empty files.
+  const disk = diskBytes(join(profileDir, 'Default', STORAGE === 'opfs' ? 'File System' : 'IndexedDB'));
+  log(`${name}: ${Math.round(disk / 2 ** 20)} MiB of ${STORAGE === 'opfs' ? 'OPFS' : 'IndexedDB'} files on disk, ${Math.round(disk / n)} B a memory`);
   const sortedOpen = openRuns.map((r) => r.ms).sort((a, b) => a - b);
   return {
     kind,
@@ -406,6 +417,7 @@ async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<R
     worker_js_heap_bytes: memory.jsHeapUsedBytes,
     index_wasm_bytes: kind === 'hnsw-i8' ? memory.i8IndexBytes.reserved : memory.hnswlibBytes,
     open_to_first_recall_ms: sortedOpen[sortedOpen.length >> 1]!,
+    reopen_ms: sortedOpen[sortedOpen.length >> 1]!,
     open_runs: openRuns,
     ...(PROFILE ? { profile } : {}),
   };
@@ -522,7 +534,15 @@ async function main(): Promise<void> {
       machine: `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB`,
       date: new Date().toISOString(),
       load_average: { start: round(load, 2), now: round(loadavg()[0]!, 2) },
+      storage: STORAGE,
       million: Object.fromEntries(results.map((r) => [`${r.kind}@${r.n}`, r])),
+      // The keys `npm run bench` writes for its index sizes, by size (bytes a memory: on disk).
+      index: Object.fromEntries(
+        results.map((r) => [
+          `n${r.n}`,
+          { kind: r.kind, ingest_per_s: r.ingest_per_s, recall_p50_ms: r.recall_p50_ms, recall_p99_ms: r.recall_p99_ms, recall_at_10: r.recall_at_10, reopen_ms: r.reopen_ms, bytes_per_memory: r.disk_bytes_per_memory, worker_rss_bytes: r.worker_rss_bytes },
+        ]),
+      ),
       total_s: Math.round((Date.now() - startedAt) / 1000),
     };
     mkdirSync(resolve(OUT, '..'), { recursive: true });

@@ -5,7 +5,7 @@
  * same store through the worker in headless Chromium and is merged under "browser".
  *
  * Usage: npm run bench [-- --sizes 1000,10000,100000] [-- --skip-browser] [-- --index-only] [-- --models-only] [-- --texts sentences|real]
- *        npm run bench -- --million [--runs hnsw:100000,hnsw-i8:100000,hnsw-i8:1000000]   (bench/million.ts)
+ *        npm run bench -- --million [--runs hnsw:100000,hnsw-i8:100000,hnsw-i8:1000000] [--storage dexie|opfs]   (bench/million.ts)
  *        npm run bench -- --compare [--sizes 100000]                                    (bench/index-compare.ts)
  *        npm run bench -- --sync [--rows 10000] [--live 30]                             (bench/sync.ts)
  *        npm run bench -- --sync-browser [--rows 50000]                                 (bench/sync-browser.ts)

@@ -91,7 +91,15 @@ function startWorker(): Worker | SharedWorker {
 let lastDedicated: Worker | undefined;
 const clients = new Map<string, MemoryClient>();
 
+/** The page's one dedicated worker for stores on OPFS (the pool is one worker's at a time). */
+let opfsWorker: Worker | undefined;
+
 function connect(options: ConnectOptions = {}): Promise<MemoryClient> {
+  if (options.storage === 'opfs') {
+    opfsWorker ??= new Worker(new URL('./bench.worker.ts', import.meta.url), { type: 'module', name: 'houkai-bench-opfs' });
+    lastDedicated = opfsWorker;
+    return connectMemory({ ...options, endpoint: opfsWorker });
+  }
   return connectMemory({
     ...options,
     worker: () => {
@@ -110,7 +118,7 @@ function client(name: string): MemoryClient {
 
 /** Runs `task` against the worker's bench API over a connection of its own. */
 async function withWorker<T>(task: (remote: Comlink.Remote<BenchHostApi>) => Promise<T>): Promise<T> {
-  if (typeof SharedWorker === 'undefined') {
+  if (typeof SharedWorker === 'undefined' || opfsWorker) {
     if (!lastDedicated) throw new Error('bench: no worker started yet');
     return task(Comlink.wrap<BenchHostApi>(lastDedicated));
   }
@@ -127,10 +135,10 @@ async function withWorker<T>(task: (remote: Comlink.Remote<BenchHostApi>) => Pro
 
 const info = (): Promise<BenchInfo> => withWorker((remote) => remote.benchInfo());
 
-async function coldStart(name: string, index?: 'hnsw' | 'hnsw-i8' | 'exact', profiled = false): Promise<ColdStartResult> {
+async function coldStart(name: string, index?: 'hnsw' | 'hnsw-i8' | 'exact', profiled = false, storage?: 'opfs'): Promise<ColdStartResult> {
   if (profiled) await window.bench.setProfiling(true);
   const t0 = performance.now();
-  const memory = await connect({ name, ...(index ? { index } : {}) });
+  const memory = await connect({ name, ...(index ? { index } : {}), ...(storage ? { storage } : {}) });
   const tConnected = performance.now();
   const hits = await memory.recall('q:1000000', { k: 10, touch: false, mode: 'semantic' });
   const tEnd = performance.now();
@@ -251,7 +259,8 @@ if (coldStore) {
   status.textContent = `cold start: ${coldStore}…`;
   // Profiled: switched on over a connection of its own first (which starts the worker a little
   // earlier); the bench's plain cold runs stay as they were.
-  window.bench.cold = coldStart(coldStore, coldIndex, new URLSearchParams(location.search).has('profile')).then(
+  const coldStorage = new URLSearchParams(location.search).get('storage') === 'opfs' ? 'opfs' : undefined;
+  window.bench.cold = coldStart(coldStore, coldIndex, new URLSearchParams(location.search).has('profile'), coldStorage).then(
     (result) => {
       status.textContent = `cold start: ${Math.round(result.inPageMs)} ms`;
       return result;

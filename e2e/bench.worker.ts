@@ -88,8 +88,14 @@ const i8Indexes = new Map<string, { memory(): { usedBytes: number; reservedBytes
 function indexOption(request: OpenRequest): CreateMemoryOptions['index'] {
   if (request.index !== 'hnsw-i8') return profiling ? timedIndexFactory(request.index) : request.index;
   return async (options) => {
-    const [{ createHnswI8IndexFactory }, { idbBlockStore }] = await Promise.all([import('../src/adapters/index-hnsw-i8.ts'), import('../src/adapters/index-blocks-idb.ts')]);
-    const index = await createHnswI8IndexFactory({ blocks: (name) => idbBlockStore({ database: databaseName(name) }) })(options);
+    const [{ createHnswI8IndexFactory }, { idbBlockStore }, opfs] = await Promise.all([
+      import('../src/adapters/index-hnsw-i8.ts'),
+      import('../src/adapters/index-blocks-idb.ts'),
+      request.storage === 'opfs' ? Promise.all([import('../src/adapters/sql/opfs-store.ts'), import('../src/adapters/sql/driver-sqlite-wasm.ts').then((d) => d.opfsPool())]) : null,
+    ]);
+    // The blocks where createMemory keeps them: the store's IndexedDB database, or its blocks file in OPFS.
+    const blocks = opfs ? (name: string) => opfs[0].opfsBlockStore(opfs[1], name) : (name: string) => idbBlockStore({ database: databaseName(name) });
+    const index = await createHnswI8IndexFactory({ blocks })(options);
     i8Indexes.set(options.name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number } });
     return profiling ? timedIndex(index, profiling) : index;
   };
@@ -153,7 +159,8 @@ async function open(request: OpenRequest, onProgress?: CreateMemoryOptions['onPr
           ...openOptions(request),
           embedder: syntheticEmbedder,
           ...(request.index || profiling ? { index: indexOption(request) } : {}),
-          ...(profiling ? { storage: async (store: string) => storageOver(timedEngine(await openDexieEngine(store), profiling!)) } : {}),
+          // Profiled, a Dexie store's engine calls are timed too (an OPFS store's are not: its index and methods are).
+          ...(profiling && request.storage !== 'opfs' ? { storage: async (store: string) => storageOver(timedEngine(await openDexieEngine(store), profiling!)) } : {}),
           ...(onProgress ? { onProgress } : {}),
         });
   if (profiling) {

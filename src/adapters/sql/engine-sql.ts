@@ -54,7 +54,6 @@ function createSchema(driver: SqlDriver): void {
     ddl.push(`CREATE TABLE IF NOT EXISTS ${rowTable(name)} (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID`);
     for (const index of spec.indexes) {
       ddl.push(`CREATE TABLE IF NOT EXISTS ${indexTable(name, index.name)} (k BLOB NOT NULL, p BLOB NOT NULL, PRIMARY KEY (k, p)) WITHOUT ROWID`);
-      ddl.push(`CREATE INDEX IF NOT EXISTS ${ident(`x_${name}_${index.name}`)} ON ${indexTable(name, index.name)} (p)`);
     }
   }
   driver.exec(`BEGIN; ${ddl.join('; ')}; COMMIT`);
@@ -69,6 +68,8 @@ function statements(driver: SqlDriver): (sql: string) => SqlStatement {
     return s;
   };
 }
+
+const EMPTY = new Uint8Array(0);
 
 /** Keys a `getMany` batch names (SQLite allows 32,766 parameters; a recall names a few dozen). */
 const IN_BATCH = 512;
@@ -195,8 +196,22 @@ export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
     return key;
   }
 
-  function removeEntries(t: TableSql, pk: Uint8Array): void {
-    for (const index of t.spec.indexes) stmt(`DELETE FROM ${indexTable(t.name, index.name)} WHERE p = ?`).run([pk]);
+  /**
+   * Removes a stored row's index entries, found from the row itself (the keys it was indexed
+   * under), so the index tables need no second index by primary key.
+   */
+  function removeEntries(t: TableSql, pk: Uint8Array, stored: Uint8Array): void {
+    if (t.spec.indexes.length === 0) return;
+    const row = driver.decode(stored) as Record<string, unknown>;
+    for (const index of t.spec.indexes) {
+      for (const k of indexKeysOf(index, row)) stmt(`DELETE FROM ${indexTable(t.name, index.name)} WHERE k = ? AND p = ?`).run([encodeKey(k), pk]);
+    }
+  }
+
+  /** The stored bytes of a row (undefined when there is none). */
+  function storedRow(t: TableSql, pk: Uint8Array): Uint8Array | undefined {
+    const [row] = stmt(`SELECT v FROM ${rowTable(t.name)} WHERE k = ?`).all([pk]);
+    return row ? bytes(row[0]) : undefined;
   }
 
   function write(name: TableName, rows: readonly object[], insert: boolean): Key[] {
@@ -205,7 +220,9 @@ export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
       const row = structuredClone(value) as Record<string, unknown>;
       const key = keyFor(t, row);
       const pk = encodeKey(key);
-      const exists = stmt(`SELECT 1 FROM ${rowTable(t.name)} WHERE k = ?`).all([pk]).length > 0;
+      // A table without indexes needs only to know whether the row exists; one with them, what it held.
+      const stored = t.spec.indexes.length ? storedRow(t, pk) : stmt(`SELECT 1 FROM ${rowTable(t.name)} WHERE k = ?`).all([pk]).length ? EMPTY : undefined;
+      const exists = stored !== undefined;
       if (insert && exists) throw constraintError(`Table ${name} already holds key ${JSON.stringify(key)}`);
       const keys = t.spec.indexes.map((index) => ({ index, keys: indexKeysOf(index, row).map(encodeKey) }));
       for (const { index, keys: ks } of keys) {
@@ -215,7 +232,7 @@ export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
           if (holders.length) throw constraintError(`Index ${index.name} already holds ${JSON.stringify(decodeKey(k))}`);
         }
       }
-      if (exists) removeEntries(t, pk);
+      if (stored) removeEntries(t, pk, stored);
       stmt(`INSERT OR REPLACE INTO ${rowTable(t.name)} (k, v) VALUES (?, ?)`).run([pk, driver.encode(row)]);
       for (const { index, keys: ks } of keys) for (const k of ks) stmt(`INSERT OR IGNORE INTO ${indexTable(t.name, index.name)} (k, p) VALUES (?, ?)`).run([k, pk]);
       return key;
@@ -280,7 +297,9 @@ export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
         const t = spec(name);
         for (const key of keys) {
           const pk = encodeKey(key);
-          removeEntries(t, pk);
+          const stored = storedRow(t, pk);
+          if (!stored) continue;
+          removeEntries(t, pk, stored);
           stmt(`DELETE FROM ${rowTable(t.name)} WHERE k = ?`).run([pk]);
         }
       },

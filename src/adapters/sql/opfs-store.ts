@@ -5,6 +5,7 @@
  * of their own, because the pool's VFS has no locks for two connections to one file to wait on —
  * both in the worker's OPFS pool (driver-sqlite-wasm.ts).
  */
+import type { SAHPoolUtil } from '@sqlite.org/sqlite-wasm';
 import type { IndexBlockStore, MemoryStorage } from '../../core/ports.ts';
 import { storageOver } from '../../core/storage/index.ts';
 import { sqlBlockStore } from './blocks-sql.ts';
@@ -37,7 +38,12 @@ export async function openOpfsStore(name: string): Promise<OpfsStore> {
   await util.reserveMinimumCapacity(util.getFileCount() + FILES_A_STORE + 2);
   const files = opfsFiles(name);
   const storage = storageOver(sqlEngine(sqliteWasmDriver(util, files.rows), `opfs:${name}`));
-  return { file: files.rows, storage, blocks: () => sqlBlockStore(sqliteWasmDriver(util, files.blocks, { cacheKiB: BLOCKS_CACHE_KIB })) };
+  return { file: files.rows, storage, blocks: () => opfsBlockStore(util, name) };
+}
+
+/** A connection to a store's blocks file (the pool installed: `await opfsPool()`). */
+export function opfsBlockStore(util: SAHPoolUtil, name: string): IndexBlockStore {
+  return sqlBlockStore(sqliteWasmDriver(util, opfsFiles(name).blocks, { cacheKiB: BLOCKS_CACHE_KIB }));
 }
 
 /** The names of the OPFS stores of this origin (those with a rows file). */
