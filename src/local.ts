@@ -38,6 +38,7 @@ import type { UseLiteOptions } from './adapters/use-lite-options.ts';
 export * from './core/types.ts';
 export type * from './core/api.ts';
 export { MemoryError, ERROR_CODES, type ErrorCode } from './core/errors.ts';
+export { moveMemory, type MoveMemoryOptions } from './local-move.ts';
 export type { Embedder, EmbedOptions, VectorIndex, VectorIndexFactory, Clock, IdSource, RandomSource, MemoryStorage } from './core/ports.ts';
 export { contentHash } from './core/domain/text.ts';
 export { createMemoryStorage, memoryStorages } from './adapters/storage-memory.ts';
@@ -380,7 +381,9 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
     const kept = await keptIndex(storage, custom ? null : () => withBlocks(name, dbOptions, async (blocks) => (await blocks.readManifest()) !== undefined));
     onProgress?.({ kind: 'index-open', phase: 'start' });
     // A store in SQLite: the int8 index, its blocks in SQLite too.
-    const factory = inSql && (options.index ?? kept?.kind ?? 'hnsw-i8') === 'hnsw-i8'
+    // hnswlib's file lives in IndexedDB: a store moved to OPFS from hnswlib's index moves to the int8 one.
+    const keptKind = inOpfs && kept?.kind === 'hnsw' ? 'hnsw-i8' : kept?.kind;
+    const factory = inSql && (options.index ?? keptKind ?? 'hnsw-i8') === 'hnsw-i8'
       ? (await import('./adapters/index-hnsw-i8.ts')).createHnswI8IndexFactory({ blocks: inSql.blocks })
       : await indexFactory(options.index ?? kept?.kind ?? DEFAULT_INDEX, dbOptions);
     index = await factory({ name, dim: embedder.dim, capacity: Math.max(1024, Math.ceil(count * 1.25)) });

@@ -290,6 +290,8 @@ export type ProgressEvent =
    */
   | { kind: 'upgrade'; done: number; total: number | null }
   | { kind: 'reindex'; done: number; total: number }
+  /** Moving a store between IndexedDB and OPFS (`moveMemory`): rows copied of all. */
+  | { kind: 'move'; done: number; total: number }
   /**
    * `read`: `rowsRead` rows of the file checked (as `archiveInfo().rows` counts them), `bytes` of
    * `totalBytes` compressed bytes read. `write`: `rowsWritten` of `writesTotal` rows written

@@ -7,7 +7,7 @@
  */
 import type { SAHPoolUtil } from '@sqlite.org/sqlite-wasm';
 import type { IndexBlockStore, MemoryStorage } from '../../core/ports.ts';
-import { storageOver } from '../../core/storage/index.ts';
+import { storageOver, type StorageEngine } from '../../core/storage/index.ts';
 import { sqlBlockStore } from './blocks-sql.ts';
 import { opfsPool, sqliteWasmDriver } from './driver-sqlite-wasm.ts';
 import { sqlEngine } from './engine-sql.ts';
@@ -35,10 +35,15 @@ export function opfsFiles(name: string): { rows: string; blocks: string } {
 
 export async function openOpfsStore(name: string): Promise<OpfsStore> {
   const util = await opfsPool();
+  const storage = storageOver(await openOpfsEngine(name));
+  return { file: opfsFiles(name).rows, storage, blocks: () => opfsBlockStore(util, name) };
+}
+
+/** The storage engine of a store's rows file (created when missing), below the storage rules. */
+export async function openOpfsEngine(name: string): Promise<StorageEngine> {
+  const util = await opfsPool();
   await util.reserveMinimumCapacity(util.getFileCount() + FILES_A_STORE + 2);
-  const files = opfsFiles(name);
-  const storage = storageOver(sqlEngine(sqliteWasmDriver(util, files.rows), `opfs:${name}`));
-  return { file: files.rows, storage, blocks: () => opfsBlockStore(util, name) };
+  return sqlEngine(sqliteWasmDriver(util, opfsFiles(name).rows), `opfs:${name}`);
 }
 
 /** A connection to a store's blocks file (the pool installed: `await opfsPool()`). */
