@@ -1,0 +1,92 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, expect, test, type BrowserContext, type Page } from 'playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
+
+// #54 item 6 (in part): the browser killed (SIGKILL of every Chromium process) in the middle of
+// `rememberMany` into a store on OPFS. The store reopens in a new browser on the same profile
+// with whole batches only and an index that matches its rows.
+
+/** Every process of the Chromium that runs on `profile` (the browser and its children). */
+function chromiumFamily(profile: string): number[] {
+  const procs = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8', maxBuffer: 64 << 20 })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
+  const main = procs.find((p) => p.args.includes(`--user-data-dir=${profile}`) && !p.args.includes('--type='));
+  if (!main) return [];
+  const family = new Set([main.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of procs) if (!family.has(p.pid) && family.has(p.ppid) && (family.add(p.pid), true)) grew = true;
+  }
+  return [...family];
+}
+
+async function launch(profile: string, baseURL: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true, baseURL });
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.on('pageerror', (e) => console.log(`[pageerror] ${e.message}`));
+  await page.goto('/e2e/harness.html');
+  await expect(page.locator('#status')).toHaveText('ready');
+  return { context, page };
+}
+
+/** SIGKILL to the whole browser at once: nothing of it gets to close a file. */
+async function killBrowser(profile: string, context: BrowserContext): Promise<void> {
+  const pids = chromiumFamily(profile);
+  expect(pids.length).toBeGreaterThan(1);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone already */
+    }
+  }
+  await Promise.race([context.close().catch(() => undefined), new Promise((r) => setTimeout(r, 5_000))]);
+}
+
+test('killed during rememberMany on OPFS: whole batches, an index that matches its rows', async ({ baseURL }) => {
+  test.setTimeout(240_000);
+  const profile = mkdtempSync(join(tmpdir(), 'houkai-opfs-crash-'));
+  try {
+    let { context, page } = await launch(profile, baseURL!);
+    await page.evaluate(() => {
+      const w = window as unknown as { written: number };
+      w.written = 0;
+      void (async () => {
+        const memory = await window.houkai.connect({ name: 'crash', storage: 'opfs' });
+        for (let call = 0; ; call++) {
+          const notes = Array.from({ length: 100 }, (_, i) => `crash note ${call}-${i}: the value is ${call * 100 + i}`);
+          await memory.rememberMany(notes, { batchSize: 25, onProgress: (e) => void (e.kind === 'write' && (w.written = call * 100 + e.done)) });
+        }
+      })();
+    });
+    // Mid-call: once a batch of the fourth call or later is written, while the call goes on.
+    const written = await page.waitForFunction(() => ((w) => (w.written >= 300 && w.written % 100 >= 25 && w.written % 100 < 100 ? w.written : 0))(window as unknown as { written: number }), undefined, { timeout: 120_000, polling: 5 });
+    const atKill = (await written.jsonValue()) as number;
+    await killBrowser(profile, context);
+
+    ({ context, page } = await launch(profile, baseURL!));
+    const after = await page.evaluate(async () => {
+      const memory = await window.houkai.connect({ name: 'crash', storage: 'opfs' });
+      const stats = await memory.stats();
+      const last = Math.floor(stats.count / 100);
+      const probes = [`crash note 0-0: the value is 0`, `crash note ${last - 1}-99: the value is ${last * 100 - 1}`];
+      const found = [];
+      for (const probe of probes) found.push((await memory.recall(probe, { k: 1, touch: false, mode: 'hybrid' }))[0]?.memory.text === probe);
+      return { count: stats.count, index: stats.index.size, found };
+    });
+    console.log(`killed with ${atKill} written: ${after.count} memories, index ${after.index}`);
+    expect(after.count % 25).toBe(0);
+    expect(after.count).toBeGreaterThanOrEqual(atKill);
+    expect(after.index).toBe(after.count);
+    expect(after.found).toEqual([true, true]);
+    await context.close();
+  } finally {
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
