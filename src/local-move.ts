@@ -1,5 +1,5 @@
 /**
- * Moving a closed store between IndexedDB and OPFS (`moveMemory`, re-exported by local.ts): the
+ * Moving a closed store between IndexedDB and OPFS (local.ts's `moveMemory`): the
  * rows through the engine port (core/storage/copy.ts, the metadata row last), the int8 index's
  * saved blocks beside them so the moved store opens from its snapshot, and only then the old copy
  * deleted. A move cut short (cancelled, a full disk, a closed tab) deletes what it wrote, or leaves
@@ -38,11 +38,17 @@ async function withBlocks<T>(open: () => IndexBlockStore, use: (b: IndexBlockSto
 }
 
 /**
- * Moves the closed store `name` to `to` ('opfs' or 'indexeddb'), with `{ kind: 'move' }` progress.
+ * Moves the closed store `name` to `to` ('opfs' or 'indexeddb'), with `{ kind: 'move' }` progress;
+ * `dropIndexedDb` deletes a store from IndexedDB as a whole (local.ts's deleteMemory).
  * @throws MemoryError NOT_FOUND (no store there to move), STORE_EXISTS (`to` already holds a store
  *   of that name), ABORTED (cancelled: the target's copy is deleted, the source kept), STORAGE_QUOTA.
  */
-export async function moveMemory(name: string, to: Place, options: MoveMemoryOptions = {}): Promise<{ rows: number; index: 'copied' | 'rebuilt at next open' }> {
+export async function moveStore(
+  name: string,
+  to: Place,
+  options: MoveMemoryOptions,
+  dropIndexedDb: (name: string, db: DexieStorageOptions) => Promise<void>,
+): Promise<{ rows: number; index: 'copied' | 'rebuilt at next open' }> {
   checkStoreName(name, 'name');
   if (to !== 'opfs' && to !== 'indexeddb') throw invalid("to must be 'opfs' or 'indexeddb'", { field: 'to' });
   const db: DexieStorageOptions = {
@@ -62,7 +68,7 @@ export async function moveMemory(name: string, to: Place, options: MoveMemoryOpt
           engine: await openDexieEngine(name, db),
           blocks: () => idbBlockStore({ database: databaseName(name), ...db }),
           // The database, its hnswlib snapshot and its registry record, as deleteMemory deletes a store.
-          drop: async () => (await import('./local.ts')).deleteMemory(name, db),
+          drop: () => dropIndexedDb(name, db),
         };
 
   const from = await open(to === 'opfs' ? 'indexeddb' : 'opfs');

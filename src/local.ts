@@ -31,6 +31,7 @@ import type { MemoryApi } from './core/api.ts';
 import { openStore, type StoreOpenOptions, type StoreView } from './core/store.ts';
 import type { RerankerLoader } from './core/domain/rerank.ts';
 import type { IndexKind, LongRunOptions } from './core/types.ts';
+import type { MoveMemoryOptions } from './local-move.ts';
 import type { TransformersEmbedderOptions } from './adapters/embedder-transformers.ts';
 import type { TransformersModelKey } from './adapters/model-catalog.ts';
 import type { UseLiteOptions } from './adapters/use-lite-options.ts';
@@ -38,7 +39,7 @@ import type { UseLiteOptions } from './adapters/use-lite-options.ts';
 export * from './core/types.ts';
 export type * from './core/api.ts';
 export { MemoryError, ERROR_CODES, type ErrorCode } from './core/errors.ts';
-export { moveMemory, type MoveMemoryOptions } from './local-move.ts';
+export type { MoveMemoryOptions } from './local-move.ts';
 export type { Embedder, EmbedOptions, VectorIndex, VectorIndexFactory, Clock, IdSource, RandomSource, MemoryStorage } from './core/ports.ts';
 export { contentHash } from './core/domain/text.ts';
 export { createMemoryStorage, memoryStorages } from './adapters/storage-memory.ts';
@@ -459,6 +460,17 @@ export async function deleteMemory(name: string, options: Pick<CreateMemoryOptio
   // Whatever index the store is on now, it may have been on hnswlib before a move: its file goes too.
   const { dropHnswSnapshot } = await import('./adapters/index-hnsw.ts');
   await dropHnswSnapshot(name);
+}
+
+/**
+ * Moves a closed store between IndexedDB and OPFS (in a dedicated worker): its rows, then its
+ * int8 index's saved blocks, then the old copy deleted, with `{ kind: 'move', done, total }`
+ * progress and a `signal` that cancels between batches (what was written is deleted; the source
+ * is untouched). @throws MemoryError NOT_FOUND, STORE_EXISTS, ABORTED, STORAGE_QUOTA.
+ */
+export async function moveMemory(name: string, to: 'opfs' | 'indexeddb', options: MoveMemoryOptions = {}): Promise<{ rows: number; index: 'copied' | 'rebuilt at next open' }> {
+  const { moveStore } = await import('./local-move.ts');
+  return moveStore(name, to, options, (store, db) => deleteMemory(store, db));
 }
 
 /**
