@@ -14,9 +14,12 @@ import { copyBlocks, copyEngine, holdsStore } from './core/storage/copy.ts';
 import type { StorageEngine } from './core/storage/index.ts';
 import type { LongRunOptions } from './core/types.ts';
 
-export interface MoveMemoryOptions extends LongRunOptions, DexieStorageOptions {
+export interface MoveMemoryOptions extends LongRunOptions {
   /** Rows a transaction (default 2,000). */
   batch?: number;
+  /** The IndexedDB side, as `createMemory` takes it (browsers have their own). */
+  indexedDB?: IDBFactory;
+  IDBKeyRange?: typeof IDBKeyRange;
 }
 
 type Place = 'indexeddb' | 'opfs';
@@ -47,7 +50,7 @@ export async function moveStore(
   name: string,
   to: Place,
   options: MoveMemoryOptions,
-  dropIndexedDb: (name: string, db: DexieStorageOptions) => Promise<void>,
+  dropIndexedDb: (name: string, db: Pick<MoveMemoryOptions, 'indexedDB' | 'IDBKeyRange'>) => Promise<void>,
 ): Promise<{ rows: number; index: 'copied' | 'rebuilt at next open' }> {
   checkStoreName(name, 'name');
   if (to !== 'opfs' && to !== 'indexeddb') throw invalid("to must be 'opfs' or 'indexeddb'", { field: 'to' });
