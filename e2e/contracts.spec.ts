@@ -10,7 +10,6 @@ test('the storage contracts pass in a Chromium worker on IndexedDB and on OPFS',
   const results = await page.evaluate(() => window.contracts.done);
   const failed = results.filter((r) => !r.ok);
   console.log(`contracts: ${results.length} cases, ${failed.length} failed, OPFS ${results.filter((r) => r.name.includes('OPFS')).length}`);
-  for (const r of results) console.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.ms} ms  ${r.name}`);
   for (const f of failed) console.log(`FAILED ${f.name}: ${f.error}`);
   expect(failed).toEqual([]);
   const on = (backend: string) => results.filter((r) => r.name.includes(backend)).length;

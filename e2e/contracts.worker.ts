@@ -92,6 +92,14 @@ async function opfsEngine(prefix: string): Promise<StorageEngine> {
 const opfsStorage = async (name: string): Promise<MemoryStorage> => storageOver(await opfsEngine(name));
 
 const { api, run } = runner();
+// The runner itself: a failing expectation must fail its case (else every case here would pass).
+api.it('the runner fails a case whose expectation fails', async () => {
+  const caught = await Promise.resolve()
+    .then(() => api.expect([1, { a: 2 }]).toEqual([1, { a: 3 }]))
+    .then(() => null, (e: unknown) => e);
+  if (!(caught instanceof Error)) throw new Error('expect(…).toEqual did not throw on a difference');
+  await api.expect(Promise.reject(new Error('x'))).rejects.toThrow('x');
+});
 storagePortContract(api, [
   { name: 'dexie (IndexedDB)', open: () => openDexieEngine(uniqueName('port')) },
   { name: 'sqlite (OPFS)', open: () => opfsEngine('port') },
