@@ -2,7 +2,7 @@
 // closed, reopened from its files (its int8 index from its blocks, not rebuilt), kept apart from
 // the IndexedDB store of the same name, deleted; moved from IndexedDB and back (moveMemory); and
 // the options it refuses.
-import { opfsStoreNames } from '../src/adapters/sql/opfs-store.ts';
+import { openOpfsEngine, opfsStoreNames } from '../src/adapters/sql/opfs-store.ts';
 import type { ProgressEvent } from '../src/core/types.ts';
 import { createMemory, deleteMemory, moveMemory, type CreateMemoryOptions } from '../src/local.ts';
 import type { TestApi } from '../test/contracts/api.ts';
@@ -111,6 +111,18 @@ export function opfsStoreSuite({ describe, it, expect }: TestApi): void {
       expect(await Promise.all(both.map((m) => m.count()))).toEqual([120, 1]);
       for (const m of both) await m.close();
       await deleteMemory(name);
+      await deleteMemory(name, { storage: 'opfs' });
+    });
+
+    it('what a move cut short left in OPFS (rows, no metadata row) is not opened as a store', async () => {
+      const name = uniqueName('cut-short');
+      const engine = await openOpfsEngine(name);
+      await engine.transaction('rw', ['journal'], (tx) => tx.put('journal', [{ seq: 1, ts: 1, op: 'remember', actor: 'lib', id: 'm1', group: 'g1' }]));
+      engine.close();
+      const memory = await open(name);
+      expect(await memory.count()).toBe(0);
+      expect(await memory.journalCalls(10)).toEqual([]);
+      await memory.close();
       await deleteMemory(name, { storage: 'opfs' });
     });
 

@@ -13,7 +13,7 @@ import { betterSqliteDriver } from '../src/adapters/sql/driver-better-sqlite3.ts
 import { sqlEngine } from '../src/adapters/sql/engine-sql.ts';
 import { openDexieEngine } from '../src/adapters/storage-dexie.ts';
 import { createMemoryEngine } from '../src/adapters/storage-memory.ts';
-import { copyEngine, holdsStore } from '../src/core/storage/copy.ts';
+import { copyEngine, holdsPartialCopy, holdsStore } from '../src/core/storage/copy.ts';
 import { storageOver, TABLE_NAMES, type StorageEngine } from '../src/core/storage/index.ts';
 import { createMemory } from '../src/local.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
@@ -78,6 +78,9 @@ describe('copyEngine', () => {
     await expect(copyEngine(source, target, { batch: 20, signal: controller.signal, onProgress: (done) => done >= 40 && controller.abort() })).rejects.toMatchObject({ code: 'ABORTED' });
     expect(await holdsStore(target)).toBe(false);
     expect(await holdsStore(source)).toBe(true);
+    // What it left is recognised as a copy cut short (an OPFS store opened over it starts afresh).
+    expect(await holdsPartialCopy(target)).toBe(true);
+    expect([await holdsPartialCopy(source), await holdsPartialCopy(createMemoryEngine())]).toEqual([false, false]);
     await expect(copyEngine(createMemoryEngine(), target)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     source.close();
     target.close();

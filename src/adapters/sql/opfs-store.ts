@@ -7,6 +7,7 @@
  */
 import type { SAHPoolUtil } from '@sqlite.org/sqlite-wasm';
 import type { IndexBlockStore, MemoryStorage } from '../../core/ports.ts';
+import { holdsPartialCopy } from '../../core/storage/copy.ts';
 import { storageOver, type StorageEngine } from '../../core/storage/index.ts';
 import { sqlBlockStore } from './blocks-sql.ts';
 import { opfsPool, sqliteWasmDriver } from './driver-sqlite-wasm.ts';
@@ -35,7 +36,15 @@ export function opfsFiles(name: string): { rows: string; blocks: string } {
 
 export async function openOpfsStore(name: string): Promise<OpfsStore> {
   const util = await opfsPool();
-  const storage = storageOver(await openOpfsEngine(name));
+  let engine = await openOpfsEngine(name);
+  // A move into OPFS cut short (a closed tab) left rows without their metadata row; its source
+  // still holds the store. Opened as it is, it would become a store of part of the rows: it goes.
+  if (await holdsPartialCopy(engine)) {
+    engine.close();
+    await deleteOpfsStore(name);
+    engine = await openOpfsEngine(name);
+  }
+  const storage = storageOver(engine);
   return { file: opfsFiles(name).rows, storage, blocks: () => opfsBlockStore(util, name) };
 }
 

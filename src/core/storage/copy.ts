@@ -26,6 +26,17 @@ export async function holdsStore(engine: StorageEngine): Promise<boolean> {
   return (await engine.transaction('r', [META], (tx) => tx.get(META, STORE_KEY))) !== undefined;
 }
 
+/**
+ * Whether an engine holds what a copy cut short leaves (rows without the metadata row): not a
+ * store, and nothing of it is lost when it goes (the move it came from had not deleted its source).
+ */
+export async function holdsPartialCopy(engine: StorageEngine): Promise<boolean> {
+  if (await holdsStore(engine)) return false;
+  const tables = Object.keys(TABLES) as TableName[];
+  const counts = await engine.transaction('r', tables, (tx) => Promise.all(tables.map((t) => tx.count(t))));
+  return counts.some((n) => n > 0);
+}
+
 /** A page of `table` after `after` in primary-key order: its keys and rows. */
 async function readPage(engine: StorageEngine, table: TableName, after: Key | undefined, batch: number): Promise<{ rows: object[]; keys: Key[] }> {
   return engine.transaction('r', [table], async (tx) => {
