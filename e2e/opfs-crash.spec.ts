@@ -3,11 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, expect, test, type BrowserContext, type Page } from 'playwright/test';
+import { pythonArchive } from '../test/fixtures/make-archives.ts';
+import { makeMemory } from '../test/helpers/memory.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
 
 // #54 item 6 (in part): the browser killed (SIGKILL of every Chromium process) in the middle of
-// `rememberMany` into a store on OPFS. The store reopens in a new browser on the same profile
-// with whole batches only and an index that matches its rows.
+// `rememberMany` and of an import into a store on OPFS. The store reopens in a new browser on
+// the same profile with whole batches only (an import is all or nothing: rolled back) and an
+// index that matches its rows.
 
 /** Every process of the Chromium that runs on `profile` (the browser and its children). */
 function chromiumFamily(profile: string): number[] {
@@ -85,6 +88,49 @@ test('killed during rememberMany on OPFS: whole batches, an index that matches i
     expect(after.count).toBeGreaterThanOrEqual(atKill);
     expect(after.index).toBe(after.count);
     expect(after.found).toEqual([true, true]);
+    await context.close();
+  } finally {
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
+
+/** An archive of `rows` memories for the use-lite store (most with a vector, every twentieth embedded on import). */
+function archiveBase64(rows: number): string {
+  const memories = Array.from({ length: rows }, (_, i) => makeMemory(`imp-${i}`, `imported note ${i}: service ${i % 97} builds on runner ${i % 13}`));
+  const vectors = memories.map((_, i) => {
+    if (i % 20 === 19) return undefined as unknown as Float32Array;
+    const v = new Float32Array(512);
+    v[i % 512] = 1;
+    return v;
+  });
+  return Buffer.from(pythonArchive({ memories, vectors, model: 'universal-sentence-encoder-lite', dim: 512 })).toString('base64');
+}
+
+test('killed during an import into OPFS: the import is rolled back whole, the memories before it stay', async ({ baseURL }) => {
+  test.setTimeout(240_000);
+  const profile = mkdtempSync(join(tmpdir(), 'houkai-opfs-crash-'));
+  try {
+    let { context, page } = await launch(profile, baseURL!);
+    await page.evaluate(async (b64) => {
+      const w = window as unknown as { written: number };
+      w.written = 0;
+      const memory = await window.houkai.connect({ name: 'crash-import', storage: 'opfs' });
+      await memory.remember('kept from before the import');
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      void memory.importArchive(new Blob([bytes]), { batchSize: 50, onProgress: (e) => void (e.kind === 'import' && e.phase === 'write' && (w.written = e.rowsWritten)) }).catch(() => undefined);
+    }, archiveBase64(4000));
+    await page.waitForFunction(() => (window as unknown as { written: number }).written >= 200, undefined, { timeout: 120_000, polling: 5 });
+    await killBrowser(profile, context);
+
+    ({ context, page } = await launch(profile, baseURL!));
+    const after = await page.evaluate(async () => {
+      const memory = await window.houkai.connect({ name: 'crash-import', storage: 'opfs' });
+      // The import's owner is gone (its Web Lock with it): the open rolls it back.
+      for (let i = 0; i < 100 && (await memory.count()) !== 1; i++) await new Promise((r) => setTimeout(r, 300));
+      const stats = await memory.stats();
+      return { count: stats.count, index: stats.index.size, texts: (await memory.listRecent({ limit: 5 })).map((m) => m.text) };
+    });
+    expect(after).toEqual({ count: 1, index: 1, texts: ['kept from before the import'] });
     await context.close();
   } finally {
     rmSync(profile, { recursive: true, force: true });
