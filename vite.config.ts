@@ -58,7 +58,7 @@ export default defineConfig(({ mode }) => mode === 'extension' ? extensionConfig
       checks: { bundlerTimings: false },
       input: {
         main: 'index.html',
-        ...(mode === 'e2e' ? { harness: 'e2e/harness.html', bench: 'e2e/bench.html', contracts: 'e2e/contracts.html' } : {}),
+        ...(mode === 'e2e' ? { harness: 'e2e/harness.html', bench: 'e2e/bench.html', contracts: 'e2e/contracts.html', move: 'e2e/move.html' } : {}),
       },
     },
   },

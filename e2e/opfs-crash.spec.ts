@@ -8,9 +8,10 @@ import { makeMemory } from '../test/helpers/memory.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
 
 // #54 item 6 (in part): the browser killed (SIGKILL of every Chromium process) in the middle of
-// `rememberMany` and of an import into a store on OPFS. The store reopens in a new browser on
-// the same profile with whole batches only (an import is all or nothing: rolled back) and an
-// index that matches its rows.
+// `rememberMany`, an import and a reindex of a store on OPFS, and a move from IndexedDB to OPFS.
+// The store reopens in a new browser on the same profile with whole batches only (an import is
+// all or nothing: rolled back; a reindex swaps every vector at once or none) and an index that
+// matches its rows; a move's source is whole, and a new move completes.
 
 /** Every process of the Chromium that runs on `profile` (the browser and its children). */
 function chromiumFamily(profile: string): number[] {
@@ -29,11 +30,11 @@ function chromiumFamily(profile: string): number[] {
   return [...family];
 }
 
-async function launch(profile: string, baseURL: string): Promise<{ context: BrowserContext; page: Page }> {
+async function launch(profile: string, baseURL: string, path = '/e2e/harness.html'): Promise<{ context: BrowserContext; page: Page }> {
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true, baseURL });
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('pageerror', (e) => console.log(`[pageerror] ${e.message}`));
-  await page.goto('/e2e/harness.html');
+  await page.goto(path);
   await expect(page.locator('#status')).toHaveText('ready');
   return { context, page };
 }
@@ -90,7 +91,7 @@ test('killed during rememberMany on OPFS: whole batches, an index that matches i
     expect(after.found).toEqual([true, true]);
     await context.close();
   } finally {
-    rmSync(profile, { recursive: true, force: true });
+    rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
 });
 
@@ -133,6 +134,62 @@ test('killed during an import into OPFS: the import is rolled back whole, the me
     expect(after).toEqual({ count: 1, index: 1, texts: ['kept from before the import'] });
     await context.close();
   } finally {
-    rmSync(profile, { recursive: true, force: true });
+    rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  }
+});
+
+test('killed during a reindex of an OPFS store: every memory still there and found, the index whole', async ({ baseURL }) => {
+  test.setTimeout(240_000);
+  const profile = mkdtempSync(join(tmpdir(), 'houkai-opfs-crash-'));
+  try {
+    let { context, page } = await launch(profile, baseURL!);
+    await page.evaluate(async () => {
+      const w = window as unknown as { reembedded: number };
+      w.reembedded = 0;
+      const memory = await window.houkai.connect({ name: 'crash-reindex', storage: 'opfs' });
+      await memory.rememberMany(Array.from({ length: 1200 }, (_, i) => `reindexed note ${i}: the parcel for flat ${i} waits at desk ${i % 9}`));
+      void memory.reindex({ onProgress: (e) => void (e.kind === 'reindex' && (w.reembedded = e.done)) }).catch(() => undefined);
+    });
+    await page.waitForFunction(() => ((w) => w.reembedded >= 200 && w.reembedded < 1200)(window as unknown as { reembedded: number }), undefined, { timeout: 120_000, polling: 5 });
+    await killBrowser(profile, context);
+
+    ({ context, page } = await launch(profile, baseURL!));
+    const after = await page.evaluate(async () => {
+      const memory = await window.houkai.connect({ name: 'crash-reindex', storage: 'opfs' });
+      const stats = await memory.stats();
+      const probe = 'reindexed note 777: the parcel for flat 777 waits at desk 3';
+      return { count: stats.count, index: stats.index.size, found: (await memory.recall(probe, { k: 1, touch: false }))[0]?.memory.text === probe };
+    });
+    expect(after).toEqual({ count: 1200, index: 1200, found: true });
+    await context.close();
+  } finally {
+    rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  }
+});
+
+test('killed during a move from IndexedDB to OPFS: the source whole, the copy not a store, a new move completes', async ({ baseURL }) => {
+  test.setTimeout(300_000);
+  const profile = mkdtempSync(join(tmpdir(), 'houkai-opfs-crash-'));
+  try {
+    let { context, page } = await launch(profile, baseURL!, '/e2e/move.html');
+    expect(await page.evaluate(() => window.mover.seed('moving', 4000))).toBe(4000);
+    await page.evaluate(() => window.mover.startMove('moving', 'opfs'));
+    let atKill = { done: 0, total: 0, error: 'not started' };
+    for (const until = Date.now() + 120_000; Date.now() < until; await page.waitForTimeout(10)) {
+      atKill = await page.evaluate(() => window.mover.progress());
+      if (atKill.error || (atKill.done >= 2000 && atKill.done < atKill.total)) break;
+    }
+    expect(atKill.error).toBe('');
+    expect(atKill.done).toBeLessThan(atKill.total);
+    await killBrowser(profile, context);
+
+    ({ context, page } = await launch(profile, baseURL!, '/e2e/move.html'));
+    expect(await page.evaluate(() => window.mover.check('moving', 'indexeddb', 3210))).toEqual({ count: 4000, index: 4000, found: true });
+    await page.evaluate(() => window.mover.move('moving', 'opfs'));
+    expect(await page.evaluate(() => window.mover.check('moving', 'opfs', 3210))).toEqual({ count: 4000, index: 4000, found: true });
+    console.log(`killed at ${atKill.done} of ${atKill.total} rows copied; moved whole afterwards`);
+    await context.close();
+  } finally {
+    rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
 });
