@@ -7,7 +7,7 @@
  */
 import { MemoryError } from '../../core/errors.ts';
 import type { IndexBlock, IndexBlockStore } from '../../core/ports.ts';
-import type { SqlDriver } from './engine-sql.ts';
+import { rollback, type SqlDriver } from './engine-sql.ts';
 
 const bytes = (value: unknown): Uint8Array => (value instanceof Uint8Array ? new Uint8Array(value) : new Uint8Array(value as ArrayBuffer));
 
@@ -58,7 +58,7 @@ export function sqlBlockStore(driver: SqlDriver): IndexBlockStore {
         driver.exec('COMMIT');
         return true;
       } catch (error) {
-        driver.exec('ROLLBACK');
+        rollback(() => driver.exec('ROLLBACK'));
         throw driver.mapError(error, 'index snapshot');
       }
     },

@@ -22,8 +22,43 @@ let pool: Promise<SAHPoolUtil> | null = null;
 /** The version the OPFS stores are tested with (package.json pins it; its `latest` tag is an old 3.41). */
 const INSTALL = 'npm install @sqlite.org/sqlite-wasm@3.54.1-build1';
 
+/**
+ * The last error the pool's VFS met (it answers SQLite with a bare I/O error code and logs the
+ * browser's own error, a QuotaExceededError when the origin's storage is full, through SQLite's
+ * configured error logger: that logger keeps it here).
+ */
+let vfsError: unknown;
+
+function keepVfsErrors(): void {
+  const g = globalThis as { sqlite3ApiConfig?: Record<string, unknown> };
+  g.sqlite3ApiConfig = {
+    ...g.sqlite3ApiConfig,
+    error: (...args: unknown[]) => {
+      const found = args.find((a) => a instanceof Error || (typeof a === 'object' && a !== null && 'name' in a));
+      if (found) vfsError = found;
+      console.error(...args);
+    },
+  };
+}
+
+/**
+ * The VFS failures that mean the origin's storage is full: the browser's QuotaExceededError, or a
+ * write that wrote less than asked (what a synchronous access handle does at the quota in
+ * Chromium; the VFS reports it as "Unknown write() failure.").
+ */
+const QUOTA_CAUSE = /QuotaExceeded|Unknown write\(\) failure/;
+
+/** A failed statement's error, marked when the VFS's own failure behind it was the storage quota. */
+function withVfsCause(error: unknown): unknown {
+  const cause = vfsError as { name?: string; message?: string } | undefined;
+  vfsError = undefined;
+  if (cause && QUOTA_CAUSE.test(`${cause.name}: ${cause.message}`) && error !== null && typeof error === 'object') Object.assign(error, { storageFull: true });
+  return error;
+}
+
 /** SQLite's module, an optional peer (the app and the prebuilt worker carry it), or STORAGE_FAILURE naming the install. */
 async function loadSqliteWasm(): Promise<typeof import('@sqlite.org/sqlite-wasm').default> {
+  keepVfsErrors();
   try {
     return (await import('@sqlite.org/sqlite-wasm')).default;
   } catch (error) {
@@ -89,7 +124,13 @@ export function sqliteWasmDriver(util: SAHPoolUtil, file: string, options: { cac
   }
   const statements = new Set<PreparedStatement>();
   return {
-    exec: (sql) => void db.exec(sql),
+    exec(sql) {
+      try {
+        db.exec(sql);
+      } catch (error) {
+        throw withVfsCause(error);
+      }
+    },
     prepare(sql) {
       const s = db.prepare(sql);
       statements.add(s);
@@ -97,10 +138,24 @@ export function sqliteWasmDriver(util: SAHPoolUtil, file: string, options: { cac
         s.reset(true);
         if (params.length) s.bind(params as never);
       };
+      // After a failed step SQLite's reset reports the step's error again: the step's own error
+      // (marked with its cause) is the one thrown, and the statement is left reset for the next call.
+      const failed = (error: unknown): unknown => {
+        try {
+          s.reset();
+        } catch {
+          // The same failure, already in hand.
+        }
+        return withVfsCause(error);
+      };
       return {
         run(params = []) {
           bind(params);
-          s.step();
+          try {
+            s.step();
+          } catch (error) {
+            throw failed(error);
+          }
           s.reset();
         },
         all(params = []) {
@@ -108,9 +163,10 @@ export function sqliteWasmDriver(util: SAHPoolUtil, file: string, options: { cac
           const rows: unknown[][] = [];
           try {
             while (s.step()) rows.push(s.get([]));
-          } finally {
-            s.reset();
+          } catch (error) {
+            throw failed(error);
           }
+          s.reset();
           return rows;
         },
       };
@@ -125,7 +181,8 @@ export function sqliteWasmDriver(util: SAHPoolUtil, file: string, options: { cac
     mapError(error, operation) {
       if (error instanceof MemoryError) return error;
       const message = (error as Error | null)?.message ?? String(error);
-      if (FULL.test(message) || (error as { resultCode?: number } | null)?.resultCode === SQLITE_FULL) {
+      const marked = error as { resultCode?: number; storageFull?: boolean } | null;
+      if (FULL.test(message) || marked?.resultCode === SQLITE_FULL || marked?.storageFull) {
         return new MemoryError('STORAGE_QUOTA', `The browser's storage for this origin is full (${operation}); nothing was written`, { operation });
       }
       return new MemoryError('STORAGE_FAILURE', `SQLite failed during ${operation}: ${message}`, { operation });

@@ -71,6 +71,19 @@ function statements(driver: SqlDriver): (sql: string) => SqlStatement {
 
 const EMPTY = new Uint8Array(0);
 
+/**
+ * Rolls back after a failure, keeping the failure the caller sees: SQLite has already rolled the
+ * transaction back itself after some errors (a full disk, an I/O error), and then answers
+ * ROLLBACK with "no transaction is active".
+ */
+export function rollback(run: () => void): void {
+  try {
+    run();
+  } catch {
+    // Nothing was left to undo.
+  }
+}
+
 /** Keys a `getMany` batch names (SQLite allows 32,766 parameters; a recall names a few dozen). */
 const IN_BATCH = 512;
 
@@ -318,7 +331,7 @@ export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
           stmt('COMMIT').run();
           return result;
         } catch (error) {
-          stmt('ROLLBACK').run();
+          rollback(() => stmt('ROLLBACK').run());
           throw error;
         }
       };
