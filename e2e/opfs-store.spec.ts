@@ -57,7 +57,7 @@ test('connectMemory({ storage: "opfs" }): one elected owner, shared by the tabs,
   expect(reloaded).toEqual({ count: 42, top: 'OPFS note 7: the lantern is in room 7' });
 });
 
-test('an OPFS store refuses the shared worker, with a typed error that says why', async ({ context }) => {
+test('an OPFS store refuses the shared worker and a second worker, with typed errors that say why', async ({ context }) => {
   const page = await openTab(context);
   const codes = await page.evaluate(async () => {
     const code = async (options: Parameters<typeof window.houkai.connect>[0]) => {
@@ -68,7 +68,18 @@ test('an OPFS store refuses the shared worker, with a typed error that says why'
         return error instanceof window.houkai.MemoryError ? `${error.code}: ${error.message}` : String(error);
       }
     };
-    return { owner: await code({ name: 'opfs-shared', storage: 'opfs', owner: 'shared' }) };
+    const owner = await code({ name: 'opfs-shared', storage: 'opfs', owner: 'shared' });
+    // The elected owner holds the OPFS files; a second dedicated worker of the origin cannot.
+    const held = await window.houkai.connect({ name: 'opfs-held', storage: 'opfs' });
+    let second = 'opened';
+    try {
+      await window.houkai.connectDedicated({ name: 'opfs-held-2', storage: 'opfs' });
+    } catch (error) {
+      second = error instanceof window.houkai.MemoryError ? error.code : String(error);
+    }
+    await held.close();
+    return { owner, second };
   });
   expect(codes.owner).toMatch(/^INVALID_ARGUMENT: .*dedicated worker/);
+  expect(codes.second).toBe('STORE_IN_USE');
 });

@@ -24,7 +24,7 @@ const INSTALL = 'npm install @sqlite.org/sqlite-wasm@3.54.1-build1';
 
 /**
  * The last error the pool's VFS met (it answers SQLite with a bare I/O error code and logs the
- * browser's own error, a QuotaExceededError when the origin's storage is full, through SQLite's
+ * browser's own error (at the quota, a short write or a QuotaExceededError) through SQLite's
  * configured error logger: that logger keeps it here).
  */
 let vfsError: unknown;
