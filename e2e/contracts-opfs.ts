@@ -3,6 +3,7 @@
 // the IndexedDB store of the same name, deleted; moved from IndexedDB and back (moveMemory); and
 // the options it refuses.
 import { openOpfsEngine, opfsStoreNames } from '../src/adapters/sql/opfs-store.ts';
+import { databaseName } from '../src/adapters/storage-dexie.ts';
 import type { ProgressEvent } from '../src/core/types.ts';
 import { createMemory, deleteMemory, moveMemory, type CreateMemoryOptions } from '../src/local.ts';
 import type { TestApi } from '../test/contracts/api.ts';
@@ -94,7 +95,10 @@ export function opfsStoreSuite({ describe, it, expect }: TestApi): void {
       const idb = await createMemory({ name, embedder: createHashEmbedder(), index: 'exact' });
       await idb.rememberMany(Array.from({ length: 120 }, (_, i) => `kept in IndexedDB ${i}`));
       await idb.close();
-      await expect(moveMemory(uniqueName('nothing'), 'opfs')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      const nothing = uniqueName('nothing');
+      await expect(moveMemory(nothing, 'opfs')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      // Looking for it left no empty database behind.
+      expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(databaseName(nothing));
 
       const controller = new AbortController();
       await expect(moveMemory(name, 'opfs', { batch: 20, signal: controller.signal, onProgress: (e) => e.kind === 'move' && e.done >= 40 && controller.abort() })).rejects.toMatchObject({ code: 'ABORTED' });

@@ -79,7 +79,12 @@ export async function moveStore(
   /** Whether the target's copy is this move's (to delete if it fails), not a store already there. */
   let ours = false;
   try {
-    if (!(await holdsStore(from.engine))) throw new MemoryError('NOT_FOUND', `There is no store ${JSON.stringify(name)} in ${to === 'opfs' ? 'IndexedDB' : 'OPFS'} to move`, { name });
+    if (!(await holdsStore(from.engine))) {
+      // Opening it made an empty database (or found what a move cut short): not a store, it goes.
+      from.engine.close();
+      await from.drop().catch(() => undefined);
+      throw new MemoryError('NOT_FOUND', `There is no store ${JSON.stringify(name)} in ${to === 'opfs' ? 'IndexedDB' : 'OPFS'} to move`, { name });
+    }
     target = await open(to);
     if (await holdsStore(target.engine)) throw new MemoryError('STORE_EXISTS', `${to === 'opfs' ? 'OPFS' : 'IndexedDB'} already holds a store ${JSON.stringify(name)}`, { name });
     // What a move cut short left there (no metadata row): started over.
