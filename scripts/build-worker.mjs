@@ -7,7 +7,7 @@
  *   memory.worker.js                              the worker: store, index, both embedders, RPC host
  *   ort-wasm-simd-threaded.asyncify.{mjs,wasm}    onnxruntime-web (MiniLM, bge-small)
  *   tfjs-backend-wasm{,-simd,-threaded-simd}.wasm TF.js (use-lite)
- *   sqlite3.wasm                                  SQLite (stores on OPFS)
+ *   sqlite3.wasm, sqlite3-opfs-async-proxy.js     SQLite (stores on OPFS)
  *
  * The worker names each of them with a literal `new URL('./…', import.meta.url)`
  * (worker/runtime-assets.prebuilt.ts): a bundler that bundles the worker copies them, a page that
@@ -102,6 +102,7 @@ export function stringEvaluations(code) {
  *   `new URL("ort.webgpu.bundle.min.mjs", import.meta.url)`, a file the worker does not carry;
  *   webpack would try to resolve it and fail. The browser never takes them: they name the
  *   worker's own URL instead (there are two).
+ * - sqlite-wasm's glue names its Worker1 script (SQLITE_WORKER1, below), which is not shipped.
  *
  * The build fails when the counts change, to be looked at.
  */
@@ -112,10 +113,21 @@ export function forOtherBundlers(code) {
   const bundles = (code.match(nodeBundle) ?? []).length;
   if (imports !== 1) throw new Error(`build-worker: expected one dynamic import of a URL in the worker, found ${imports}`);
   if (bundles !== 2) throw new Error(`build-worker: expected onnxruntime's own bundle named twice, found ${bundles}`);
+  const worker1 = (code.match(SQLITE_WORKER1) ?? []).length;
+  if (worker1 !== 1) throw new Error(`build-worker: expected SQLite's Worker1 script named once, found ${worker1}`);
   return code
     .replace(runtimeImport, 'import(/* webpackIgnore: true */ /* @vite-ignore */ ')
-    .replace(nodeBundle, (_, alias) => `new ${alias}(import.meta.url)`);
+    .replace(nodeBundle, (_, alias) => `new ${alias}(import.meta.url)`)
+    .replace(SQLITE_WORKER1, 'new URL("sqlite3-worker1.mjs", String(import.meta.url))');
 }
+
+/**
+ * sqlite-wasm's glue names its "Worker1" API's script, `new Worker(new URL("sqlite3-worker1.mjs",
+ * import.meta.url))`, a second whole SQLite the stores never start (they run SQLite in this worker).
+ * A bundler would look for it beside the worker and fail; with the URL's base not a literal
+ * `import.meta.url`, none follows it, and it still resolves beside the worker if anyone asks.
+ */
+const SQLITE_WORKER1 = /new URL\("sqlite3-worker1\.mjs",\s*import\.meta\.url\)/g;
 
 /** Builds the worker and its runtime files into `out` (default dist/worker, emptied first). */
 export async function buildWorker({ quiet = false, out = WORKER_OUT } = {}) {
@@ -143,8 +155,11 @@ export async function buildWorker({ quiet = false, out = WORKER_OUT } = {}) {
   const beside = [
     ...['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm'].map((name) => join(ort, name)),
     ...(await readdir(tfjs)).filter((name) => /^tfjs-backend-wasm.*\.wasm$/.test(name)).map((name) => join(tfjs, name)),
-    // SQLite for stores on OPFS (its glue names it `new URL("sqlite3.wasm", import.meta.url)`).
-    join(packageDir('@sqlite.org/sqlite-wasm'), 'dist', 'sqlite3.wasm'),
+    // SQLite for stores on OPFS. Its glue names both with `new URL(…, import.meta.url)`, so a
+    // bundler that bundles the worker again looks for them beside it; the proxy serves SQLite's
+    // other OPFS VFS (installed on its own where the page is cross-origin isolated), which the
+    // stores do not use. Its Worker1 script is not shipped (forOtherBundlers, below).
+    ...['sqlite3.wasm', 'sqlite3-opfs-async-proxy.js'].map((name) => join(packageDir('@sqlite.org/sqlite-wasm'), 'dist', name)),
   ];
   for (const file of beside) await copyFile(file, join(out, file.split('/').pop()));
   for (const name of ['memory.worker.js', 'ort-wasm-simd-threaded.asyncify.mjs']) {
