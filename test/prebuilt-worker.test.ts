@@ -55,11 +55,16 @@ describe('the build’s checks', () => {
     expect(stringEvaluations(allowed + allowed)).toEqual(['onnxruntime\'s emval caller appears 2 times (expected once)']);
   });
 
-  it('fails when onnxruntime’s shape changes, rather than shipping a worker other bundlers break on', () => {
-    const good = 'a=async e=>(await import(e)).default;b=new x("ort.webgpu.bundle.min.mjs",import.meta.url);c=new y("ort.webgpu.bundle.min.mjs",import.meta.url)';
-    expect(forOtherBundlers(good)).toBe('a=async e=>(await import(/* webpackIgnore: true */ /* @vite-ignore */ e)).default;b=new x(import.meta.url);c=new y(import.meta.url)');
+  it('fails when onnxruntime’s or sqlite-wasm’s shape changes, rather than shipping a worker other bundlers break on', () => {
+    const ort = 'a=async e=>(await import(e)).default;b=new x("ort.webgpu.bundle.min.mjs",import.meta.url);c=new y("ort.webgpu.bundle.min.mjs",import.meta.url)';
+    const sqlite = ';w=()=>new Worker(new URL("sqlite3-worker1.mjs",import.meta.url),{type:"module"})';
+    expect(forOtherBundlers(ort + sqlite)).toBe(
+      'a=async e=>(await import(/* webpackIgnore: true */ /* @vite-ignore */ e)).default;b=new x(import.meta.url);c=new y(import.meta.url)' +
+        ';w=()=>new Worker(new URL("sqlite3-worker1.mjs", String(import.meta.url)),{type:"module"})',
+    );
     expect(() => forOtherBundlers('a=1')).toThrow(/one dynamic import/);
     expect(() => forOtherBundlers('a=async e=>(await import(e)).default;')).toThrow(/bundle named twice/);
+    expect(() => forOtherBundlers(ort)).toThrow(/Worker1 script named once/);
   });
 });
 
