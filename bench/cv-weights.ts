@@ -18,7 +18,7 @@ import { locomoEval, loadLocomo, type LocomoFigures } from './locomo.ts';
 
 export const GRIDS: Record<string, number[]> = {
   lexical: [0, 0.1, 0.2, 0.3, 0.5],
-  entity: [0, 0.01, 0.02, 0.05, 0.1],
+  entity: [0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3],
   time: [0, 0.05, 0.1, 0.2, 0.3],
   phrase: [0, 0.1, 0.2, 0.4],
   context: [0, 0.25, 0.5, 0.75, 1],

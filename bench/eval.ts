@@ -22,7 +22,8 @@
  *   embedders' reference relevance calibrations (bench/calibrate.ts) and writes them.
  * - Issues #26 and #27, with every embedder available: LoCoMo's development split
  *   (bench/locomo.ts: turn-level Recall@5/@10, nDCG@10, MRR, per category, the default recall and
- *   each mode), questions asked in other words (bench/reworded.ts: stores of 10, 100, 1,000) and
+ *   each mode), questions asked in other words (bench/reworded.ts: stores of 10, 100, 1,000),
+ *   questions naming people, pets, places and things (bench/names.ts, issue #51 item 2) and
  *   changed facts (bench/changed-values.ts: the tuning and held-out pair sets, SICK TEST) and
  *   everyday and work changes (bench/everyday-changes.ts, issue #50: tune and report halves),
  *   and the judge's candidate recall on dialogues (bench/judge-recall.ts).
@@ -76,6 +77,7 @@ import { everydayTable, runEverydayChanges } from './everyday-changes.ts';
 import { judgeRecallTable, runJudgeRecall } from './judge-recall.ts';
 import { locomoEval, locomoTable, type LocomoReport } from './locomo.ts';
 import { rewordedEval, type RewordedReport } from './reworded.ts';
+import { namedEval, type NamedReport } from './names.ts';
 import { claimConfidence, legacyRankings } from './scifact-relevance.ts';
 import { benchEmbedders, cachedEmbed } from './embedders.ts';
 import {
@@ -1032,6 +1034,7 @@ console.log(
 const agentReports: EmbedderReport[] = [];
 const conversational: Record<string, Record<string, LocomoReport>> = {};
 const reworded: Record<string, RewordedReport> = {};
+const named: Record<string, NamedReport> = {};
 const pairCosines: Record<string, (older: string, newer: string) => number> = {};
 const handPairs = loadHandWritten();
 // Every embedder in one pass: done once, by the first embedder's run (as the contradiction detector).
@@ -1044,6 +1047,7 @@ for (const embedder of SKIP_CONTRADICTION ? [] : benchEmbedders()) {
   // Issues #26 and #27: conversations (LoCoMo dev), questions in other words, changed facts.
   conversational[embedder.key] = await locomoEval(embedder);
   reworded[embedder.key] = await rewordedEval(embedder);
+  named[embedder.key] = (await namedEval(embedder, { default: {} })).default!;
   const texts = [...new Set(handPairs.flatMap((p) => [p.older, p.newer]))];
   const vectors = new Map((await cachedEmbed(embedder, 'conflict-pairs', texts, 'passage')).map((v, i) => [texts[i]!, v]));
   pairCosines[embedder.key] = (a, b) => cosine(vectors.get(a)!, vectors.get(b)!);
@@ -1060,6 +1064,10 @@ for (const [key, r] of Object.entries(reworded)) {
     const f = r[size].report;
     console.log(`  ${size.padStart(4)} memories: right top-1 ${f.top1}, right and badged ${f.top1_badged} (of right ${f.badged_given_right}), unanswerable only none ${f.unanswerable_all_none}`);
   }
+}
+for (const [key, r] of Object.entries(named)) {
+  console.log(`Named things (bench/names.ts), ${key}, report half (tuning half in the JSON):`);
+  for (const size of ['80', '1000'] as const) console.log(`  ${size.padStart(4)} memories: top-1 ${r[size].report.top1}, R@3 ${r[size].report.recall3}, MRR ${r[size].report.mrr}`);
 }
 const changed = SKIP_CONTRADICTION ? null : await runChangedValues(DATA);
 if (changed) {
@@ -1110,7 +1118,7 @@ console.log(
         }
       : {}),
     scifact_claims_confidence: claimsConfidence,
-    ...(patterns ? { agent_memory: agentReports, conflict_patterns: patterns, locomo_dev: conversational, reworded, changed_values: changed, everyday_changes: everyday, judge_recall: judgeRecall } : {}),
+    ...(patterns ? { agent_memory: agentReports, conflict_patterns: patterns, locomo_dev: conversational, reworded, named_things: named, changed_values: changed, everyday_changes: everyday, judge_recall: judgeRecall } : {}),
     targets,
     diagnostics,
     replica_what_if: whatIf,

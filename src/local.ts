@@ -374,6 +374,9 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
   // watches IndexedDB stores; a store on other storage is not one of them.
   const registry: DurabilityRegistry | null = custom ? null : await openDexieRegistry(dbOptions).catch(() => null);
   try {
+    // Stored terms from before today's definition of the lexical terms are derived again first
+    // (core/storage/lexical-rederive.ts): a page a transaction, reported as an upgrade.
+    if (await storage.readMeta()) await storage.rederiveLexicalTerms(onProgress ? { onProgress: (done, total) => onProgress({ kind: 'upgrade', done, total }) } : {});
     const recorded = await storage.readMeta();
     const embedder = await resolveEmbedder(options.embedder ?? 'auto', options, recorded?.embedderId);
     // A capacity hint only (the index grows): the metadata row's count avoids a linear count().

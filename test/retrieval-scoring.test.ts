@@ -49,6 +49,10 @@ describe('tokenize (reference tokeniser)', () => {
     expect(lexicalTerms("we don't use it at all")).toEqual(['use']);
     // Nothing left: no terms, so nothing can match.
     expect(lexicalTerms('is it that we were at?')).toEqual([]);
+    // A possessive meets the bare name (#51 item 2): "Melanie's" was `melani`, "James's" `jamess`.
+    expect(lexicalTerms("Melanie's dog, James's car, Chris’s phone, Lucas' birthday")).toEqual(['melanie', 'dog', 'jame', 'car', 'chris', 'phone', 'luca', 'birthdai']);
+    expect(lexicalTerms('Melanie James Chris Lucas')).toEqual(['melanie', 'jame', 'chris', 'luca']);
+    expect(lexicalTerms("it's the kids' bikes, o'clock")).toEqual(['kid', 'bike', 'oclock']);
   });
 
   it('numbers, versions and times stay whole: their digits are not terms of their own', () => {

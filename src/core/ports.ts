@@ -290,6 +290,8 @@ export interface StoreMeta {
   /** Documents and total terms in the lexical index (BM25 corpus statistics). */
   lexicalDocs?: number;
   lexicalLength?: number;
+  /** The definition of the lexical terms the stored rows follow (`LEXICAL_TERMS_VERSION`; absent: 1). */
+  lexicalVersion?: number;
 }
 
 export interface LexicalCandidateOptions {
@@ -427,6 +429,13 @@ export interface LexicalPostings {
   lexicalCandidates(terms: string[], limit: number, options?: LexicalCandidateOptions): Promise<{ candidates: LexicalCandidate[]; documentFrequencies: Map<string, number> }>;
   /** Stored term statistics of the memories behind these labels. */
   lexicalTermsOf(labels: number[]): Promise<Map<number, { terms: string[]; termCounts: number[]; termLength: number }>>;
+  /**
+   * Brings the stored terms of a store written under an earlier definition of the lexical terms
+   * (`StoreMeta.lexicalVersion`) up to today's, a page a transaction, and records the version with
+   * the last page; nothing to do (0 scanned) when they are current. `onProgress(done, total)`:
+   * rows read of the store's memories.
+   */
+  rederiveLexicalTerms(options?: { pageSize?: number; onProgress?: (done: number, total: number) => void }): Promise<{ scanned: number; rewritten: number }>;
 }
 
 /** Links, supersede state and the review queue's records. */

@@ -4,6 +4,7 @@
  * operations. Nothing here knows about Dexie, hnswlib or a model; nothing here does an
  * operation's work either.
  */
+import { LEXICAL_TERMS_VERSION } from './domain/tokenize.ts';
 import type { Classifier, ConflictPolicy, ContradictionFn } from './domain/conflicts.ts';
 import { checkPolicy } from './domain/conflicts.ts';
 import { checkJudgeSettings, type ConflictJudge } from './domain/judge.ts';
@@ -202,6 +203,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
     generation: 0,
     nextLabel: 0,
     createdAt: clock.now(),
+    lexicalVersion: LEXICAL_TERMS_VERSION,
   });
   const mismatch = meta.embedderId !== embedder.id || meta.dim !== embedder.dim;
   if (mismatch && options.onEmbedderChange !== 'reindex') {

@@ -5,7 +5,13 @@
  * real IndexedDB, SQLite on OPFS), each through its own test functions.
  */
 import { MemoryError } from '../../src/core/errors.ts';
-import { MAX_KEY, MIN_KEY, type Key, type StorageEngine, type StorageTx } from '../../src/core/storage/index.ts';
+import { lexicalFields } from '../../src/core/domain/lexical-index.ts';
+import { LEXICAL_TERMS_VERSION } from '../../src/core/domain/tokenize.ts';
+import type { StoreMeta } from '../../src/core/ports.ts';
+import { MAX_KEY, MIN_KEY, storageOver, type Key, type StorageEngine, type StorageTx } from '../../src/core/storage/index.ts';
+import { packedRows } from '../../src/core/storage/row-codec.ts';
+import type { MemoryRow } from '../../src/core/storage/rows.ts';
+import { makeMemory, NOW } from '../helpers/memory.ts';
 import type { TestApi } from './api.ts';
 
 export interface EngineCase {
@@ -208,6 +214,43 @@ export function storagePortContract({ describe, it, expect }: TestApi, engines: 
         await e.transaction('rw', ['meta'], (tx) => tx.put('meta', ['store', 'setting:a', 'setting:importLease:1', 'setting:importLease:2', 'settinh'].map((key) => ({ key, value: key }))));
         const keys = await e.transaction('r', ['meta'], (tx) => tx.keys('meta', { range: { lower: 'setting:importLease:', upper: 'setting:importLease:\uffff' } }));
         expect(keys.map((k) => k.primaryKey)).toEqual(['setting:importLease:1', 'setting:importLease:2']);
+        e.close();
+      });
+
+      it('the storage core derives the terms of a store from before the possessive rule again, a page at a time, resuming after a stop', async () => {
+        const e = await open();
+        const texts = ["Melanie's dog eats grain-free food", 'The standup is at 9:30', "James's car is the grey one", "Chris’s birthday is in March"];
+        const first = storageOver(e);
+        await first.initMeta({ schemaVersion: 14, embedderId: 'test', dim: 2, generation: 0, nextLabel: 0, createdAt: NOW });
+        const { labels } = await first.insert(texts.map((t, i) => makeMemory(`m${i}`, t)), texts.map(() => Float32Array.of(1, 0)), { ts: NOW, op: 'remember', actor: 'lib', group: 'g', meta: {} });
+        // The rows as version 1 wrote them: apostrophes dropped before anything else ("melanies" → melani).
+        const old = (text: string) => lexicalFields(text.replace(/['’]/g, ''));
+        const raw = packedRows(e);
+        await raw.transaction('rw', ['meta', 'memoryRows'], async (tx) => {
+          const rows = await tx.query<MemoryRow>('memoryRows');
+          await tx.put('memoryRows', rows.map((row) => ({ ...row, ...old(row.text) })));
+          const meta = (await tx.get<{ value: StoreMeta }>('meta', 'store'))!.value;
+          delete meta.lexicalVersion;
+          await tx.put('meta', [{ key: 'store', value: { ...meta, lexicalLength: texts.reduce((sum, t) => sum + old(t).termLength, 0) } }]);
+        });
+        expect(old(texts[0]!).terms).toContain('melani');
+
+        // Stopped after its first page (a closed tab): nothing recorded yet, the next run finishes.
+        const stopped = storageOver(e);
+        const stop = new Error('closed');
+        await expect(stopped.rederiveLexicalTerms({ pageSize: 2, onProgress: () => { throw stop; } })).rejects.toBe(stop);
+        expect((await stopped.readMeta())!.lexicalVersion).toBeUndefined();
+        const progress: [number, number][] = [];
+        const again = storageOver(e);
+        expect(await again.rederiveLexicalTerms({ pageSize: 2, onProgress: (done, total) => progress.push([done, total]) })).toEqual({ scanned: 4, rewritten: 2 });
+        expect(progress).toEqual([[2, 4], [4, 4], [4, 4]]);
+        const meta = (await again.readMeta())!;
+        expect(meta.lexicalVersion).toBe(LEXICAL_TERMS_VERSION);
+        expect(meta.lexicalLength).toBe(texts.reduce((sum, t) => sum + lexicalFields(t).termLength, 0));
+        const terms = await again.lexicalTermsOf(labels);
+        texts.forEach((t, i) => expect(terms.get(labels[i]!)).toEqual(lexicalFields(t)));
+        expect((await again.lexicalCandidates(['melanie'], 5)).candidates.map((c) => c.memory.id)).toEqual(['m0']);
+        expect(await again.rederiveLexicalTerms()).toEqual({ scanned: 0, rewritten: 0 });
         e.close();
       });
 

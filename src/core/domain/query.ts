@@ -5,6 +5,7 @@
  * line), the names it mentions, and whether it says when something happened. The recall signals
  * `entity`, `phrase` and `time` (signals.ts) read these. Pure.
  */
+import { bm25Idf } from './bm25.ts';
 import { dropApostrophes, statementWords } from './statement.ts';
 import { STOP_WORDS } from './stopwords.ts';
 import { readQueryTime, type QueryTime } from './time-expressions.ts';
@@ -14,6 +15,11 @@ import type { Memory } from '../types.ts';
 export interface QueryAnalysis {
   /** Names in the query, lower-cased, possessives dropped ("Melanie's" → `melanie`). */
   names: string[];
+  /**
+   * Each name's weight, in the order of `names` ({@link withPoolNames}: its rarity among the
+   * candidates); absent, every name weighs the same.
+   */
+  nameWeights?: number[];
   /** Quoted phrases, lower-cased and whitespace-folded. */
   phrases: string[];
   time: QueryTime;
@@ -84,6 +90,13 @@ export interface MemoryEntities {
   readonly speakerParts: { readonly speaker: string; readonly first: string } | null;
   /** Names the words said mention, lower-cased, possessives dropped; a name used to address someone is left out. */
   readonly mentions: ReadonlySet<string>;
+  /**
+   * The mentions written with a capital where no sentence starts ("my sister Priya", not "Football
+   * training…"): what makes a word a question writes in lower case ("priya") a name.
+   */
+  readonly properNames: ReadonlySet<string>;
+  /** True when the words said hold `word` (lower-case) written in lower case: a common word, not only a name. */
+  writesLowerCase(word: string): boolean;
   /** The words said, lower-cased and whitespace-folded (for quoted phrases). */
   readonly folded: string;
   /** The words said name a time ("yesterday", "last week", "in May", "two days ago", a date). */
@@ -98,6 +111,7 @@ const TIME_WORDS =
 class Entities implements MemoryEntities {
   private line: { speaker: string | null; body: string } | undefined;
   private names: Set<string> | undefined;
+  private proper: Set<string> | undefined;
   private when: boolean | undefined;
   private foldedBody: string | undefined;
   private lowered: string | undefined;
@@ -132,6 +146,24 @@ class Entities implements MemoryEntities {
       }
     }
     return this.names;
+  }
+  get properNames(): ReadonlySet<string> {
+    if (!this.proper) {
+      this.proper = new Set();
+      for (const w of statementWords(this.said.body)) {
+        if (!w.vocative && !w.sentenceStart && CAPITAL.test(w.raw)) this.proper.add(nameOf(w.raw, this.said.body));
+      }
+    }
+    return this.proper;
+  }
+  writesLowerCase(word: string): boolean {
+    const body = (this.apostropheFree ??= dropApostrophes(this.said.body));
+    for (let i = body.indexOf(word); i >= 0; i = body.indexOf(word, i + 1)) {
+      const before = i === 0 ? '' : body[i - 1]!;
+      const after = body[i + word.length] ?? '';
+      if (!/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after)) return true;
+    }
+    return false;
   }
   get folded(): string {
     return (this.foldedBody ??= fold(this.said.body));
@@ -185,4 +217,40 @@ export function nameCredit(entities: MemoryEntities, name: string): number {
   const who = entities.speakerParts;
   if (who !== null && (who.speaker === name || who.first === name)) return 1;
   return entities.mayMention(name) && entities.mentions.has(name) ? 0.5 : 0;
+}
+
+/**
+ * The query's names read against the recall's candidates (issue #51 item 2):
+ * - **case**: a word the query writes in lower case ("what does gerald's dog eat?") is a name when
+ *   a candidate writes it with a capital where no sentence starts, or is said by someone of that
+ *   name; a word capitalised only at the start of a sentence ("Football training…") makes no name;
+ * - **rarity**: each name weighs by BM25's idf over the candidates that name it (said by or
+ *   mentioning), so the two speakers of a conversation, named by most of its turns, count for
+ *   little beside a pet, a book or a place only a few turns name.
+ * `text` is the query as `analysis` read it.
+ */
+export function withPoolNames(analysis: QueryAnalysis, text: string, pool: readonly Pick<Memory, 'text'>[]): QueryAnalysis {
+  const query = text.length > QUERY_ANALYSIS_CHARS ? text.slice(0, QUERY_ANALYSIS_CHARS) : text;
+  const names = new Set(analysis.names);
+  const entities = pool.map((m) => memoryEntities(m));
+  for (const w of statementWords(query)) {
+    if (CAPITAL.test(w.raw)) continue;
+    const word = nameOf(w.raw, query);
+    if (names.has(word) || word.length < 2 || NOT_NAMES.has(word) || STOP_WORDS.has(word)) continue;
+    // A name mid-sentence or a speaker; one only opening sentences is a name when no candidate also writes it in lower case.
+    const named = (e: MemoryEntities): boolean => e.speakerParts?.speaker === word || e.speakerParts?.first === word || (e.mayMention(word) && e.properNames.has(word));
+    const opens = (e: MemoryEntities): boolean => e.mayMention(word) && e.mentions.has(word);
+    const known = entities.some(named) || (entities.some(opens) && !entities.some((e) => e.writesLowerCase(word)));
+    if (known) names.add(word);
+  }
+  if (names.size === 0) return analysis;
+  const list = [...names];
+  // A name one candidate holds weighs 1; a commoner one its idf's share of that.
+  const rarest = bm25Idf(entities.length, 1);
+  const nameWeights = list.map((name) => {
+    let df = 0;
+    for (const e of entities) if (nameCredit(e, name) > 0) df += 1;
+    return rarest > 0 ? Math.min(1, bm25Idf(entities.length, Math.max(df, 1)) / rarest) : 1;
+  });
+  return { ...analysis, names: list, nameWeights };
 }

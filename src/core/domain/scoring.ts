@@ -45,7 +45,7 @@ import { classifyConfidence, type Confidence, type ConfidenceThresholds } from '
 import { fuseLinear, fuseRrf, fuseWeighted, type FusionInput, type IndexedHit } from './fusion.ts';
 import { cosineMargins, lexicalCoverage, type RelevanceJudge, type RelevanceJudgement } from './relevance.ts';
 import { CORE_SIGNALS, SIGNALS, polaritySignal, round, type CoreSignal, type Row, type SignalInput } from './signals.ts';
-import { analyseQuery, type QueryAnalysis } from './query.ts';
+import { analyseQuery, withPoolNames, type QueryAnalysis } from './query.ts';
 import { lexicalTerms } from './tokenize.ts';
 import { withoutTimeWords } from './time-expressions.ts';
 import { checkBoolean, checkChoice, checkKnownKeys, checkNumberInRange, checkObject } from './validate.ts';
@@ -199,7 +199,9 @@ export function scoreCandidates(pool: readonly PoolItem[], query: string, option
   let hits: IndexedHit[];
   if (opts.mode === 'semantic') hits = scoreSemantic(pool, opts);
   else {
-    const analysis = analyseQuery(query, opts.timeAnchor ?? opts.now);
+    const read = analyseQuery(query, opts.timeAnchor ?? opts.now);
+    // The names against the candidates (case, rarity) serve the entity signal only: read when it counts.
+    const analysis = opts.weights.entity > 0 ? withPoolNames(read, query, pool.map((item) => item.memory)) : read;
     const { rows, absent } = buildRows(pool, queryTerms, analysis, opts, judged);
     const input: FusionInput = { rows, absent, queryTerms, weights: opts.weights, now: opts.now, explain: opts.explain, recencyWeight: opts.recencyWeight };
     hits = opts.fusion === 'rrf' ? fuseRrf(input) : opts.fusion === 'linear' ? fuseLinear(input) : fuseWeighted(input);
@@ -310,6 +312,7 @@ function buildRows(
       matched: bm25.matched[index]!,
       bm25Raw: bm25.raw[index]!,
       gate: judged ? judged[index]!.probability : 1,
+      names: query.names,
     });
   });
   const absence = { bm25, query, pool };

@@ -110,13 +110,17 @@ const SPECS: { readonly [K in CoreSignal]: SignalSpec & { readonly name: K } } =
     value: (item, { query }) => {
       if (query.names.length === 0) return 0;
       const entities = memoryEntities(item.memory);
-      return query.names.reduce((sum, name) => sum + nameCredit(entities, name), 0) / query.names.length;
+      // The mean credit over the query's names, each scaled by its weight (its rarity among the candidates).
+      const weights = query.nameWeights;
+      let got = 0;
+      query.names.forEach((name, i) => (got += (weights ? weights[i]! : 1) * nameCredit(entities, name)));
+      return got / query.names.length;
     },
     reason: (value, row) => {
-      if (value <= 0) return 'Neither said by nor about the people the query names';
-      const memory = (row as Partial<Row>).item?.memory;
-      const speaker = memory ? memoryEntities(memory).speakerName : null;
-      return speaker !== null && value >= 1 ? `Said by ${speaker}, whom the query names` : 'Said by or mentions someone the query names';
+      if (value <= 0) return 'Neither said by nor about the people or things the query names';
+      const entities = memoryEntities(row.item.memory);
+      const said = row.names.some((name) => nameCredit(entities, name) >= 1);
+      return said && entities.speakerName !== null ? `Said by ${entities.speakerName}, whom the query names` : 'Mentions someone or something the query names';
     },
     details: (row) => {
       const e = memoryEntities(row.item.memory);
@@ -205,6 +209,8 @@ export interface Row {
   bm25Raw: number;
   /** P(relevant) from the relevance judge; 1 when no judge was given. */
   gate: number;
+  /** The names the query asks about (the pool's reading: query.ts `withPoolNames`), for the entity signal's reason. */
+  names: readonly string[];
 }
 
 export const round = (x: number, dp: number): number => {

@@ -210,11 +210,32 @@ export function wordTerm(token: string): string | null {
 }
 
 /**
+ * The definition of {@link lexicalTerms} a store's stored terms follow (`StoreMeta.lexicalVersion`;
+ * absent: 1). A store written under an earlier one has its terms derived again at open
+ * (core/storage/lexical-rederive.ts), for the rows {@link lexicalTermsChanged} names.
+ * - 1: issue #14 (stop words, light stems, whole numbers);
+ * - 2: a possessive's `'s` is dropped before the apostrophes (issue #51 item 2): "Melanie's" is
+ *   `melanie`, as "Melanie" is, where it was `melani` (the stem of "melanies").
+ */
+export const LEXICAL_TERMS_VERSION = 2;
+
+/** A possessive `'s` (or `’s`) closing a word. */
+const POSSESSIVE_S = /(?<=[\p{L}\p{N}])['\u2019]s(?![\p{L}\p{N}_])/gu;
+
+/** True when the terms of `text` under version `from` can differ from today's (the rows an upgrade rewrites). */
+export function lexicalTermsChanged(text: string, from: number): boolean {
+  if (from >= LEXICAL_TERMS_VERSION) return false;
+  POSSESSIVE_S.lastIndex = 0;
+  return POSSESSIVE_S.test(text.toLowerCase());
+}
+
+/**
  * Terms for lexical scoring and highlighting (see the module comment). Repeats are kept, since
- * BM25 counts term frequency.
+ * BM25 counts term frequency. A possessive's `'s` goes first ("Melanie's" → `melanie`), then
+ * every other apostrophe ("don't" → `dont`).
  */
 export function lexicalTerms(text: string): string[] {
-  const lower = text.toLowerCase().replace(/['\u2019]/g, '');
+  const lower = text.toLowerCase().replace(POSSESSIVE_S, '').replace(/['\u2019]/g, '');
   const { terms: numbers, rest } = wholeNumbers(lower);
   const out: string[] = [];
   const words: string[] = rest.match(WORD) ?? [];

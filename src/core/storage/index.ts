@@ -10,6 +10,7 @@ import { graphStore } from './graph.ts';
 import { importLog } from './imports.ts';
 import { journalStore } from './journal.ts';
 import { lexicalPostings } from './lexical.ts';
+import { lexicalRederivation } from './lexical-rederive.ts';
 import { memoryRows } from './memory-rows.ts';
 import type { StorageEngine } from './port.ts';
 import { ReadCache } from './read-cache.ts';
@@ -54,6 +55,7 @@ export function storageOver(backend: StorageEngine, options: StorageOptions = {}
     ...memoryRows(engine, run, cache),
     ...vectorLog(run, cache),
     ...lexicalPostings(engine, run, cache, options.lexicalIndexWaitUpTo),
+    ...lexicalRederivation(run),
     ...graphStore(run, cache),
     ...journalStore(run),
     ...trashStore(run),

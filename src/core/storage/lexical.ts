@@ -25,7 +25,7 @@ export const AWAIT_LEXICAL_INDEX_UP_TO = 20_000;
 
 const candidateOf = (row: MemoryRow): LexicalCandidate => ({ memory: memoryOf(row), label: row.label, terms: row.terms, termCounts: row.termCounts, termLength: row.termLength });
 
-export function lexicalPostings(engine: StorageEngine, run: Run, cache: ReadCache, waitUpTo = AWAIT_LEXICAL_INDEX_UP_TO): LexicalPostings {
+export function lexicalPostings(engine: StorageEngine, run: Run, cache: ReadCache, waitUpTo = AWAIT_LEXICAL_INDEX_UP_TO): Omit<LexicalPostings, 'rederiveLexicalTerms'> {
   /** Document frequencies by term, valid for one state of the lexical statistics. */
   let dfCache: { key: string; df: Map<string, number> } = { key: '', df: new Map() };
 
