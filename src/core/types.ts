@@ -286,7 +286,8 @@ export type ProgressEvent =
    * A schema upgrade at open: rows rewritten of `total` (v11: every vector to binary16), or, with
    * `total` null, an index the browser builds over every row, whose progress it does not report
    * (v14): `done` 0 as it starts, then one event with `done` = `total` = the store's memory count
-   * once it is built.
+   * once it is built. Bringing the stored lexical terms up to today's definition, on any storage,
+   * reports the same way: rows read of the store's memories.
    */
   | { kind: 'upgrade'; done: number; total: number | null }
   | { kind: 'reindex'; done: number; total: number }
