@@ -312,11 +312,13 @@ describe('schema v12: memory rows keyed by label', () => {
     const events: ProgressEvent[] = [];
     const store = await createMemory({ name, embedder, index: 'exact', onProgress: (e) => events.push(e) });
     const upgrade = events.filter((e) => e.kind === 'upgrade');
-    // v12 in pages of 2,000: 0, 2,000, 2,500; then v14's index build, started and done.
+    // v12 in pages of 2,000: 0, 2,000, 2,500; then v14's index build, started and done; then the
+    // lexical terms brought up to version 2 (core/storage/lexical-rederive.ts), rows read a page at a time.
     expect(upgrade).toEqual([
       ...[0, 2_000, n].map((done) => ({ kind: 'upgrade', done, total: n })),
       { kind: 'upgrade', done: 0, total: null },
       { kind: 'upgrade', done: n, total: n },
+      ...[2_000, n].map((done) => ({ kind: 'upgrade', done, total: n })),
     ]);
     expect((await store.stats()).schemaVersion).toBe(SCHEMA_VERSION);
     for (const i of [0, 1, 2_001, n - 1]) expect((await store.recall(texts[i]!, { k: 1 }))[0]!.memory.id).toBe(`m${i}`);
@@ -398,6 +400,8 @@ describe('schema v14: the time order by label', () => {
     const store = await createMemory({ name, embedder, index: 'exact', onProgress: (e) => events.push(e) });
     expect(events.filter((e) => e.kind === 'upgrade')).toEqual([
       { kind: 'upgrade', done: 0, total: null },
+      { kind: 'upgrade', done: n, total: n },
+      // The lexical terms' step: one page.
       { kind: 'upgrade', done: n, total: n },
     ]);
     // Reported before anything else of the open (the model, the index).
