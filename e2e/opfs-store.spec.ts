@@ -83,3 +83,21 @@ test('an OPFS store refuses the shared worker and a second worker, with typed er
   expect(codes.owner).toMatch(/^INVALID_ARGUMENT: .*dedicated worker/);
   expect(codes.second).toBe('STORE_IN_USE');
 });
+
+test('several OPFS connections in a tab, owner or not: closing one leaves the others working', async ({ context }) => {
+  const a = await openTab(context);
+  const b = await openTab(context);
+  const run = (page: Page, prefix: string) =>
+    page.evaluate(async (p) => {
+      const first = await window.houkai.connect({ name: `${p}-first`, storage: 'opfs' });
+      const second = await window.houkai.connect({ name: `${p}-second`, storage: 'opfs' });
+      await second.remember(`${p} second note`);
+      await second.close();
+      await first.remember(`${p} first note`);
+      const third = await window.houkai.connect({ name: `${p}-second`, storage: 'opfs' });
+      return { first: await first.count(), third: await third.count(), listed: (await first.stores()).filter((s) => s.name.startsWith(p)).map((s) => `${s.name}:${s.storage}`) };
+    }, prefix);
+  // Tab a owns the worker (its connections share one channel to it); tab b reaches it through a.
+  expect(await run(a, 'owner')).toEqual({ first: 1, third: 1, listed: ['owner-first:opfs', 'owner-second:opfs'] });
+  expect(await run(b, 'client')).toEqual({ first: 1, third: 1, listed: ['client-first:opfs', 'client-second:opfs'] });
+});

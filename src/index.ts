@@ -25,7 +25,7 @@ export type { Embedder, EmbedOptions } from './core/ports.ts';
 export type * from './core/api.ts';
 export type { MemoryClient } from './client/connect.ts';
 export type { ChangeEvent, OpenRequest } from './rpc/protocol.ts';
-export type { StoreInfo } from './core/catalog.ts';
+export type { MoveResult, StoreInfo, StorePlace } from './core/catalog.ts';
 export type { ConflictJudge, JudgeLabel, JudgePair, JudgeVerdict } from './core/domain/judge.ts';
 export { connectEndpoint } from './client/connect.ts';
 export { encodeJson, decodeJson, type Json } from './transport/json-codec.ts';

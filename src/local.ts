@@ -23,6 +23,7 @@ import { createDexieCatalog } from './adapters/store-catalog.ts';
 import { checkStoreName, type StoreCatalog, type StoreInfo } from './core/catalog.ts';
 import { MemoryError, invalid } from './core/errors.ts';
 import { randomIds, systemClock } from './adapters/system.ts';
+import { holdStore, withStoreAlone } from './adapters/store-lock.ts';
 import { useFflateGzip } from './adapters/gzip-fflate.ts';
 import { DEFAULT_INDEX, keptIndex, settleIndex } from './adapters/index-choice.ts';
 import type { Clock, DurabilityRegistry, Embedder, IdSource, IndexBlockStore, MemoryStorage, RandomSource, VectorIndex, VectorIndexFactory } from './core/ports.ts';
@@ -48,7 +49,7 @@ export { storageOver, TABLES, parseTable, MIN_KEY, MAX_KEY } from './core/storag
 export type { StorageEngine, StorageOptions, StorageTx, TxMode, Query, KeyRange, Key, KeyEntry, TableName, TableSpec, IndexSpec } from './core/storage/index.ts';
 export { pouchReplicas } from './adapters/sync-pouchdb.ts';
 export type { SyncReplica, SyncReplicaFactory } from './core/sync/ports.ts';
-export type { StoreInfo, StoreCatalog } from './core/catalog.ts';
+export type { MoveResult, StoreInfo, StoreCatalog, StorePlace } from './core/catalog.ts';
 export { scopeMemory, SCOPE_POLICY, type ConnectionScope, type Access, type ApiMethod, type MethodPolicy } from './core/scope/index.ts';
 
 export type EmbedderChoice = 'auto' | 'minilm' | 'bge-small' | 'use-lite' | Embedder;
@@ -358,6 +359,24 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
   const upgradeProgress: Pick<DexieStorageOptions, 'onUpgradeProgress'> = onProgress ? { onUpgradeProgress: (done, total) => onProgress({ kind: 'upgrade', done, total }) } : {};
   if (options.dir !== undefined && (typeof options.dir !== 'string' || options.dir.trim() === '')) throw invalid('dir must be a folder path', { field: 'dir' });
   if (options.dir !== undefined && options.storage !== undefined && options.storage !== 'indexeddb') throw invalid('dir and storage cannot both be given', { field: 'dir' });
+  // The name is held (shared) while the store is open, so no other worker moves it meanwhile.
+  const releaseName = await holdStore(name);
+  try {
+    return await openMemory(name, options, dbOptions, onProgress, upgradeProgress, releaseName);
+  } catch (error) {
+    releaseName();
+    throw error;
+  }
+}
+
+async function openMemory(
+  name: string,
+  options: CreateMemoryOptions,
+  dbOptions: DexieStorageOptions,
+  onProgress: CreateMemoryOptions['onProgress'],
+  upgradeProgress: Pick<DexieStorageOptions, 'onUpgradeProgress'>,
+  releaseName: () => void,
+): Promise<LocalMemory> {
   const inDir = options.dir === undefined ? null : (await import('./adapters/sql/node-store.ts')).openDirStore(options.dir, name);
   if (options.storage === 'opfs' && options.index === 'hnsw') {
     throw invalid("An OPFS store keeps the 'hnsw-i8' or 'exact' index (hnswlib's file lives in IndexedDB)", { field: 'index' });
@@ -405,6 +424,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
         onClosed: () => {
           registry?.close();
           void crossEncoders?.dispose();
+          releaseName();
         },
         crossEncoders: crossEncoders?.load ?? null,
         replicas: options.sync === false ? null : (options.sync ?? (inDir ? inDir.replicas() : pouchReplicas())),
@@ -469,11 +489,13 @@ export async function deleteMemory(name: string, options: Pick<CreateMemoryOptio
  * Moves a closed store between IndexedDB and OPFS (in a dedicated worker): its rows, then its
  * int8 index's saved blocks, then the old copy deleted, with `{ kind: 'move', done, total }`
  * progress and a `signal` that cancels between batches (what was written is deleted; the source
- * is untouched). @throws MemoryError NOT_FOUND, STORE_EXISTS, ABORTED, STORAGE_QUOTA.
+ * is untouched). @throws MemoryError NOT_FOUND, STORE_EXISTS, ABORTED, STORAGE_QUOTA, STORE_IN_USE
+ * (open in a tab or worker of the origin: close it there first).
  */
 export async function moveMemory(name: string, to: 'opfs' | 'indexeddb', options: MoveMemoryOptions = {}): Promise<{ rows: number; index: 'copied' | 'rebuilt at next open' }> {
   const { moveStore } = await import('./local-move.ts');
-  return moveStore(name, to, options, (store, db) => deleteMemory(store, db));
+  // Alone with the name: a store open anywhere in the origin (another tab's worker too) is not moved.
+  return withStoreAlone(name, 'move', () => moveStore(name, to, options, (store, db) => deleteMemory(store, db)));
 }
 
 /**
@@ -483,6 +505,26 @@ export async function moveMemory(name: string, to: 'opfs' | 'indexeddb', options
  * process, close a store before deleting or renaming it.
  */
 export function storeCatalog(options: Pick<CreateMemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'index'> = {}): StoreCatalog {
+  const db = {
+    ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
+    ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
+  };
+  const indexedDb = indexedDbCatalog(options);
+  return {
+    ...indexedDb,
+    // The OPFS stores join the list where this worker holds them (a worker serving an OPFS store).
+    async list() {
+      const inIndexedDb = (await indexedDb.list()).map((s) => ({ ...s, storage: 'indexeddb' as const }));
+      // Synchronous access handles exist in dedicated workers only: elsewhere nothing holds OPFS stores.
+      const inOpfs = 'FileSystemSyncAccessHandle' in globalThis ? (await import('./adapters/sql/opfs-store.ts')).heldOpfsStoreNames() : [];
+      const opfs = inOpfs.map((name) => ({ name, memories: null, embedder: null, createdAt: null, schemaVersion: null, storage: 'opfs' as const }));
+      return [...inIndexedDb, ...opfs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.storage < b.storage ? -1 : 1));
+    },
+    move: (name, to, { signal, onProgress }) => moveMemory(name, to, { ...db, ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) }),
+  };
+}
+
+function indexedDbCatalog(options: Pick<CreateMemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'index'>): StoreCatalog {
   return createDexieCatalog({
     ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
     ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),

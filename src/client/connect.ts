@@ -6,9 +6,9 @@ import type { ConflictJudge } from '../core/domain/judge.ts';
 import type { Reranker } from '../core/domain/rerank.ts';
 import * as Comlink from 'comlink';
 import { MemoryError } from '../core/errors.ts';
-import type { StoreInfo } from '../core/catalog.ts';
+import type { MoveResult, StoreInfo, StorePlace } from '../core/catalog.ts';
 import type { MemoryApi } from '../core/api.ts';
-import type { ProgressEvent } from '../core/types.ts';
+import type { LongRunOptions, ProgressEvent } from '../core/types.ts';
 import { METHODS, STORE_METHODS, changeChannelName, type ChangeEvent, type HostApi, type OpenRequest, type StoreMethod } from '../rpc/protocol.ts';
 import { installErrorTransfer } from '../transport/error-transfer.ts';
 
@@ -35,12 +35,28 @@ export type MemoryClient = MemoryApi & {
    * @throws MemoryError STORE_IN_USE, NOT_FOUND, STORE_EXISTS when `to` is taken.
    */
   renameStore(from: string, to: string): Promise<StoreInfo>;
+  /**
+   * Moves a store between IndexedDB and OPFS: its rows, then its index's saved blocks, then the old
+   * copy deleted, with `{ kind: 'move', done, total }` progress; `signal` cancels between batches
+   * (what was written is deleted, the source kept). OPFS is reached from a dedicated worker: call
+   * it on a connection with owner 'elected' or 'dedicated' (one made with `storage: 'opfs'` is).
+   * Moving this client's own store closes this client: connect with the new `storage`.
+   * @throws MemoryError STORE_IN_USE (open in a tab or worker of the origin), NOT_FOUND,
+   *   STORE_EXISTS (the other storage holds a store of that name), ABORTED, STORAGE_QUOTA,
+   *   STORAGE_FAILURE (this connection's worker cannot reach OPFS).
+   */
+  moveStore(name: string, to: StorePlace, options?: LongRunOptions): Promise<MoveResult>;
 };
 
 export interface ConnectEndpointOptions extends OpenRequest {
   onProgress?: (event: ProgressEvent) => void;
   /** Called when the client closes, e.g. to terminate a worker it started. */
   onClose?: () => void;
+  /**
+   * The endpoint is shared with other clients (the elected owner's connection, one per tab):
+   * closing this client releases its store only, and leaves the endpoint open for the others.
+   */
+  sharedEndpoint?: boolean;
 }
 
 let nextCallId = 1;
@@ -71,13 +87,17 @@ function extractControl(options: unknown): { rest: unknown; signal?: AbortSignal
 export async function connectEndpoint(endpoint: Comlink.Endpoint, options: ConnectEndpointOptions): Promise<MemoryClient> {
   installErrorTransfer();
   const remote = Comlink.wrap<HostApi>(endpoint);
-  const { onProgress, onClose, ...request } = options;
+  const { onProgress, onClose, sharedEndpoint = false, ...request } = options;
   const info = await remote.open(request, onProgress ? Comlink.proxy(onProgress) : undefined);
   const handle = info.handle;
   let closed = false;
 
-  async function invoke(method: StoreMethod, args: unknown[], optionsAt?: number): Promise<unknown> {
+  function refuseClosed(): void {
     if (closed) throw new MemoryError('CLOSED', `Store "${info.name}" is closed`);
+  }
+
+  async function invoke(method: StoreMethod, args: unknown[], optionsAt?: number): Promise<unknown> {
+    refuseClosed();
     let callId: number | undefined;
     let onProgress: ((e: ProgressEvent) => void) | undefined;
     let signal: AbortSignal | undefined;
@@ -147,15 +167,35 @@ export async function connectEndpoint(endpoint: Comlink.Endpoint, options: Conne
         }
       };
     },
-    stores: () => remote.stores(),
+    async stores() {
+      refuseClosed();
+      return remote.stores();
+    },
     async deleteStore(name) {
+      refuseClosed();
       await remote.deleteStore(name);
       if (name === info.name) await client.close();
     },
     async renameStore(from, to) {
+      refuseClosed();
       const renamed = await remote.renameStore(from, to);
       if (from === info.name) await client.close();
       return renamed;
+    },
+    async moveStore(name, to, options = {}) {
+      refuseClosed();
+      const { signal, onProgress } = options;
+      if (signal?.aborted) throw new MemoryError('ABORTED', 'The operation was cancelled');
+      const callId = signal ? nextCallId++ : undefined;
+      const onAbort = callId === undefined ? undefined : () => void remote.abort(callId);
+      if (onAbort) signal!.addEventListener('abort', onAbort, { once: true });
+      try {
+        const moved = await remote.moveStore(name, to, callId, onProgress ? Comlink.proxy(onProgress) : undefined);
+        if (name === info.name) await client.close();
+        return moved;
+      } finally {
+        if (onAbort) signal!.removeEventListener('abort', onAbort);
+      }
     },
     async close() {
       if (closed) return;
@@ -165,7 +205,8 @@ export async function connectEndpoint(endpoint: Comlink.Endpoint, options: Conne
       try {
         await remote.release(handle);
       } finally {
-        remote[Comlink.releaseProxy]();
+        // Releasing the proxy closes the endpoint (and the worker's end of it): not one others use.
+        if (!sharedEndpoint) remote[Comlink.releaseProxy]();
         onClose?.();
       }
     },

@@ -13,7 +13,8 @@ import type { OwnerElection } from './owner-election.ts';
 
 export async function connectFollowingOwner(election: OwnerElection, options: ConnectEndpointOptions): Promise<MemoryClient> {
   const { onProgress, onClose, ...request } = options;
-  let current = await connectEndpoint(await election.endpoint(), { ...request, ...(onProgress ? { onProgress } : {}) });
+  // The election's endpoints are shared by this tab's clients: closing one leaves them open.
+  let current = await connectEndpoint(await election.endpoint(), { ...request, sharedEndpoint: true, ...(onProgress ? { onProgress } : {}) });
   let switching: Promise<void> | null = null;
   let closed = false;
 
@@ -21,7 +22,7 @@ export async function connectFollowingOwner(election: OwnerElection, options: Co
   async function follow(): Promise<void> {
     for (let attempt = 0; !closed; attempt++) {
       try {
-        current = await connectEndpoint(await election.endpoint(), request);
+        current = await connectEndpoint(await election.endpoint(), { ...request, sharedEndpoint: true });
         return;
       } catch (error) {
         if (!(error instanceof MemoryError && error.code === 'CLOSED') || attempt >= 20) throw error;
@@ -74,6 +75,10 @@ export async function connectFollowingOwner(election: OwnerElection, options: Co
     async renameStore(from, to) {
       if (switching) await switching;
       return current.renameStore(from, to);
+    },
+    async moveStore(name, to, options) {
+      if (switching) await switching;
+      return current.moveStore(name, to, options);
     },
     async close() {
       if (closed) return;

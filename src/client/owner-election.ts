@@ -11,6 +11,7 @@
  * in flight on the old owner fail with CLOSED; nothing is half-written, since every write is one
  * IndexedDB transaction.
  */
+import * as Comlink from 'comlink';
 import type { Endpoint } from 'comlink';
 import { MemoryError } from '../core/errors.ts';
 import { bridgeEndpoint, openConnection, type Connection } from '../rpc/port-host.ts';
@@ -121,6 +122,14 @@ export function electOwner(options: OwnerElectionOptions): OwnerElection {
   let local: Connection | null = null;
   let release: (() => void) | null = null;
   let closed = false;
+  /** The endpoint over each port to the owner (one per port, shared by the tab's connections). */
+  const endpoints = new WeakMap<PeerPort, Endpoint>();
+  /**
+   * Comlink releases an endpoint, closing it and the worker's end, once every proxy over it has
+   * been collected: a proxy the election keeps holds the shared endpoints open while it lives.
+   */
+  const pins: unknown[] = [];
+  const pin = (endpoint: Endpoint): void => void pins.push(Comlink.wrap(endpoint));
 
   function newPort(peer: string): PeerPort {
     const port = new PeerPort(
@@ -229,12 +238,22 @@ export function electOwner(options: OwnerElectionOptions): OwnerElection {
       if (closed) throw new MemoryError('CLOSED', 'This tab left the owner election');
       await waitForOwner();
       if (worker) {
-        local ??= openConnection(worker);
+        if (!local) {
+          local = openConnection(worker);
+          pin(local.port);
+        }
         return local.port;
       }
+      // One port to the owner, shared by this tab's connections (each closes only its store).
       const owner = ownerId!;
-      ports.get(owner)?.disconnect();
-      return portEndpoint(newPort(owner));
+      const port = ports.get(owner) ?? newPort(owner);
+      let endpoint = endpoints.get(port);
+      if (!endpoint) {
+        endpoint = portEndpoint(port);
+        endpoints.set(port, endpoint);
+        pin(endpoint);
+      }
+      return endpoint;
     },
     onOwnerChange(listener) {
       changeListeners.add(listener);

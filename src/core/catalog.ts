@@ -4,6 +4,7 @@
  * adds the rule that a store open in some other connection is left alone (STORE_IN_USE).
  */
 import { MemoryError, invalid } from './errors.ts';
+import type { LongRunOptions } from './types.ts';
 
 /** One store, as the catalog reads it without opening it. */
 export interface StoreInfo {
@@ -18,6 +19,21 @@ export interface StoreInfo {
   schemaVersion: number | null;
   /** Open in this worker right now (by any tab or connection). */
   open: boolean;
+  /**
+   * Where it lives: IndexedDB, or SQLite on OPFS. OPFS stores are listed by a worker that holds the
+   * origin's OPFS stores (one serving an OPFS store), by name only: their figures are null.
+   */
+  storage?: StorePlace;
+}
+
+export type StorePlace = 'indexeddb' | 'opfs';
+
+/** What a move between storages did (`moveMemory`). */
+export interface MoveResult {
+  /** Rows copied (memories, vectors, journal and the rest). */
+  rows: number;
+  /** The int8 index's saved blocks came along, or the index is rebuilt from the vectors at the next open. */
+  index: 'copied' | 'rebuilt at next open';
 }
 
 /** The adapter side: what storage can do with whole stores. */
@@ -30,6 +46,8 @@ export interface StoreCatalog {
   delete(name: string): Promise<void>;
   /** Copies the store under the new name (every table), then deletes the old one. */
   rename(from: string, to: string): Promise<void>;
+  /** Moves a closed store between IndexedDB and OPFS (only where OPFS is: a dedicated worker). */
+  move?(name: string, to: StorePlace, options: LongRunOptions): Promise<MoveResult>;
 }
 
 export const MAX_STORE_NAME = 200;
@@ -46,7 +64,7 @@ export function checkStoreName(value: unknown, field = 'name'): string {
   return value;
 }
 
-export function storeInUse(name: string, action: 'delete' | 'rename'): MemoryError {
+export function storeInUse(name: string, action: 'delete' | 'rename' | 'move'): MemoryError {
   return new MemoryError('STORE_IN_USE', `Store ${JSON.stringify(name)} is open in another tab or connection; close it there to ${action} it`, { name, action });
 }
 

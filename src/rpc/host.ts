@@ -6,7 +6,7 @@
  */
 import type { JudgePair } from '../core/domain/judge.ts';
 import * as Comlink from 'comlink';
-import { checkStoreName, storeExists, storeInUse, type StoreCatalog, type StoreInfo } from '../core/catalog.ts';
+import { checkStoreName, storeExists, storeInUse, type MoveResult, type StoreCatalog, type StoreInfo } from '../core/catalog.ts';
 import { MemoryError, invalid } from '../core/errors.ts';
 import { narrowScope, scopedCall, type ConnectionScope } from '../core/scope/index.ts';
 import type { StoreView } from '../core/store.ts';
@@ -132,7 +132,7 @@ export class StoreRegistry {
   async stores(): Promise<StoreInfo[]> {
     const listed = await this.catalog().list();
     const names = new Set(listed.map((s) => s.name));
-    const out: StoreInfo[] = listed.map((s) => ({ ...s, open: this.entries.has(s.name) }));
+    const out: StoreInfo[] = listed.map((s) => ({ ...s, open: this.entries.get(s.name)?.storage === (s.storage ?? 'indexeddb') }));
     // A store still opening has no database listed yet: it is there all the same.
     for (const name of this.entries.keys()) if (!names.has(name)) out.push({ name, memories: null, embedder: null, createdAt: null, schemaVersion: null, open: true });
     return out;
@@ -148,7 +148,7 @@ export class StoreRegistry {
    * Runs a delete or rename of `name` once nobody but the caller (`ownRefs` of its references)
    * holds it: the store is closed first, and cannot be opened until the work is done.
    */
-  async manage(name: string, ownRefs: number, action: 'delete' | 'rename', work: (catalog: StoreCatalog) => Promise<void>, alsoBusy: string[] = []): Promise<void> {
+  async manage(name: string, ownRefs: number, action: 'delete' | 'rename' | 'move', work: (catalog: StoreCatalog) => Promise<void>, alsoBusy: string[] = []): Promise<void> {
     const catalog = this.catalog();
     const entry = this.entries.get(name);
     if ((entry && entry.refs > ownRefs) || this.busy.has(name) || alsoBusy.some((n) => this.busy.has(n) || this.entries.has(n))) {
@@ -356,6 +356,33 @@ export function createHost(registry: StoreRegistry, hostOptions: HostOptions = {
       forgetHandles(own);
       const renamed = (await registry.stores()).find((s) => s.name === to);
       return renamed ?? { name: to, memories: null, embedder: null, createdAt: null, schemaVersion: null, open: false };
+    },
+
+    async moveStore(name, to, callId, onProgress) {
+      refuseImposedScope('moveStore');
+      checkStoreName(name, 'name');
+      if (to !== 'opfs' && to !== 'indexeddb') throw invalid("to must be 'opfs' or 'indexeddb'", { field: 'to' });
+      const own = ownHandles(name);
+      const controller = new AbortController();
+      if (callId !== undefined) aborts.set(callId, controller);
+      const delivered: Promise<unknown>[] = [];
+      try {
+        let moved: MoveResult | undefined;
+        await registry.manage(name, own.length, 'move', async (catalog) => {
+          if (!catalog.move) throw new MemoryError('STORAGE_FAILURE', 'This worker cannot move stores', { operation: 'moveStore' });
+          moved = await catalog.move(name, to, {
+            signal: controller.signal,
+            // Progress is advisory, as a call's is: delivered before the result, never failing the move.
+            ...(onProgress ? { onProgress: (event: ProgressEvent) => void delivered.push(Promise.resolve(onProgress(event)).catch(() => undefined)) } : {}),
+          });
+        });
+        forgetHandles(own);
+        return moved!;
+      } finally {
+        await Promise.allSettled(delivered);
+        if (callId !== undefined) aborts.delete(callId);
+        releaseRemote(onProgress);
+      }
     },
 
     async dispose() {

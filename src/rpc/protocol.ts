@@ -4,7 +4,7 @@
  */
 import type { ConflictJudge } from '../core/domain/judge.ts';
 import type { Reranker } from '../core/domain/rerank.ts';
-import type { StoreInfo } from '../core/catalog.ts';
+import type { MoveResult, StoreInfo, StorePlace } from '../core/catalog.ts';
 import type { StoreMethod } from '../core/api.ts';
 import type { ProgressEvent } from '../core/types.ts';
 
@@ -147,6 +147,13 @@ export interface HostApi {
   deleteStore(name: string): Promise<void>;
   /** Renames a store (a copy, then a delete): the same rules as deleteStore, and STORE_EXISTS when `to` is taken. */
   renameStore(from: string, to: string): Promise<StoreInfo>;
+  /**
+   * Moves a store between IndexedDB and OPFS (`moveMemory`): the same rules as deleteStore, and
+   * STORE_IN_USE while a tab or worker of the origin has it open. OPFS is reached from a dedicated
+   * worker only (a connection with owner 'elected' or 'dedicated'). `callId`: `abort(callId)`
+   * cancels it between batches; `onProgress` hears `{ kind: 'move', done, total }`.
+   */
+  moveStore(name: string, to: StorePlace, callId?: number, onProgress?: (event: ProgressEvent) => void): Promise<MoveResult>;
 }
 
 /** The BroadcastChannel name on which a store's change events travel. */

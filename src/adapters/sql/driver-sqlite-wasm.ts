@@ -18,6 +18,13 @@ import { decodeValue, encodeValue } from './value-codec.ts';
 export const OPFS_POOL = { name: 'houkai-opfs', directory: '/.houkai-web-sqlite' } as const;
 
 let pool: Promise<SAHPoolUtil> | null = null;
+/** The pool once installed in this worker (listing its stores must not install it: that would take the origin's OPFS files). */
+let installed: SAHPoolUtil | null = null;
+
+/** The pool, when this worker has installed it already; null otherwise. */
+export function installedOpfsPool(): SAHPoolUtil | null {
+  return installed;
+}
 
 /** The version the OPFS stores are tested with (package.json pins it; its `latest` tag is an old 3.41). */
 const INSTALL = 'npm install @sqlite.org/sqlite-wasm@3.54.1-build1';
@@ -86,7 +93,7 @@ export function opfsPool(): Promise<SAHPoolUtil> {
   pool ??= (async () => {
     const sqlite3 = await (await loadSqliteWasm())();
     try {
-      return await sqlite3.installOpfsSAHPoolVfs({ ...OPFS_POOL, preserveOnInitFailure: true, forceReinitIfPreviouslyFailed: true } as never);
+      return (installed = await sqlite3.installOpfsSAHPoolVfs({ ...OPFS_POOL, preserveOnInitFailure: true, forceReinitIfPreviouslyFailed: true } as never));
     } catch (error) {
       const message = (error as Error | null)?.message ?? String(error);
       // Another worker of the origin holds the pool's access handles.

@@ -10,7 +10,7 @@ import type { IndexBlockStore, MemoryStorage } from '../../core/ports.ts';
 import { holdsPartialCopy } from '../../core/storage/copy.ts';
 import { storageOver, type StorageEngine } from '../../core/storage/index.ts';
 import { sqlBlockStore } from './blocks-sql.ts';
-import { opfsPool, sqliteWasmDriver } from './driver-sqlite-wasm.ts';
+import { installedOpfsPool, opfsPool, sqliteWasmDriver } from './driver-sqlite-wasm.ts';
 import { sqlEngine } from './engine-sql.ts';
 
 export interface OpfsStore {
@@ -62,7 +62,16 @@ export function opfsBlockStore(util: SAHPoolUtil, name: string): IndexBlockStore
 
 /** The names of the OPFS stores of this origin (those with a rows file). */
 export async function opfsStoreNames(): Promise<string[]> {
-  const util = await opfsPool();
+  return storeNamesIn(await opfsPool());
+}
+
+/** The OPFS stores' names, when this worker holds the pool already (else none: listing does not take the origin's files). */
+export function heldOpfsStoreNames(): string[] {
+  const util = installedOpfsPool();
+  return util ? storeNamesIn(util) : [];
+}
+
+function storeNamesIn(util: SAHPoolUtil): string[] {
   const out: string[] = [];
   for (const file of util.getFileNames()) {
     const m = /^\/stores\/(.+)\.houkai\.sqlite$/.exec(file);
