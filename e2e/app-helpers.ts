@@ -111,8 +111,15 @@ export async function remember(page: Page, text: string, options: { type?: strin
   await expect(async () => {
     const error = form.locator('.inline-error');
     if (await error.count()) throw new Error(`Remember was refused: ${await error.first().innerText()}`);
-    const button = await form.locator('button[type="submit"]').innerText();
-    expect(await page.locator('#add-text').inputValue(), `the form still shows the text (its button: ${button})`).toBe('');
+    const submit = form.locator('button[type="submit"]');
+    const button = await submit.innerText();
+    // What a click at the button's centre would reach (a toast or overlay over it says so).
+    const onTop = await submit.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return hit === el || el.contains(hit) ? 'the button' : `${hit?.tagName.toLowerCase() ?? 'nothing'}.${String(hit?.className ?? '')}`;
+    });
+    expect(await page.locator('#add-text').inputValue(), `the form still shows the text (its button: ${button}, disabled: ${await submit.isDisabled()}, on top at its centre: ${onTop})`).toBe('');
   }).toPass({ timeout: 30_000 });
 }
 
