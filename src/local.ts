@@ -395,7 +395,8 @@ async function openMemory(
   try {
     // Stored terms from before today's definition of the lexical terms are derived again first
     // (core/storage/lexical-rederive.ts): a page a transaction, reported as an upgrade.
-    if (await storage.readMeta()) await storage.rederiveLexicalTerms(onProgress ? { onProgress: (done, total) => onProgress({ kind: 'upgrade', done, total }) } : {});
+    // (A new store has no metadata row yet, and nothing to derive.)
+    await storage.rederiveLexicalTerms(onProgress ? { onProgress: (done, total) => onProgress({ kind: 'upgrade', done, total }) } : {});
     const recorded = await storage.readMeta();
     const embedder = await resolveEmbedder(options.embedder ?? 'auto', options, recorded?.embedderId);
     // A capacity hint only (the index grows): the metadata row's count avoids a linear count().
@@ -509,7 +510,7 @@ export function storeCatalog(options: Pick<CreateMemoryOptions, 'indexedDB' | 'I
     ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
     ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
   };
-  const indexedDb = indexedDbCatalog(options);
+  const indexedDb = indexedDbCatalog(db);
   return {
     ...indexedDb,
     // The OPFS stores join the list where this worker holds them (a worker serving an OPFS store).
@@ -524,10 +525,9 @@ export function storeCatalog(options: Pick<CreateMemoryOptions, 'indexedDB' | 'I
   };
 }
 
-function indexedDbCatalog(options: Pick<CreateMemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'index'>): StoreCatalog {
+function indexedDbCatalog(indexedDb: Pick<DexieStorageOptions, 'indexedDB' | 'IDBKeyRange'>): StoreCatalog {
   return createDexieCatalog({
-    ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
-    ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
+    ...indexedDb,
     stores: {
       databaseName,
       prepare: async (name, db) => (await openDexieStorage(name, db)).close(),

@@ -57,7 +57,7 @@ export function lexicalRederivation(run: Run): Pick<LexicalPostings, 'rederiveLe
           rewritten += changed.length;
           return { last: end, after: rows.length > 0 ? rows[rows.length - 1]!.label : start };
         }));
-        onProgress?.(Math.min(scanned, Math.max(total, scanned)), Math.max(total, scanned));
+        onProgress?.(scanned, Math.max(total, scanned));
       }
       return { scanned, rewritten };
     },
