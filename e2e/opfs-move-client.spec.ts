@@ -96,3 +96,33 @@ test('client.moveStore refuses a store open in another worker, and a connection 
   });
   expect(codes).toEqual({ whileOpen: 'STORE_IN_USE', stillThere: 1, afterClose: 'moved', fromShared: 'CLOSED', fromSharedOpen: 'STORAGE_FAILURE', missing: 'NOT_FOUND' });
 });
+
+test('deleteStore and renameStore refuse a store open in another worker; a store closed by its own deleteStore is not refused', async ({ page }) => {
+  await openHarness(page);
+  const codes = await page.evaluate(async () => {
+    const { connect, MemoryError } = window.houkai;
+    const code = async (work: () => Promise<unknown>): Promise<string> => {
+      try {
+        await work();
+        return 'done';
+      } catch (error) {
+        return error instanceof MemoryError ? error.code : String(error);
+      }
+    };
+    // Open in the shared worker; the calls come from the OPFS owner's dedicated worker, whose
+    // registry cannot see it (before the name's lock, IndexedDB closed the other connection and
+    // the delete went ahead).
+    const held = await connect({ name: 'held-del' });
+    await held.remember('still open in the shared worker');
+    const owner = await connect({ name: 'scratch-3', storage: 'opfs' });
+    const deleteWhileOpen = await code(() => owner.deleteStore('held-del'));
+    const renameWhileOpen = await code(() => owner.renameStore('held-del', 'held-del-2'));
+    const stillThere = await held.count();
+    // The shared worker's own connection deletes its store: the worker closes it, lets go of its
+    // name (the close waits for that) and takes the name alone, straight away.
+    const own = await code(() => held.deleteStore('held-del'));
+    const listed = (await owner.stores()).some((s) => s.name === 'held-del');
+    return { deleteWhileOpen, renameWhileOpen, stillThere, own, listed };
+  });
+  expect(codes).toEqual({ deleteWhileOpen: 'STORE_IN_USE', renameWhileOpen: 'STORE_IN_USE', stillThere: 1, own: 'done', listed: false });
+});

@@ -364,7 +364,7 @@ export async function createMemory(options: CreateMemoryOptions = {}): Promise<L
   try {
     return await openMemory(name, options, dbOptions, onProgress, upgradeProgress, releaseName);
   } catch (error) {
-    releaseName();
+    await releaseName();
     throw error;
   }
 }
@@ -375,7 +375,7 @@ async function openMemory(
   dbOptions: DexieStorageOptions,
   onProgress: CreateMemoryOptions['onProgress'],
   upgradeProgress: Pick<DexieStorageOptions, 'onUpgradeProgress'>,
-  releaseName: () => void,
+  releaseName: () => Promise<void>,
 ): Promise<LocalMemory> {
   const inDir = options.dir === undefined ? null : (await import('./adapters/sql/node-store.ts')).openDirStore(options.dir, name);
   if (options.storage === 'opfs' && options.index === 'hnsw') {
@@ -425,7 +425,7 @@ async function openMemory(
         onClosed: () => {
           registry?.close();
           void crossEncoders?.dispose();
-          releaseName();
+          return releaseName();
         },
         crossEncoders: crossEncoders?.load ?? null,
         replicas: options.sync === false ? null : (options.sync ?? (inDir ? inDir.replicas() : pouchReplicas())),
@@ -464,8 +464,18 @@ async function openMemory(
   }
 }
 
-/** Deletes a store's database, its index snapshot and its registry record (a deliberate deletion is not a loss). */
-export async function deleteMemory(name: string, options: Pick<CreateMemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'index'> & { storage?: 'indexeddb' | 'opfs' } = {}): Promise<void> {
+type DeleteOptions = Pick<CreateMemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'index'> & { storage?: 'indexeddb' | 'opfs' };
+
+/**
+ * Deletes a closed store's database, its index snapshot and its registry record (a deliberate
+ * deletion is not a loss). @throws MemoryError STORE_IN_USE (open in a tab or worker of the origin).
+ */
+export async function deleteMemory(name: string, options: DeleteOptions = {}): Promise<void> {
+  return withStoreAlone(name, 'delete', () => dropStore(name, options));
+}
+
+/** What deleteMemory does, for a caller that holds the name alone already (a move). */
+async function dropStore(name: string, options: DeleteOptions): Promise<void> {
   // A closed OPFS store: its files in the pool (in the dedicated worker that holds it).
   if (options.storage === 'opfs') return void (await (await import('./adapters/sql/opfs-store.ts')).deleteOpfsStore(name));
   const dbOptions: DexieStorageOptions = {
@@ -496,7 +506,7 @@ export async function deleteMemory(name: string, options: Pick<CreateMemoryOptio
 export async function moveMemory(name: string, to: 'opfs' | 'indexeddb', options: MoveMemoryOptions = {}): Promise<{ rows: number; index: 'copied' | 'rebuilt at next open' }> {
   const { moveStore } = await import('./local-move.ts');
   // Alone with the name: a store open anywhere in the origin (another tab's worker too) is not moved.
-  return withStoreAlone(name, 'move', () => moveStore(name, to, options, (store, db) => deleteMemory(store, db)));
+  return withStoreAlone(name, 'move', () => moveStore(name, to, options, (store, db) => dropStore(store, db)));
 }
 
 /**
@@ -513,6 +523,9 @@ export function storeCatalog(options: Pick<CreateMemoryOptions, 'indexedDB' | 'I
   const indexedDb = indexedDbCatalog(db);
   return {
     ...indexedDb,
+    // Alone with the name (both names for a rename): never a store open in another tab or worker.
+    delete: (name) => withStoreAlone(name, 'delete', () => indexedDb.delete(name)),
+    rename: (from, to) => withStoreAlone(from, 'rename', () => withStoreAlone(to, 'rename', () => indexedDb.rename(from, to))),
     // The OPFS stores join the list where this worker holds them (a worker serving an OPFS store).
     async list() {
       const inIndexedDb = (await indexedDb.list()).map((s) => ({ ...s, storage: 'indexeddb' as const }));

@@ -9,7 +9,7 @@ import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { holdStore, storeLockName, withStoreAlone } from '../src/adapters/store-lock.ts';
 import { MemoryError } from '../src/core/errors.ts';
-import { createMemory, moveMemory } from '../src/local.ts';
+import { createMemory, deleteMemory, listMemories, moveMemory, renameMemory } from '../src/local.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { uniqueName } from './helpers/names.ts';
 
@@ -61,9 +61,8 @@ describe('a store name held across workers', () => {
     expect(refused).toBeInstanceOf(MemoryError);
     expect((refused as MemoryError).code).toBe('STORE_IN_USE');
     expect((refused as MemoryError).message).toMatch(/open in another tab or worker; close it there to move it/);
-    a();
-    b();
-    await new Promise((r) => setTimeout(r, 0));
+    await a();
+    await b();
     // Another store's name is another lock.
     await holdStore('other', locks);
     expect(await withStoreAlone('notes', 'move', async () => 'moved', locks)).toBe('moved');
@@ -80,7 +79,7 @@ describe('a store name held across workers', () => {
     expect(opened).toBe(false);
     release();
     expect(await moving).toBe('moved');
-    (await opening)();
+    await (await opening)();
     expect(opened).toBe(true);
   });
 
@@ -88,7 +87,7 @@ describe('a store name held across workers', () => {
     delete g.navigator;
     const release = await holdStore('x');
     expect(await withStoreAlone('x', 'move', async () => 1)).toBe(1);
-    release();
+    await release();
   });
 
   it('createMemory holds the name until close: moveMemory refuses an open store with STORE_IN_USE', async () => {
@@ -100,7 +99,7 @@ describe('a store name held across workers', () => {
     const refused = await moveMemory(name, 'opfs').catch((e: MemoryError) => e);
     expect((refused as MemoryError).code).toBe('STORE_IN_USE');
     await store.close();
-    await new Promise((r) => setTimeout(r, 0));
+    // The close waits for the name to be let go: nothing to wait for after it.
     expect(locks.holders(storeLockName(name)).shared).toBe(0);
     // Closed, the move gets past the lock to its own checks (no OPFS in Node).
     const next = await moveMemory(name, 'opfs').catch((e: MemoryError) => e);
@@ -110,5 +109,30 @@ describe('a store name held across workers', () => {
     await expect(createMemory({ name: bad, embedder: createHashEmbedder({ dim: 8 }), index: 'exact', storage: 'opfs' })).rejects.toThrow(MemoryError);
     await new Promise((r) => setTimeout(r, 0));
     expect(locks.holders(storeLockName(bad)).shared).toBe(0);
+  });
+
+  it('deleteMemory and renameMemory refuse a store open elsewhere (either name), and go ahead once it is closed', async () => {
+    const locks = sharedLocks();
+    Object.defineProperty(globalThis, 'navigator', { value: { locks }, configurable: true, writable: true });
+    const embedder = createHashEmbedder({ dim: 8 });
+    const name = uniqueName('del');
+    const other = uniqueName('other');
+    const store = await createMemory({ name, embedder, index: 'exact' });
+    await store.remember('kept while open');
+    const codeOf = (p: Promise<unknown>) => p.then(() => 'done', (e: MemoryError) => e.code);
+    expect(await codeOf(deleteMemory(name))).toBe('STORE_IN_USE');
+    expect(await codeOf(renameMemory(name, other))).toBe('STORE_IN_USE');
+    expect(await store.count()).toBe(1);
+    // A rename onto the name of an open store waits for nobody either.
+    const second = await createMemory({ name: other, embedder, index: 'exact' });
+    await second.close();
+    const reopened = await createMemory({ name: other, embedder, index: 'exact' });
+    expect(await codeOf(renameMemory(uniqueName('none'), other))).toBe('STORE_IN_USE');
+    await reopened.close();
+    await store.close();
+    // Straight after a close: the name is free.
+    expect(await codeOf(renameMemory(name, `${name}-renamed`))).toBe('done');
+    expect(await codeOf(deleteMemory(`${name}-renamed`))).toBe('done');
+    expect((await listMemories()).map((s) => s.name)).not.toContain(`${name}-renamed`);
   });
 });

@@ -3,7 +3,8 @@
  * every open store holds it shared for as long as it is open, and a move between storages takes
  * it exclusively, so a store is never moved from under a tab that has it open in another worker
  * (a SharedWorker, another tab's dedicated one), where the registry of this worker cannot see
- * it. Without Web Locks (Node) there is one process to think of, and nothing is held.
+ * it. A delete or a rename takes it alone too, so neither happens to a store open elsewhere.
+ * Without Web Locks (Node) there is one process to think of, and nothing is held.
  */
 import { MemoryError } from '../core/errors.ts';
 
@@ -19,19 +20,28 @@ function webLocks(locks?: Locks): Locks | null {
   return found && typeof found.request === 'function' ? found : null;
 }
 
-/** Holds the store's name shared until the returned release is called (at once without Web Locks). */
-export async function holdStore(name: string, locks?: Locks): Promise<() => void> {
+/**
+ * Holds the store's name shared until the returned release is called; the release resolves once
+ * the lock is let go, so a delete or move asked for right after a close is not refused by the
+ * closing store itself (at once without Web Locks).
+ */
+export async function holdStore(name: string, locks?: Locks): Promise<() => Promise<void>> {
   const api = webLocks(locks);
-  if (!api) return () => undefined;
+  if (!api) return async () => undefined;
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
+  let letGo!: Promise<unknown>;
   await new Promise<void>((granted, refused) => {
-    api.request(storeLockName(name), { mode: 'shared' }, async () => {
+    letGo = api.request(storeLockName(name), { mode: 'shared' }, async () => {
       granted();
       await held;
-    }).catch(refused);
+    });
+    letGo.catch(refused);
   });
-  return release;
+  return async () => {
+    release();
+    await letGo.catch(() => undefined);
+  };
 }
 
 /**

@@ -45,8 +45,8 @@ export interface StoreDeps {
   persisted?: () => Promise<boolean | null>;
   /** Browser storage facts for `stats().storage`. */
   storageInfo?: () => Promise<NonNullable<StoreStats['storage']>>;
-  /** Runs once after the store closed (the composition root releases what it opened beside it). */
-  onClosed?: () => void;
+  /** Runs once after the store closed (the composition root releases what it opened beside it); the close waits for it. */
+  onClosed?: () => void | Promise<void>;
   /** The replication engine for `sync()`; none: `sync()` refuses. */
   replicas?: SyncReplicaFactory | null;
   /** Loads a provisioned cross-encoder for `rerank: { model }`; none: only host rerankers. */
@@ -270,7 +270,7 @@ export async function openStore(deps: StoreDeps, options: StoreOpenOptions = {})
             storage.close();
           }
         } finally {
-          deps.onClosed?.();
+          await deps.onClosed?.();
         }
       })()),
   };
