@@ -1,7 +1,8 @@
 // The storage contract suites of test/contracts/ in Chromium, in a dedicated worker: the engine
 // port and the MemoryStorage contract on Dexie over the real IndexedDB and on SQLite in OPFS
 // (sqlite-wasm's opfs-sahpool VFS), the scripted life of a store giving the same answers on both,
-// and a store on OPFS through createMemory (e2e/contracts.worker.ts, e2e/contracts-opfs.ts).
+// a store on OPFS through createMemory, and the index block store on both (e2e/contracts.worker.ts,
+// e2e/contracts-opfs.ts).
 import { expect, test } from 'playwright/test';
 
 test('the storage contracts pass in a Chromium worker on IndexedDB and on OPFS', async ({ page }) => {
@@ -18,4 +19,7 @@ test('the storage contracts pass in a Chromium worker on IndexedDB and on OPFS',
   expect(on('sqlite (OPFS)')).toBe(on('dexie (IndexedDB)'));
   expect(results.some((r) => r.name.startsWith('the store over each storage gives the same answers'))).toBe(true);
   expect(results.filter((r) => r.name.startsWith('a store on OPFS')).length).toBe(5);
+  // The index block store's cases, on both (the OPFS driver lends blobs from SQLite's memory).
+  expect(results.filter((r) => r.name.startsWith('index block store: SQLite (OPFS)')).length).toBe(2);
+  expect(results.filter((r) => r.name.startsWith('index block store: IndexedDB')).length).toBe(2);
 });

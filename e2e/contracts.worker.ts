@@ -12,6 +12,9 @@ import { storageOver, type StorageEngine } from '../src/core/storage/index.ts';
 import type { MemoryStorage } from '../src/core/ports.ts';
 import { storagePortContract } from '../test/contracts/storage-port.cases.ts';
 import { storageContract } from '../test/contracts/storage.cases.ts';
+import { indexBlocksContract } from '../test/contracts/index-blocks.cases.ts';
+import { idbBlockStore } from '../src/adapters/index-blocks-idb.ts';
+import { sqlBlockStore } from '../src/adapters/sql/blocks-sql.ts';
 import type { TestApi } from '../test/contracts/api.ts';
 import { uniqueName } from '../test/helpers/names.ts';
 import { opfsStoreSuite } from './contracts-opfs.ts';
@@ -113,6 +116,18 @@ storageContract(
   ],
   [(name) => openDexieStorage(name), opfsStorage],
 );
+// SQLite in OPFS lends each block from its own memory on a transient read (driver-sqlite-wasm.ts).
+indexBlocksContract(api, [
+  { name: 'IndexedDB', open: async () => idbBlockStore({ database: uniqueName('blocks'), create: true }) },
+  {
+    name: 'SQLite (OPFS)',
+    open: async () => {
+      const pool = await opfsPool();
+      await pool.reserveMinimumCapacity(pool.getFileCount() + 2);
+      return sqlBlockStore(sqliteWasmDriver(pool, `/contracts/${uniqueName('blocks')}.sqlite`));
+    },
+  },
+]);
 opfsStoreSuite(api);
 
 void run((r) => postMessage({ kind: 'case', result: r })).then(

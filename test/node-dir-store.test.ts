@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { storeFile } from '../src/adapters/sql/node-store.ts';
+import { sqlBlockStore } from '../src/adapters/sql/blocks-sql.ts';
+import { betterSqliteDriver } from '../src/adapters/sql/driver-better-sqlite3.ts';
 import { createMemory } from '../src/local.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
 import { memoryStorages } from '../src/adapters/storage-memory.ts';
@@ -37,6 +39,32 @@ describe('a store in a folder', () => {
     expect(existsSync(storeFile(folder, 'agent:desk'))).toBe(true);
     expect(await run('read', folder, 'which cluster is staging?')).toEqual({ count: 3, top: 'The staging cluster is deploy-stg-2', opened: 'snapshot' });
   }, 120_000);
+
+  it('a snapshot that fails to load is rebuilt and saved whole over the old one: the next open loads it', async () => {
+    // Before, the SQLite block store checked the old snapshot's tag on a whole rewrite too, so a
+    // store whose snapshot was damaged rebuilt its index at every open, never saving it again.
+    const options = { name: 'damaged-snapshot', dir, embedder: createHashEmbedder(), index: 'hnsw-i8' as const, snapshotDelayMs: 0, maintenance: { enabled: false } };
+    const first = await createMemory(options);
+    await first.rememberMany(['The standup is at 9:30', 'Deploys go out on Thursdays', 'The staging cluster is deploy-stg-2']);
+    await first.close();
+    // A foreign manifest (another dimension) with a tag of its own: the load fails closed.
+    const blocks = sqlBlockStore(betterSqliteDriver(storeFile(dir, options.name)));
+    const manifest = (await blocks.readManifest()) as Record<string, unknown> & { tag: string };
+    expect(await blocks.write({ manifest: { ...manifest, dim: 7, tag: 'foreign' }, expectTag: manifest.tag, replaceAll: false, blocks: [] })).toBe(true);
+    blocks.close();
+    const second = await createMemory(options);
+    expect(second.opened).toBe('rebuilt');
+    expect(await second.count()).toBe(3);
+    await second.flush(); // the graph built in the background, then saved
+    await second.close();
+    const third = await createMemory(options);
+    try {
+      expect(third.opened).toBe('snapshot');
+      expect((await third.recall('which cluster is staging?', { k: 1, touch: false }))[0]!.memory.text).toBe('The staging cluster is deploy-stg-2');
+    } finally {
+      await third.close();
+    }
+  });
 
   it('reopens in the same process with its memories, links and journal', async () => {
     const options = { name: 'reopen', dir, embedder: createHashEmbedder(), snapshotDelayMs: 0 };

@@ -339,6 +339,8 @@ class HnswI8Index implements VectorIndex {
       const seen = new Uint8Array(chunks * 2);
       let bad = false;
       let read = 0;
+      let reported = 0;
+      const step = Math.max(1, Math.floor(seen.length / 100));
       options.onProgress?.(0, seen.length);
       await this.blocks.readBlocks((batch) => {
         for (const { key, bytes } of batch) {
@@ -353,8 +355,10 @@ class HnswI8Index implements VectorIndex {
           seen[key] = 1;
         }
         read += batch.length;
-        options.onProgress?.(Math.min(read, seen.length), seen.length);
-      });
+        // A block at a time from SQLite: progress at every hundredth, not two thousand events.
+        if (read >= reported + step || read >= seen.length) options.onProgress?.(Math.min((reported = read), seen.length), seen.length);
+        // Copied into the kernel above, synchronously: the store may lend its own memory.
+      }, { transient: true });
       if (bad || seen.some((s) => s !== 1) || this.disposed) return this.failLoad();
       const live = loaded.loadEnd(manifest.slots, manifest.entry, manifest.top);
       if (live !== manifest.live) return this.failLoad();

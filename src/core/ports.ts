@@ -105,12 +105,18 @@ export interface IndexBlock {
 export interface IndexBlockStore {
   /** The manifest of the last write, or undefined. */
   readManifest(): Promise<unknown>;
-  /** Visits every stored block in key order, a batch at a time (memory stays bounded). */
-  readBlocks(visit: (blocks: IndexBlock[]) => void | Promise<void>, options?: { batchSize?: number }): Promise<void>;
   /**
-   * In one transaction: checks that the stored manifest's `tag` still equals `expectTag` (another
-   * writer wrote meanwhile otherwise, and nothing is written: returns false), then deletes every
-   * block when `replaceAll`, writes `blocks` one at a time as the iterator yields them, and the
+   * Visits every stored block in key order, a batch at a time (memory stays bounded). With
+   * `transient`, the store may hand over views into its own buffers, valid only until `visit`
+   * returns: `visit` is then synchronous and copies whatever it keeps (loading the index, where a
+   * copy of every block made only to be copied again would cost an open its time).
+   */
+  readBlocks(visit: (blocks: IndexBlock[]) => void | Promise<void>, options?: { batchSize?: number; transient?: boolean }): Promise<void>;
+  /**
+   * In one transaction: unless `replaceAll`, checks that the stored manifest's `tag` still equals
+   * `expectTag` (another writer wrote meanwhile otherwise, and nothing is written: returns false);
+   * deletes every block when `replaceAll` (a whole snapshot replaces whatever is there, a damaged
+   * or foreign one included), writes `blocks` one at a time as the iterator yields them, and the
    * manifest last. Returns true once committed.
    */
   write(options: { manifest: { tag: string } & Record<string, unknown>; expectTag: string | null; replaceAll: boolean; blocks: Iterable<IndexBlock> }): Promise<boolean>;

@@ -778,18 +778,24 @@ EXPORT(load_end) i32 load_end(u32 slots, u32 ep, u32 top) {
   for (u32 s = 0; s < slots; s++) {
     u32 level = *level_of(s);
     if (level > MAX_LEVEL || *scale_of(s) != *scale_of(s)) return -1;
-    for (u32 l = 0; l <= level; l++) {
+    /* Level 0: every slot has it, so a link needs only to name a slot (a sequential pass, where
+       looking up each neighbour's level would be a random read per link: most of a million-slot
+       load's time). Upper levels: the neighbour must reach the level too. */
+    u32 *links0 = links_of(s, 0);
+    if (links0[0] > M0) return -1;
+    for (u32 i = 1; i <= links0[0]; i++) if (links0[i] >= slots) return -1;
+    for (u32 l = 1; l <= level; l++) {
       u32 *links = links_of(s, l);
       u32 n = links[0];
-      if (n > (l == 0 ? M0 : M)) return -1;
+      if (n > M) return -1;
       for (u32 i = 1; i <= n; i++) {
         u32 e = links[i];
         if (e >= slots || *level_of(e) < l) return -1;
       }
     }
     if (!(*flags_of(s) & FLAG_DELETED)) {
-      if (map_get(*label_of(s)) != NONE) return -1;
-      if (!map_put(*label_of(s), s)) return -1;
+      u32 before = map_count;
+      if (!map_put(*label_of(s), s) || map_count == before) return -1; /* a label twice */
       live++;
     }
   }

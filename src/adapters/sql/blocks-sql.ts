@@ -9,7 +9,17 @@ import { MemoryError } from '../../core/errors.ts';
 import type { IndexBlock, IndexBlockStore } from '../../core/ports.ts';
 import { rollback, type SqlDriver } from './engine-sql.ts';
 
-const bytes = (value: unknown): Uint8Array => (value instanceof Uint8Array ? new Uint8Array(value) : new Uint8Array(value as ArrayBuffer));
+/**
+ * A column's bytes as a block of its own: SQLite-in-WebAssembly hands each blob over as a fresh
+ * array, taken as it is (no second copy of every block at open);
+ * a view into a larger buffer (Node's pooled Buffers) is copied out.
+ */
+const bytes = (value: unknown): Uint8Array => {
+  if (!(value instanceof Uint8Array)) return new Uint8Array(value as ArrayBuffer);
+  if (value.byteOffset !== 0 || value.byteLength !== value.buffer.byteLength) return new Uint8Array(value);
+  // A Buffer of its own: the same memory as a plain Uint8Array.
+  return value.constructor === Uint8Array ? value : new Uint8Array(value.buffer);
+};
 
 export function sqlBlockStore(driver: SqlDriver): IndexBlockStore {
   driver.exec(
@@ -31,6 +41,14 @@ export function sqlBlockStore(driver: SqlDriver): IndexBlockStore {
     },
     async readBlocks(visit, options = {}) {
       use();
+      const all = options.transient ? driver.prepare('SELECT k, v FROM "index_blocks" ORDER BY k') : null;
+      if (all?.each) {
+        // One pass, each block a view into SQLite's memory handed over as it is read.
+        all.each([], ([k, v]) => {
+          if (visit([{ key: Number(k), bytes: v as Uint8Array }]) !== undefined) throw new Error('A transient block read needs a synchronous visit');
+        });
+        return;
+      }
       const size = Math.max(1, options.batchSize ?? 32);
       const page = driver.prepare('SELECT k, v FROM "index_blocks" WHERE k > ? ORDER BY k LIMIT ?');
       let after = Number.NEGATIVE_INFINITY;
@@ -47,7 +65,9 @@ export function sqlBlockStore(driver: SqlDriver): IndexBlockStore {
       driver.exec('BEGIN IMMEDIATE');
       try {
         const current = manifest() as { tag?: string } | undefined;
-        if ((current?.tag ?? null) !== expectTag) {
+        // A whole snapshot replaces whatever is there (as the IndexedDB store's does): checked, a
+        // store whose snapshot failed to load could never save its rebuilt index again.
+        if (!replaceAll && (current?.tag ?? null) !== expectTag) {
           driver.exec('ROLLBACK');
           return false;
         }

@@ -9,7 +9,7 @@
  * store of the origin, and one worker holds it at a time (a second one gets STORE_IN_USE). Rows are
  * encoded with value-codec.ts (there is no `node:v8` here).
  */
-import type { Database, PreparedStatement, SAHPoolUtil } from '@sqlite.org/sqlite-wasm';
+import type { Database, PreparedStatement, SAHPoolUtil, Sqlite3Static } from '@sqlite.org/sqlite-wasm';
 import { MemoryError } from '../../core/errors.ts';
 import type { SqlDriver } from './engine-sql.ts';
 import { decodeValue, encodeValue } from './value-codec.ts';
@@ -18,6 +18,8 @@ import { decodeValue, encodeValue } from './value-codec.ts';
 export const OPFS_POOL = { name: 'houkai-opfs', directory: '/.houkai-web-sqlite' } as const;
 
 let pool: Promise<SAHPoolUtil> | null = null;
+/** SQLite's module once loaded (its C API reads a blob where it lies). */
+let sqlite: Sqlite3Static | null = null;
 /** The pool once installed in this worker (listing its stores must not install it: that would take the origin's OPFS files). */
 let installed: SAHPoolUtil | null = null;
 
@@ -91,7 +93,7 @@ export function opfsPool(): Promise<SAHPoolUtil> {
     );
   }
   pool ??= (async () => {
-    const sqlite3 = await (await loadSqliteWasm())();
+    const sqlite3 = (sqlite = await (await loadSqliteWasm())());
     try {
       return (installed = await sqlite3.installOpfsSAHPoolVfs({ ...OPFS_POOL, preserveOnInitFailure: true, forceReinitIfPreviouslyFailed: true } as never));
     } catch (error) {
@@ -109,6 +111,37 @@ export function opfsPool(): Promise<SAHPoolUtil> {
     if (pool === mine) pool = null;
   });
   return mine;
+}
+
+/**
+ * A statement's rows one at a time, a blob column as a view of SQLite's own memory where the row
+ * lies (`sqlite3_column_blob`), valid until the next step: the oo1 API's `get` copies every blob
+ * twice on its way out.
+ */
+function eachOf(sqlite3: Sqlite3Static, s: PreparedStatement, bind: (params: readonly unknown[]) => void, failed: (error: unknown) => unknown) {
+  const { capi, wasm } = sqlite3;
+  return (params: readonly unknown[], visit: (row: unknown[]) => void): void => {
+    bind(params);
+    try {
+      while (s.step()) {
+        const row: unknown[] = [];
+        for (let i = 0; i < s.columnCount; i++) {
+          if (capi.sqlite3_column_type(s.pointer!, i) !== capi.SQLITE_BLOB) {
+            row.push(s.get(i));
+            continue;
+          }
+          const at = Number(capi.sqlite3_column_blob(s.pointer!, i));
+          const n = capi.sqlite3_column_bytes(s.pointer!, i);
+          // The heap's view is taken after the calls: a grown heap detaches an older one.
+          row.push(wasm.heap8u().subarray(at, at + n));
+        }
+        visit(row);
+      }
+    } catch (error) {
+      throw failed(error);
+    }
+    s.reset();
+  };
 }
 
 /** SQLite's "full" results and OPFS's quota error: the storage is full. */
@@ -176,6 +209,7 @@ export function sqliteWasmDriver(util: SAHPoolUtil, file: string, options: { cac
           s.reset();
           return rows;
         },
+        ...(sqlite ? { each: eachOf(sqlite, s, bind, failed) } : {}),
       };
     },
     encode: (value) => encodeValue(value),

@@ -23,6 +23,11 @@ import { compareBytes, decodeKey, encodeKey } from './key-codec.ts';
 export interface SqlStatement {
   run(params?: readonly unknown[]): void;
   all(params?: readonly unknown[]): unknown[][];
+  /**
+   * Each row in turn, its blobs as views into the driver's own memory, valid only until `visit`
+   * returns (no copy made); drivers without it are read with `all`.
+   */
+  each?(params: readonly unknown[], visit: (row: unknown[]) => void): void;
 }
 
 /** What a SQLite driver gives the engine. */
