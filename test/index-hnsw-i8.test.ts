@@ -231,6 +231,18 @@ describe('int8 HNSW index', () => {
     await raw.write({ manifest, expectTag: manifest.tag, replaceAll: false, blocks: [{ key: 1, bytes }] });
     const damaged = await make(dim, standalone(name), name);
     expect(await damaged.loadSnapshot()).toBeNull();
+    // Two live slots with one label (chunk 0's vector block: codes, then scales, then labels).
+    await raw.write({ manifest, expectTag: manifest.tag, replaceAll: false, blocks: [{ key: 1, bytes: link!.bytes }] });
+    const whole = await make(dim, standalone(name), name);
+    expect(await whole.loadSnapshot()).toBe(5); // whole again
+    whole.dispose();
+    let vectors: IndexBlock | undefined;
+    await raw.readBlocks((b) => void (vectors ??= b.find((x) => x.key === 0)));
+    const twice = vectors!.bytes.slice();
+    const labels = new DataView(twice.buffer, twice.byteLength - 1024 * 10 + 1024 * 4);
+    labels.setUint32(4, labels.getUint32(0, true), true);
+    await raw.write({ manifest, expectTag: manifest.tag, replaceAll: false, blocks: [{ key: 0, bytes: twice }] });
+    expect(await damaged.loadSnapshot()).toBeNull();
     // A missing block.
     await raw.write({ manifest, expectTag: manifest.tag, replaceAll: true, blocks: [{ key: 0, bytes: new Uint8Array(10) }] });
     expect(await damaged.loadSnapshot()).toBeNull();
