@@ -4,7 +4,10 @@
  * one graph is built, then every `ef` is tried on the same 300 queries, bare and with the
  * store's float32 rescoring of the best `4·k` (what recall does with a quantised index).
  *
- *   npx tsx bench/ef-sweep.ts [--n 1000000] [--ef 128,256,512,1024]
+ *   npx tsx bench/ef-sweep.ts [--n 1000000] [--ef 128,256,512,1024] [--efc 100]
+ *
+ * `--efc`: the graph's build breadth (efConstruction; the index's default 100), to weigh a cheaper
+ * build for bulk loads against the recall it costs.
  */
 import 'fake-indexeddb/auto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,6 +26,7 @@ const flag = (name: string): string | undefined => {
 };
 const N = Number(flag('n') ?? 1_000_000);
 const EFS = (flag('ef') ?? '128,256,512,1024').split(',').map(Number);
+const EFC = Number(flag('efc') ?? 100);
 const K = 10;
 const RESCORE = 4 * K;
 const RECALLS = 300;
@@ -33,7 +37,7 @@ if (!existsSync(truthFile)) throw new Error(`${truthFile} is missing: run bench/
 const truth = JSON.parse(readFileSync(truthFile, 'utf8')) as number[][];
 const queries = Array.from({ length: RECALLS }, (_, j) => syntheticVector(j % 2 === 0 ? `q:${j}` : `q:${j}@${N}`));
 
-const index = await createHnswI8IndexFactory({ blocks: () => idbBlockStore({ database: `houkai-index:ef-sweep-${Date.now()}`, create: true }) })({ name: 'ef-sweep', dim: DIM, capacity: N });
+const index = await createHnswI8IndexFactory({ blocks: () => idbBlockStore({ database: `houkai-index:ef-sweep-${Date.now()}`, create: true }), efConstruction: EFC })({ name: 'ef-sweep', dim: DIM, capacity: N });
 const kernel = (index as unknown as { kernel: { search(q: Float32Array, k: number, ef: number): { labels: Int32Array | number[] } } }).kernel;
 const t0 = performance.now();
 const BATCH = 1000;
@@ -47,7 +51,7 @@ for (let start = 0; start < N; start += BATCH) {
   index.add(labels, vectors);
   if ((start / BATCH) % 100 === 99) log(`${(start + BATCH).toLocaleString('en')} inserted (${Math.round((start + BATCH) / ((performance.now() - t0) / 1000))}/s)`);
 }
-log(`built: ${N.toLocaleString('en')} in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+log(`efConstruction ${EFC}, built: ${N.toLocaleString('en')} in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 const rows: Record<string, number>[] = [];
 for (const ef of EFS) {
   let bare = 0;
@@ -76,5 +80,5 @@ for (const ef of EFS) {
   rows.push(row);
   log(JSON.stringify(row));
 }
-process.stdout.write(`${JSON.stringify({ n: N, date: new Date().toISOString(), rows }, null, 1)}\n`);
+process.stdout.write(`${JSON.stringify({ n: N, efConstruction: EFC, date: new Date().toISOString(), rows }, null, 1)}\n`);
 process.exit(0);
