@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeValue, encodeValue } from '../src/adapters/sql/value-codec.ts';
+import { decodeValue, encodeValue, FIELDS } from '../src/adapters/sql/value-codec.ts';
 import { packRow } from '../src/core/storage/row-codec.ts';
 import { makeMemory } from './helpers/memory.ts';
 
@@ -68,6 +68,30 @@ describe('value codec', () => {
     expect(() => decodeValue(bytes.subarray(0, bytes.length - 2))).toThrow(RangeError);
     expect(() => decodeValue(new Uint8Array([99]))).toThrow(RangeError);
     expect(() => decodeValue(new Uint8Array([...encodeValue(1), 0]))).toThrow(RangeError);
+  });
+
+  it("writes a store's field names as one-byte codes, and still reads rows written with the names", () => {
+    // The codes are the format: this list may only grow at its end.
+    expect(FIELDS).toEqual([
+      'id', 'text', 'type', 'tags', 'importance', 'createdAt', 'lastAccessed', 'accessCount', 'source', 'links',
+      'supersededBy', 'supersededAt', 'polarity', 'expiresAt', 'pinned', 'trust', 'contentHash', 'validFrom', 'validUntil', 'surfacesWhen',
+      'label', 'terms', 'termCounts', 'termLength', 'linkTargets', 'pinMoved', 'superseded', 'positive', 'to', 'rel', 'vector', 'gen',
+      'seq', 'ts', 'op', 'actor', 'before', 'after', 'created', 'meta', 'group',
+    ]);
+    expect(new Set(FIELDS).size).toBe(FIELDS.length);
+    const entry = { ts: 1_760_000_000.5, op: 'remember', actor: 'lib', id: 'a1', before: null, after: null, created: true, meta: {}, group: 'g', seq: 9 };
+    const bytes = encodeValue(entry);
+    // The tag, the count, then each field's code and value.
+    expect([...bytes.subarray(0, 2)]).toEqual([15, 10]);
+    expect(bytes.length).toBeLessThan(60);
+    expect(decodeValue(bytes)).toEqual(entry);
+    // A row written before the codes (tag 8: each key as a UTF-8 string) reads the same.
+    const legacy = new Uint8Array([8, 2, 2, ...new TextEncoder().encode('op'), 6, 1, 0x78, 3, ...new TextEncoder().encode('odd'), 4, 6]);
+    expect(decodeValue(legacy)).toEqual({ op: 'x', odd: 3 });
+    // Keys outside the list, and one that is the list's name of another, keep themselves.
+    expect(roundTrip({ zzz: 1, __proto__x: 2, Id: 3, id: 4 })).toEqual({ zzz: 1, __proto__x: 2, Id: 3, id: 4 });
+    // A code past the list (a newer format) is refused, not read as another field.
+    expect(() => decodeValue(new Uint8Array([15, 1, FIELDS.length + 1, 1]))).toThrow(/field code/);
   });
 
   it('small integers take a few bytes; a row is no larger than V8 writes it', async () => {

@@ -26,7 +26,26 @@ const enum Tag {
   BigInt = 12,
   Map = 13,
   Set = 14,
+  /** An object whose keys are field codes (FIELDS) or, code 0, a string: written since 2026-11-30. */
+  Fields = 15,
 }
+
+/**
+ * The field names a store writes in every row — a memory row, its vector row, its journal entry —
+ * each written as its one-byte code instead of its name (about 150 bytes a memory). The code is
+ * the position + 1 and is part of the format: append only, never reorder or remove. Any other key
+ * is written as a string (code 0).
+ */
+export const FIELDS: readonly string[] = Object.freeze([
+  // memory (core/types.ts Memory)
+  'id', 'text', 'type', 'tags', 'importance', 'createdAt', 'lastAccessed', 'accessCount', 'source', 'links',
+  'supersededBy', 'supersededAt', 'polarity', 'expiresAt', 'pinned', 'trust', 'contentHash', 'validFrom', 'validUntil', 'surfacesWhen',
+  // its row's derived fields (core/storage/rows.ts), a link, a vector row
+  'label', 'terms', 'termCounts', 'termLength', 'linkTargets', 'pinMoved', 'superseded', 'positive', 'to', 'rel', 'vector', 'gen',
+  // a journal entry (core/ports.ts JournalEntry)
+  'seq', 'ts', 'op', 'actor', 'before', 'after', 'created', 'meta', 'group',
+]);
+const FIELD_CODES = new Map(FIELDS.map((name, i) => [name, i + 1]));
 
 /** Typed array kinds by their code (the order is the format: append only). */
 const TYPED = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array] as const;
@@ -154,10 +173,14 @@ function write(w: Writer, value: unknown, depth: number): void {
   }
   // Any other object: its own enumerable string-keyed properties, as a structured clone keeps them.
   const keys = Object.keys(value as object);
-  w.byte(Tag.Object);
+  w.byte(Tag.Fields);
   w.varint(keys.length);
   for (const key of keys) {
-    w.string(key);
+    const code = FIELD_CODES.get(key);
+    if (code === undefined) {
+      w.varint(0);
+      w.string(key);
+    } else w.varint(code);
     write(w, (value as Record<string, unknown>)[key], depth + 1);
   }
 }
@@ -243,11 +266,15 @@ function read(r: Reader): unknown {
       for (let i = 0; i < n; i++) out[i] = read(r);
       return out;
     }
-    case Tag.Object: {
+    case Tag.Object:
+    case Tag.Fields: {
+      const coded = tag === Tag.Fields;
       const n = r.varint();
       const out: Record<string, unknown> = {};
       for (let i = 0; i < n; i++) {
-        const key = r.string();
+        const code = coded ? r.varint() : 0;
+        const key = code === 0 ? r.string() : FIELDS[code - 1];
+        if (key === undefined) throw new RangeError('A stored field code is unknown');
         // Own data properties, even for "__proto__", as a structured clone makes them.
         Object.defineProperty(out, key, { value: read(r), enumerable: true, writable: true, configurable: true });
       }
