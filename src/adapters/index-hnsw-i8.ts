@@ -355,8 +355,11 @@ class HnswI8Index implements VectorIndex {
           seen[key] = 1;
         }
         read += batch.length;
-        // A block at a time from SQLite: progress at every hundredth, not two thousand events.
-        if (read >= reported + step || read >= seen.length) options.onProgress?.(Math.min((reported = read), seen.length), seen.length);
+        // SQLite lends a block at a time: progress at each hundredth, not an event a block.
+        if (read - reported >= step || read >= seen.length) {
+          reported = read;
+          options.onProgress?.(Math.min(read, seen.length), seen.length);
+        }
         // Copied into the kernel above, synchronously: the store may lend its own memory.
       }, { transient: true });
       if (bad || seen.some((s) => s !== 1) || this.disposed) return this.failLoad();

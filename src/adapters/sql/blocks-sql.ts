@@ -7,12 +7,12 @@
  */
 import { MemoryError } from '../../core/errors.ts';
 import type { IndexBlock, IndexBlockStore } from '../../core/ports.ts';
-import { rollback, type SqlDriver } from './engine-sql.ts';
+import { rollback, statements, type SqlDriver } from './engine-sql.ts';
 
 /**
- * A column's bytes as a block of its own: SQLite-in-WebAssembly hands each blob over as a fresh
- * array, taken as it is (no second copy of every block at open);
- * a view into a larger buffer (Node's pooled Buffers) is copied out.
+ * A column's bytes as a block of its own: a blob the driver handed over as an array of its own
+ * (sqlite-wasm's `get`, a large Buffer of better-sqlite3) is taken as it is, not copied again; a
+ * view into a larger buffer (Node's pooled small Buffers) is copied out.
  */
 const bytes = (value: unknown): Uint8Array => {
   if (!(value instanceof Uint8Array)) return new Uint8Array(value as ArrayBuffer);
@@ -26,12 +26,13 @@ export function sqlBlockStore(driver: SqlDriver): IndexBlockStore {
     'CREATE TABLE IF NOT EXISTS "index_blocks" (k INTEGER PRIMARY KEY, v BLOB NOT NULL); ' +
       'CREATE TABLE IF NOT EXISTS "index_manifest" (id INTEGER PRIMARY KEY CHECK (id = 1), v BLOB NOT NULL)',
   );
+  const stmt = statements(driver);
   let closed = false;
   const use = (): void => {
     if (closed) throw new MemoryError('STORAGE_FAILURE', 'This index block store is closed', { operation: 'use' });
   };
   const manifest = (): unknown => {
-    const [row] = driver.prepare('SELECT v FROM "index_manifest" WHERE id = 1').all();
+    const [row] = stmt('SELECT v FROM "index_manifest" WHERE id = 1').all();
     return row ? driver.decode(bytes(row[0])) : undefined;
   };
   return {
@@ -41,16 +42,16 @@ export function sqlBlockStore(driver: SqlDriver): IndexBlockStore {
     },
     async readBlocks(visit, options = {}) {
       use();
-      const all = options.transient ? driver.prepare('SELECT k, v FROM "index_blocks" ORDER BY k') : null;
-      if (all?.each) {
+      const inOrder = stmt('SELECT k, v FROM "index_blocks" ORDER BY k');
+      if (options.transient && inOrder.each) {
         // One pass, each block a view into SQLite's memory handed over as it is read.
-        all.each([], ([k, v]) => {
+        inOrder.each([], ([k, v]) => {
           if (visit([{ key: Number(k), bytes: v as Uint8Array }]) !== undefined) throw new Error('A transient block read needs a synchronous visit');
         });
         return;
       }
       const size = Math.max(1, options.batchSize ?? 32);
-      const page = driver.prepare('SELECT k, v FROM "index_blocks" WHERE k > ? ORDER BY k LIMIT ?');
+      const page = stmt('SELECT k, v FROM "index_blocks" WHERE k > ? ORDER BY k LIMIT ?');
       let after = Number.NEGATIVE_INFINITY;
       for (;;) {
         const rows = page.all([after, size]);
@@ -72,9 +73,9 @@ export function sqlBlockStore(driver: SqlDriver): IndexBlockStore {
           return false;
         }
         if (replaceAll) driver.exec('DELETE FROM "index_blocks"');
-        const put = driver.prepare('INSERT OR REPLACE INTO "index_blocks" (k, v) VALUES (?, ?)');
+        const put = stmt('INSERT OR REPLACE INTO "index_blocks" (k, v) VALUES (?, ?)');
         for (const block of blocks) put.run([block.key, block.bytes]);
-        driver.prepare('INSERT OR REPLACE INTO "index_manifest" (id, v) VALUES (1, ?)').run([driver.encode(next)]);
+        stmt('INSERT OR REPLACE INTO "index_manifest" (id, v) VALUES (1, ?)').run([driver.encode(next)]);
         driver.exec('COMMIT');
         return true;
       } catch (error) {
@@ -88,7 +89,7 @@ export function sqlBlockStore(driver: SqlDriver): IndexBlockStore {
     },
     async byteSize() {
       use();
-      return Number(driver.prepare('SELECT COALESCE(SUM(LENGTH(v)), 0) FROM "index_blocks"').all()[0]![0]);
+      return Number(stmt('SELECT COALESCE(SUM(LENGTH(v)), 0) FROM "index_blocks"').all()[0]![0]);
     },
     close() {
       if (closed) return;

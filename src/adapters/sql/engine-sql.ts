@@ -64,8 +64,8 @@ function createSchema(driver: SqlDriver): void {
   driver.exec(`BEGIN; ${ddl.join('; ')}; COMMIT`);
 }
 
-/** Statements are prepared once per SQL text. */
-function statements(driver: SqlDriver): (sql: string) => SqlStatement {
+/** Statements are prepared once per SQL text (a driver keeps each one until it closes). */
+export function statements(driver: SqlDriver): (sql: string) => SqlStatement {
   const cache = new Map<string, SqlStatement>();
   return (sql) => {
     let s = cache.get(sql);
