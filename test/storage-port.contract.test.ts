@@ -18,6 +18,7 @@ import { compareKeys } from '../src/adapters/memory-tables.ts';
 import { createMemoryEngine } from '../src/adapters/storage-memory.ts';
 import { MAX_KEY, MIN_KEY, parseTable, TABLES, type Key } from '../src/core/storage/index.ts';
 import { storagePortContract, type EngineCase } from './contracts/storage-port.cases.ts';
+import { legacySqlFile } from './helpers/sql-layout.ts';
 import { uniqueName } from './helpers/store.ts';
 
 const sqliteDir = mkdtempSync(join(tmpdir(), 'houkai-port-'));
@@ -27,6 +28,7 @@ const ENGINES: EngineCase[] = [
   { name: 'dexie', open: () => openDexieEngine(uniqueName('port')) },
   { name: 'memory', open: async () => createMemoryEngine() },
   { name: 'sqlite (better-sqlite3)', open: async () => sqlEngine(betterSqliteDriver(join(sqliteDir, `${uniqueName('port')}.db`)), 'sqlite') },
+  { name: 'sqlite, a store from before integer keys', open: async () => sqlEngine(betterSqliteDriver(legacySqlFile(join(sqliteDir, `${uniqueName('port')}.db`))), 'sqlite') },
 ];
 
 storagePortContract({ describe, it, expect }, ENGINES);

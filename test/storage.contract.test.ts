@@ -16,6 +16,7 @@ import { openDexieStorage } from '../src/adapters/storage-dexie.ts';
 import { createMemoryStorage, memoryStorages } from '../src/adapters/storage-memory.ts';
 import type { MemoryStorage } from '../src/core/ports.ts';
 import { storageContract, type StorageCase } from './contracts/storage.cases.ts';
+import { legacySqlFile } from './helpers/sql-layout.ts';
 import { uniqueName } from './helpers/store.ts';
 
 const sqliteDir = mkdtempSync(join(tmpdir(), 'houkai-contract-'));
@@ -27,6 +28,7 @@ const BACKENDS: StorageCase[] = [
   { name: 'dexie', open: () => openDexieStorage(uniqueName('contract')) },
   { name: 'memory', open: async () => createMemoryStorage() },
   { name: 'sqlite', open: async () => sqliteStorage(uniqueName('contract')) },
+  { name: 'sqlite, a store from before integer keys', open: async () => storageOver(sqlEngine(betterSqliteDriver(legacySqlFile(join(sqliteDir, `${uniqueName('legacy')}.db`))), 'sqlite:legacy')) },
 ];
 
 storageContract({ describe, it, expect }, BACKENDS, [(name: string) => openDexieStorage(name), memoryStorages(), sqliteStorage]);

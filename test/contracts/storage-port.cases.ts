@@ -121,6 +121,26 @@ export function storagePortContract({ describe, it, expect }: TestApi, engines: 
         e.close();
       });
 
+      it('keys of another kind in a table of numbers: numbers sort below strings and arrays, a fraction matches no integer', async () => {
+        const e = await open();
+        await e.transaction('rw', ['vectors'], (tx) => tx.put('vectors', [1, 2, 3].map((label) => ({ label, vector: new Float32Array([label]), gen: 0 }))));
+        const of = (rows: { label: number }[]) => rows.map((r) => r.label);
+        const result = await e.transaction('r', ['vectors'], async (tx) => ({
+          belowText: of(await tx.query<{ label: number }>('vectors', { range: { upper: 'a' } })),
+          aboveText: of(await tx.query<{ label: number }>('vectors', { range: { lower: 'a' } })),
+          belowArray: await tx.count('vectors', { range: { lower: 2, upper: [0] } }),
+          text: await tx.get('vectors', 'x'),
+          fraction: await tx.get('vectors', 2.5),
+          between: of(await tx.query<{ label: number }>('vectors', { range: { lower: 1.5, upper: 2.5 } })),
+          many: (await tx.getMany<{ label: number }>('vectors', ['x', 3, 2.5, 1])).map((r) => r?.label),
+          keys: (await tx.keys('vectors', { range: { lower: 2 } })).map((k) => k.primaryKey),
+        }));
+        expect(result).toEqual({ belowText: [1, 2, 3], aboveText: [], belowArray: 2, text: undefined, fraction: undefined, between: [2], many: [undefined, 3, undefined, 1], keys: [2, 3] });
+        await e.transaction('rw', ['vectors'], (tx) => tx.delete('vectors', ['x', 2.5, 3]));
+        expect(of(await e.transaction('r', ['vectors'], (tx) => tx.query<{ label: number }>('vectors')))).toEqual([1, 2]);
+        e.close();
+      });
+
       it('an index holds rows by key then primary key; a multi-entry one once per distinct element; a sparse one only rows with the field', async () => {
         const e = await open();
         await e.transaction('rw', ['memoryRows'], (tx) =>

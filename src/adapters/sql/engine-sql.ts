@@ -4,20 +4,21 @@
  * OPFS in a browser worker. A driver gives synchronous statements and a value codec; this file
  * owns the tables, the SQL and the port's semantics.
  *
- * Layout: a table per store table, `(k BLOB PRIMARY KEY, v BLOB)` WITHOUT ROWID — `k` the primary
- * key in key-codec.ts's byte order, `v` the row in the driver's codec — and a table per declared
- * index, `(k, p)` — the index key and the row's primary key — so every walk the port asks for
- * (equals, anyOf, a range, reversed, a limit) is one indexed range scan in key order, as
- * IndexedDB's. A unique index is checked before a write; auto-increment counters live in `seq`.
+ * Layout (layout-sql.ts): a table per store table, `(k, v)` — `k` the primary key, `v` the row in
+ * the driver's codec — and a table per declared index, `(k, p)` — the index key in key-codec.ts's
+ * byte order and the row's primary key — so every walk the port asks for (equals, anyOf, a range,
+ * reversed, a limit) is one indexed range scan in key order, as IndexedDB's. A unique index is
+ * checked before a write; auto-increment counters live in `seq`.
  *
  * Transactions run one at a time, in the order they were asked for (a queue, as the in-memory
  * engine's); a read-write one is `BEGIN IMMEDIATE … COMMIT`, rolled back whole when its body throws.
  */
 import { MemoryError } from '../../core/errors.ts';
-import { parseTable, TABLES, type Key, type KeyEntry, type Query, type StorageEngine, type StorageTx, type TableName } from '../../core/storage/index.ts';
-import type { IndexSpec, TableSpec } from '../../core/storage/schema.ts';
+import type { Key, KeyEntry, Query, StorageEngine, StorageTx, TableName } from '../../core/storage/index.ts';
+import type { IndexSpec } from '../../core/storage/schema.ts';
 import { constraintError, indexKeysOf, keyAt } from '../memory-tables.ts';
 import { compareBytes, decodeKey, encodeKey } from './key-codec.ts';
+import { bytes, createSchema, indexTable, rowTable, type PrimaryKeys, type TableSql } from './layout-sql.ts';
 
 /** A prepared statement: positional parameters, rows as arrays of column values. */
 export interface SqlStatement {
@@ -40,28 +41,6 @@ export interface SqlDriver {
   close(): void;
   /** The driver's failures as the one error class (disk full → STORAGE_QUOTA). */
   mapError(error: unknown, operation: string): MemoryError;
-}
-
-const ident = (s: string): string => `"${s.replace(/[^A-Za-z0-9_]/g, '_')}"`;
-const rowTable = (t: string): string => ident(`t_${t}`);
-const indexTable = (t: string, i: string): string => ident(`i_${t}_${i}`);
-
-interface TableSql {
-  spec: TableSpec;
-  name: string;
-}
-
-/** Creates the tables (idempotent). */
-function createSchema(driver: SqlDriver): void {
-  const ddl: string[] = ['CREATE TABLE IF NOT EXISTS "seq" (t TEXT PRIMARY KEY, n REAL NOT NULL)'];
-  for (const [name, decl] of Object.entries(TABLES)) {
-    const spec = parseTable(decl);
-    ddl.push(`CREATE TABLE IF NOT EXISTS ${rowTable(name)} (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID`);
-    for (const index of spec.indexes) {
-      ddl.push(`CREATE TABLE IF NOT EXISTS ${indexTable(name, index.name)} (k BLOB NOT NULL, p BLOB NOT NULL, PRIMARY KEY (k, p)) WITHOUT ROWID`);
-    }
-  }
-  driver.exec(`BEGIN; ${ddl.join('; ')}; COMMIT`);
 }
 
 /** Statements are prepared once per SQL text (a driver keeps each one until it closes). */
@@ -92,27 +71,22 @@ export function rollback(run: () => void): void {
 /** Keys a `getMany` batch names (SQLite allows 32,766 parameters; a recall names a few dozen). */
 const IN_BATCH = 512;
 
-/** An encoded key as a map key. */
-function keyString(b: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]!);
-  return s;
-}
-
-const bytes = (value: unknown): Uint8Array => (value instanceof Uint8Array ? value : new Uint8Array(value as ArrayBuffer));
-
-/** The WHERE clause and parameters of one key constraint on column `k`. */
-function where(q: Pick<Query, 'equals' | 'range'>, k = 'k'): { sql: string; params: Uint8Array[] } {
-  if (q.equals !== undefined) return { sql: `${k} = ?`, params: [encodeKey(q.equals)] };
+/**
+ * The WHERE clause and parameters of one key constraint on column `k`: an index key (key-codec
+ * bytes) or, given `pk`, a primary key kept as that table keeps it.
+ */
+function where(q: Pick<Query, 'equals' | 'range'>, k = 'k', pk?: PrimaryKeys): { sql: string; params: unknown[] } {
+  const param = pk ? pk.param : encodeKey;
+  if (q.equals !== undefined) return { sql: `${k} = ?`, params: [param(q.equals)] };
   const parts: string[] = [];
-  const params: Uint8Array[] = [];
+  const params: unknown[] = [];
   if (q.range?.lower !== undefined) {
     parts.push(`${k} ${q.range.lowerOpen ? '>' : '>='} ?`);
-    params.push(encodeKey(q.range.lower));
+    params.push(param(q.range.lower));
   }
   if (q.range?.upper !== undefined) {
     parts.push(`${k} ${q.range.upperOpen ? '<' : '<='} ?`);
-    params.push(encodeKey(q.range.upper));
+    params.push(param(q.range.upper));
   }
   return { sql: parts.length ? parts.join(' AND ') : '1', params };
 }
@@ -131,9 +105,8 @@ function eachOf(q: Pick<Query, 'equals' | 'anyOf' | 'range' | 'reverse'>): Pick<
 }
 
 export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
-  createSchema(driver);
+  const specs = createSchema(driver);
   const stmt = statements(driver);
-  const specs = new Map<TableName, TableSql>(Object.entries(TABLES).map(([name, decl]) => [name as TableName, { name, spec: parseTable(decl) }]));
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
 
@@ -152,19 +125,19 @@ export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
     for (const c of eachOf(q)) {
       if (limit !== undefined && out.length >= limit) break;
       const left = limit === undefined ? '' : ` LIMIT ${limit - out.length}`;
-      const w = where(c, q.index && withRows ? 'i.k' : 'k');
+      const w = q.index ? where(c, withRows ? 'i.k' : 'k') : where(c, 'k', t.pk);
       if (q.index) {
         indexOf(t, q.index);
         const sql = withRows
           ? `SELECT i.k, i.p, r.v FROM ${indexTable(t.name, q.index)} i JOIN ${rowTable(t.name)} r ON r.k = i.p WHERE ${w.sql} ORDER BY i.k ${dir}, i.p ${dir}${left}`
           : `SELECT k, p FROM ${indexTable(t.name, q.index)} WHERE ${w.sql} ORDER BY k ${dir}, p ${dir}${left}`;
         for (const [k, p, v] of stmt(sql).all(w.params)) {
-          out.push({ entry: { key: decodeKey(bytes(k)), primaryKey: decodeKey(bytes(p)) }, ...(withRows ? { value: driver.decode(bytes(v)) } : {}) });
+          out.push({ entry: { key: decodeKey(bytes(k)), primaryKey: t.pk.read(p) }, ...(withRows ? { value: driver.decode(bytes(v)) } : {}) });
         }
       } else {
         const sql = `SELECT k${withRows ? ', v' : ''} FROM ${rowTable(t.name)} WHERE ${w.sql} ORDER BY k ${dir}${left}`;
         for (const [k, v] of stmt(sql).all(w.params)) {
-          const key = decodeKey(bytes(k));
+          const key = t.pk.read(k);
           out.push({ entry: { key, primaryKey: key }, ...(withRows ? { value: driver.decode(bytes(v)) } : {}) });
         }
       }
@@ -173,7 +146,8 @@ export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
   }
 
   function readRow(name: TableName, key: Key): unknown {
-    const [row] = stmt(`SELECT v FROM ${rowTable(spec(name).name)} WHERE k = ?`).all([encodeKey(key)]);
+    const t = spec(name);
+    const [row] = stmt(`SELECT v FROM ${rowTable(t.name)} WHERE k = ?`).all([t.pk.param(key)]);
     return row ? driver.decode(bytes(row[0])) : undefined;
   }
 
@@ -184,41 +158,61 @@ export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
    */
   function readRows(name: TableName, keys: readonly Key[]): unknown[] {
     if (keys.length < 2) return keys.map((k) => readRow(name, k));
-    const table = rowTable(spec(name).name);
-    const encoded = keys.map(encodeKey);
-    const found = new Map<string, Uint8Array>();
+    const t = spec(name);
+    const table = rowTable(t.name);
+    const encoded = keys.map(t.pk.param);
+    const found = new Map<string | number, Uint8Array>();
     for (let i = 0; i < encoded.length; i += IN_BATCH) {
       const part = encoded.slice(i, i + IN_BATCH);
       let size = 2;
       while (size < part.length) size *= 2;
       while (part.length < size) part.push(part[0]!);
-      for (const [k, v] of stmt(`SELECT k, v FROM ${table} WHERE k IN (${'?,'.repeat(size - 1)}?)`).all(part)) found.set(keyString(bytes(k)), bytes(v));
+      for (const [k, v] of stmt(`SELECT k, v FROM ${table} WHERE k IN (${'?,'.repeat(size - 1)}?)`).all(part)) found.set(t.pk.id(k), bytes(v));
     }
     return encoded.map((k) => {
-      const v = found.get(keyString(k));
+      const v = found.get(t.pk.id(k));
       return v === undefined ? undefined : driver.decode(v);
     });
   }
 
-  /** The primary key of a row about to be written, the next counter value when it has none. */
-  function keyFor(t: TableSql, row: Record<string, unknown>): Key {
+  /**
+   * The primary keys of rows about to be written, each from the row or, in an auto-increment table,
+   * the next counter value when it has none. The counter is read once a call and saved when the
+   * call ends, whether or not a row failed (a caller may catch the failure and go on writing).
+   */
+  function keysFor(t: TableSql): { of(row: Record<string, unknown>): Key; done(): void } {
     const path = t.spec.primaryKey;
-    let key = keyAt(row, path);
-    if (t.spec.autoIncrement) {
-      const [current] = stmt('SELECT n FROM "seq" WHERE t = ?').all([t.name]);
-      const n = (current?.[0] as number | undefined) ?? 0;
-      if (key === undefined) row[path as string] = key = n + 1;
-      if (typeof key === 'number' && key > n) stmt('INSERT OR REPLACE INTO "seq" (t, n) VALUES (?, ?)').run([t.name, Math.floor(key)]);
+    if (!t.spec.autoIncrement) {
+      return {
+        of(row) {
+          const key = keyAt(row, path);
+          if (key === undefined) throw Object.assign(new Error('A row has no valid primary key'), { name: 'DataError' });
+          return key;
+        },
+        done() {},
+      };
     }
-    if (key === undefined) throw Object.assign(new Error('A row has no valid primary key'), { name: 'DataError' });
-    return key;
+    const [current] = stmt('SELECT n FROM "seq" WHERE t = ?').all([t.name]);
+    const start = (current?.[0] as number | undefined) ?? 0;
+    let n = start;
+    return {
+      of(row) {
+        let key = keyAt(row, path);
+        if (key === undefined) row[path as string] = key = n + 1;
+        if (typeof key === 'number' && key > n) n = Math.floor(key);
+        return key;
+      },
+      done() {
+        if (n > start) stmt('INSERT OR REPLACE INTO "seq" (t, n) VALUES (?, ?)').run([t.name, n]);
+      },
+    };
   }
 
   /**
    * Removes a stored row's index entries, found from the row itself (the keys it was indexed
    * under), so the index tables need no second index by primary key.
    */
-  function removeEntries(t: TableSql, pk: Uint8Array, stored: Uint8Array): void {
+  function removeEntries(t: TableSql, pk: unknown, stored: Uint8Array): void {
     if (t.spec.indexes.length === 0) return;
     const row = driver.decode(stored) as Record<string, unknown>;
     for (const index of t.spec.indexes) {
@@ -227,34 +221,40 @@ export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
   }
 
   /** The stored bytes of a row (undefined when there is none). */
-  function storedRow(t: TableSql, pk: Uint8Array): Uint8Array | undefined {
+  function storedRow(t: TableSql, pk: unknown): Uint8Array | undefined {
     const [row] = stmt(`SELECT v FROM ${rowTable(t.name)} WHERE k = ?`).all([pk]);
     return row ? bytes(row[0]) : undefined;
   }
 
   function write(name: TableName, rows: readonly object[], insert: boolean): Key[] {
     const t = spec(name);
-    return rows.map((value) => {
-      const row = structuredClone(value) as Record<string, unknown>;
-      const key = keyFor(t, row);
-      const pk = encodeKey(key);
-      // A table without indexes needs only to know whether the row exists; one with them, what it held.
-      const stored = t.spec.indexes.length ? storedRow(t, pk) : stmt(`SELECT 1 FROM ${rowTable(t.name)} WHERE k = ?`).all([pk]).length ? EMPTY : undefined;
-      const exists = stored !== undefined;
-      if (insert && exists) throw constraintError(`Table ${name} already holds key ${JSON.stringify(key)}`);
-      const keys = t.spec.indexes.map((index) => ({ index, keys: indexKeysOf(index, row).map(encodeKey) }));
-      for (const { index, keys: ks } of keys) {
-        if (!index.unique) continue;
-        for (const k of ks) {
-          const holders = stmt(`SELECT p FROM ${indexTable(t.name, index.name)} WHERE k = ? AND p <> ?`).all([k, pk]);
-          if (holders.length) throw constraintError(`Index ${index.name} already holds ${JSON.stringify(decodeKey(k))}`);
-        }
+    const keys = keysFor(t);
+    try {
+      return rows.map((value) => writeRow(t, structuredClone(value) as Record<string, unknown>, keys.of, insert));
+    } finally {
+      keys.done();
+    }
+  }
+
+  /** Writes one row and its index entries (an `add` refuses a key or a unique index key already held). */
+  function writeRow(t: TableSql, row: Record<string, unknown>, keyOf: (row: Record<string, unknown>) => Key, insert: boolean): Key {
+    const key = keyOf(row);
+    const pk = t.pk.write(key);
+    // A table without indexes needs only to know whether the row exists; one with them, what it held.
+    const stored = t.spec.indexes.length ? storedRow(t, pk) : stmt(`SELECT 1 FROM ${rowTable(t.name)} WHERE k = ?`).all([pk]).length ? EMPTY : undefined;
+    if (insert && stored !== undefined) throw constraintError(`Table ${t.name} already holds key ${JSON.stringify(key)}`);
+    const keys = t.spec.indexes.map((index) => ({ index, keys: indexKeysOf(index, row).map(encodeKey) }));
+    for (const { index, keys: ks } of keys) {
+      if (!index.unique) continue;
+      for (const k of ks) {
+        const holders = stmt(`SELECT p FROM ${indexTable(t.name, index.name)} WHERE k = ? AND p <> ?`).all([k, pk]);
+        if (holders.length) throw constraintError(`Index ${index.name} already holds ${JSON.stringify(decodeKey(k))}`);
       }
-      if (stored) removeEntries(t, pk, stored);
-      stmt(`INSERT OR REPLACE INTO ${rowTable(t.name)} (k, v) VALUES (?, ?)`).run([pk, driver.encode(row)]);
-      for (const { index, keys: ks } of keys) for (const k of ks) stmt(`INSERT OR IGNORE INTO ${indexTable(t.name, index.name)} (k, p) VALUES (?, ?)`).run([k, pk]);
-      return key;
-    });
+    }
+    if (stored) removeEntries(t, pk, stored);
+    stmt(`INSERT OR REPLACE INTO ${rowTable(t.name)} (k, v) VALUES (?, ?)`).run([pk, driver.encode(row)]);
+    for (const { index, keys: ks } of keys) for (const k of ks) stmt(`INSERT OR IGNORE INTO ${indexTable(t.name, index.name)} (k, p) VALUES (?, ?)`).run([k, pk]);
+    return key;
   }
 
   function txFor(allowed: ReadonlySet<TableName>, writable: boolean): StorageTx {
@@ -296,7 +296,7 @@ export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
         const t = spec(name);
         let n = 0;
         for (const c of eachOf(q)) {
-          const w = where(c);
+          const w = q.index ? where(c) : where(c, 'k', t.pk);
           const table = q.index ? (indexOf(t, q.index), indexTable(t.name, q.index)) : rowTable(t.name);
           n += Number(stmt(`SELECT COUNT(*) FROM ${table} WHERE ${w.sql}`).all(w.params)[0]![0]);
         }
@@ -314,7 +314,7 @@ export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
         check(name, true);
         const t = spec(name);
         for (const key of keys) {
-          const pk = encodeKey(key);
+          const pk = t.pk.param(key);
           const stored = storedRow(t, pk);
           if (!stored) continue;
           removeEntries(t, pk, stored);

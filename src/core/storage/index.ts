@@ -22,7 +22,7 @@ import { vectorLog } from './vector-log.ts';
 
 export type { Key, KeyEntry, KeyRange, Query, StorageEngine, StorageTx, TxMode, TxOptions } from './port.ts';
 export { MAX_KEY, MIN_KEY } from './port.ts';
-export { TABLES, TABLE_NAMES, parseTable, type IndexSpec, type TableName, type TableSpec } from './schema.ts';
+export { INTEGER_KEYED, TABLES, TABLE_NAMES, parseTable, type IndexSpec, type TableName, type TableSpec } from './schema.ts';
 
 export interface StorageOptions {
   /**

@@ -31,6 +31,13 @@ export const TABLES = {
 
 export type TableName = keyof typeof TABLES;
 
+/**
+ * The tables whose primary key is always an integer: a memory's label, or an auto-increment
+ * counter. An engine may key them by integer (the SQL engine keys them by SQLite's rowid: smaller
+ * rows and index entries, and pages filled whole as rows append) and refuse any other key.
+ */
+export const INTEGER_KEYED: ReadonlySet<TableName> = new Set<TableName>(['memoryRows', 'vectors', 'tombstones', 'journal', 'trash']);
+
 export interface IndexSpec {
   name: string;
   /** A field, or the fields of a compound key. */
