@@ -11,6 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { betterSqliteDriver } from '../src/adapters/sql/driver-better-sqlite3.ts';
 import { sqlEngine } from '../src/adapters/sql/engine-sql.ts';
 import { storeFile } from '../src/adapters/sql/node-store.ts';
+import { LAYOUT_VERSION } from '../src/adapters/sql/layout-sql.ts';
+import { MemoryError } from '../src/core/errors.ts';
 import { INTEGER_KEYED, TABLE_NAMES } from '../src/core/storage/index.ts';
 import { createMemory } from '../src/local.ts';
 import { createHashEmbedder } from './helpers/fake-embedder.ts';
@@ -59,6 +61,38 @@ describe('the SQL engine layout', () => {
     engine.close();
     expect(read).toEqual({ vector: 4, journal: [1] });
     expect(Object.values(rowTables(file)).some(rowid)).toBe(false);
+  });
+
+  it("the file says which layouts it uses; one from a newer build is refused with SCHEMA_TOO_NEW, untouched", async () => {
+    const version = (file: string): number => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.pragma('user_version', { simple: true }) as number;
+      } finally {
+        db.close();
+      }
+    };
+    const fresh = join(dir, 'versioned.db');
+    sqlEngine(betterSqliteDriver(fresh), 'sqlite').close();
+    expect(version(fresh)).toBe(LAYOUT_VERSION);
+    const legacy = legacySqlFile(join(dir, 'legacy-version.db'));
+    sqlEngine(betterSqliteDriver(legacy), 'sqlite').close();
+    expect(version(legacy)).toBe(0);
+
+    const folder = join(dir, 'newer');
+    const newer = storeFile(folder, 'later');
+    await (await createMemory({ name: 'later', dir: folder, embedder: createHashEmbedder() })).close();
+    const db = new Database(newer);
+    db.pragma(`user_version = ${LAYOUT_VERSION + 1}`);
+    const before = db.prepare('SELECT count(*) AS n FROM sqlite_schema').get();
+    db.close();
+    expect(() => sqlEngine(betterSqliteDriver(newer), 'sqlite')).toThrow(expect.objectContaining({ code: 'SCHEMA_TOO_NEW' }));
+    const error = await createMemory({ name: 'later', dir: folder, embedder: createHashEmbedder() }).then(() => null, (e: MemoryError) => e);
+    expect(error).toBeInstanceOf(MemoryError);
+    expect(error?.code).toBe('SCHEMA_TOO_NEW');
+    const after = new Database(newer, { readonly: true });
+    expect(after.prepare('SELECT count(*) AS n FROM sqlite_schema').get()).toEqual(before);
+    after.close();
   });
 
   it('a key an integer-keyed table cannot hold is a DataError, and the transaction writes nothing', async () => {

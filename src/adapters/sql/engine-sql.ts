@@ -105,7 +105,13 @@ function eachOf(q: Pick<Query, 'equals' | 'anyOf' | 'range' | 'reverse'>): Pick<
 }
 
 export function sqlEngine(driver: SqlDriver, id: string): StorageEngine {
-  const specs = createSchema(driver);
+  let specs: Map<TableName, TableSql>;
+  try {
+    specs = createSchema(driver);
+  } catch (error) {
+    driver.close();
+    throw error instanceof MemoryError ? error : driver.mapError(error, 'open');
+  }
   const stmt = statements(driver);
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;

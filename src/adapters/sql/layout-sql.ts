@@ -12,8 +12,11 @@
  *   their pages whole (SQLite splits an appended rowid table's last page without rebalancing; a
  *   WITHOUT ROWID table's pages are left about 88 % full): about 170 bytes a memory on disk.
  *
- * A table keeps the layout it was created with: an older store's tables stay `bytes`.
+ * A table keeps the layout it was created with: an older store's tables stay `bytes`. The file's
+ * `user_version` says which layouts it uses (LAYOUT_VERSION), so a build that predates one refuses
+ * the file instead of misreading it (the builds before 2026-11-30 do not check).
  */
+import { MemoryError } from '../../core/errors.ts';
 import { INTEGER_KEYED, parseTable, TABLES, type Key, type TableName, type TableSpec } from '../../core/storage/index.ts';
 import { decodeKey, encodeKey } from './key-codec.ts';
 
@@ -72,6 +75,12 @@ export interface TableSql {
   pk: PrimaryKeys;
 }
 
+/**
+ * The newest layout a file may use, kept in its `user_version`: 0, key bytes only; 1, integer-keyed
+ * tables too. A file of a later version was written by a newer build: SCHEMA_TOO_NEW.
+ */
+export const LAYOUT_VERSION = 1;
+
 /** What creating the schema needs of a driver (engine-sql.ts `SqlDriver` has it). */
 interface SchemaDriver {
   exec(sql: string): void;
@@ -83,6 +92,10 @@ interface SchemaDriver {
  * table was created with, or, for a table created now, `integer` where the schema allows.
  */
 export function createSchema(driver: SchemaDriver): Map<TableName, TableSql> {
+  const version = Number(driver.prepare('PRAGMA user_version').all()[0]?.[0] ?? 0);
+  if (version > LAYOUT_VERSION) {
+    throw new MemoryError('SCHEMA_TOO_NEW', `This store's SQLite file was written by a newer version of houkai-web (layout ${version}; this one reads up to ${LAYOUT_VERSION})`, { layout: version, supported: LAYOUT_VERSION });
+  }
   const existing = new Map<string, string>();
   for (const [name, sql] of driver.prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'table'`).all()) existing.set(String(name), String(sql));
   const ddl: string[] = ['CREATE TABLE IF NOT EXISTS "seq" (t TEXT PRIMARY KEY, n REAL NOT NULL)'];
@@ -98,6 +111,8 @@ export function createSchema(driver: SchemaDriver): Map<TableName, TableSql> {
       ddl.push(`CREATE TABLE IF NOT EXISTS ${indexTable(name, index.name)} (k BLOB NOT NULL, p ${integer ? 'INTEGER' : 'BLOB'} NOT NULL, PRIMARY KEY (k, p)) WITHOUT ROWID`);
     }
   }
+  const uses = [...tables.values()].some((t) => t.pk.layout === 'integer') ? 1 : 0;
+  if (uses > version) ddl.push(`PRAGMA user_version = ${uses}`);
   driver.exec(`BEGIN; ${ddl.join('; ')}; COMMIT`);
   return tables;
 }
