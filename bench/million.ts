@@ -309,7 +309,7 @@ async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<R
   const name = `million-${kind}-${n}`;
   let page = await readyPage(base);
   const profile: NonNullable<RunResult['profile']> = { ingest: [], recall: {}, open: { ms: 0, phases: {} } };
-  if (PROFILE) await page.evaluate(() => window.bench.setProfiling(true));
+  if (PROFILE) await page.evaluate(([storage]) => window.bench.setProfiling(true, storage === 'opfs' ? 'opfs' : undefined), [STORAGE]);
   const opening = performance.now();
   await page.evaluate(([name, index, storage]) => window.bench.open(name!, { index: index as 'hnsw', ...(storage === 'opfs' ? { storage: 'opfs' as const } : {}) }), [name, kind, STORAGE]);
   // The first open after a schema change upgrades the stored store (v12 moves every row), so it is said.

@@ -57,8 +57,11 @@ export interface BenchApi {
   indexCold?: Promise<{ loadMs: number; firstSearchMs: number; size: number; workerStartedAt: number; firstSearchEpochMs: number; memory: WorkerMemory }>;
   /** The worker's JS heap and index memory. */
   workerMemory(): Promise<WorkerMemory>;
-  /** Profiling on or off for the stores the worker opens from now on (e2e/profiling.ts). */
-  setProfiling(on: boolean): Promise<void>;
+  /**
+   * Profiling on or off for the stores the worker opens from now on (e2e/profiling.ts); with
+   * `storage: 'opfs'`, in the page's OPFS worker (started here when it has not been yet).
+   */
+  setProfiling(on: boolean, storage?: 'opfs'): Promise<void>;
   /** The profile's totals since the last call. */
   profile(): Promise<Record<string, PhaseTotal>>;
   /** The steps of opening `name` from its snapshot, timed one by one (needs a fresh worker). */
@@ -94,12 +97,15 @@ const clients = new Map<string, MemoryClient>();
 /** The page's one dedicated worker for stores on OPFS (the pool is one worker's at a time). */
 let opfsWorker: Worker | undefined;
 
+/** The page's OPFS worker, started on first use. */
+function opfsEndpoint(): Worker {
+  opfsWorker ??= new Worker(new URL('./bench.worker.ts', import.meta.url), { type: 'module', name: 'houkai-bench-opfs' });
+  lastDedicated = opfsWorker;
+  return opfsWorker;
+}
+
 function connect(options: ConnectOptions = {}): Promise<MemoryClient> {
-  if (options.storage === 'opfs') {
-    opfsWorker ??= new Worker(new URL('./bench.worker.ts', import.meta.url), { type: 'module', name: 'houkai-bench-opfs' });
-    lastDedicated = opfsWorker;
-    return connectMemory({ ...options, endpoint: opfsWorker });
-  }
+  if (options.storage === 'opfs') return connectMemory({ ...options, endpoint: opfsEndpoint() });
   return connectMemory({
     ...options,
     worker: () => {
@@ -136,7 +142,7 @@ async function withWorker<T>(task: (remote: Comlink.Remote<BenchHostApi>) => Pro
 const info = (): Promise<BenchInfo> => withWorker((remote) => remote.benchInfo());
 
 async function coldStart(name: string, index?: 'hnsw' | 'hnsw-i8' | 'exact', profiled = false, storage?: 'opfs'): Promise<ColdStartResult> {
-  if (profiled) await window.bench.setProfiling(true);
+  if (profiled) await window.bench.setProfiling(true, storage);
   const t0 = performance.now();
   const memory = await connect({ name, ...(index ? { index } : {}), ...(storage ? { storage } : {}) });
   const tConnected = performance.now();
@@ -236,7 +242,10 @@ window.bench = {
     return out;
   },
   workerMemory: () => withWorker((remote) => remote.memoryInfo()),
-  setProfiling: (on) => withWorker((remote) => remote.setProfiling(on)),
+  setProfiling: (on, storage) => {
+    if (storage === 'opfs') opfsEndpoint();
+    return withWorker((remote) => remote.setProfiling(on));
+  },
   profile: () => withWorker((remote) => remote.profile()),
   indexBench: (name, n, queries, k) => withWorker((remote) => remote.indexBench(name, n, queries, k)),
   info,

@@ -23,7 +23,7 @@
 import * as Comlink from 'comlink';
 import { createMemory, type CreateMemoryOptions, type Embedder, type LocalMemory } from '../src/local.ts';
 import { databaseName, openDexieEngine, openDexieStorage } from '../src/adapters/storage-dexie.ts';
-import { storageOver } from '../src/core/storage/index.ts';
+import { storageOver, type StorageEngine } from '../src/core/storage/index.ts';
 import { PhaseLedger, timeCalls, timedEngine, timedIndex, type PhaseTotal } from './profiling.ts';
 import { StoreRegistry, createHost, type OpenedStore } from '../src/rpc/host.ts';
 import { openOptions, type OpenRequest } from '../src/rpc/protocol.ts';
@@ -150,6 +150,12 @@ async function memoryInfo(): Promise<WorkerMemory> {
   };
 }
 
+/** The storage engine a profiled store is opened on, where createMemory would keep it. */
+async function profiledEngine(request: OpenRequest, store: string): Promise<StorageEngine> {
+  if (request.storage !== 'opfs') return openDexieEngine(store);
+  return (await import('../src/adapters/sql/opfs-store.ts')).openOpfsEngine(store);
+}
+
 async function open(request: OpenRequest, onProgress?: CreateMemoryOptions['onProgress']): Promise<OpenedStore> {
   const t0 = performance.now();
   const store =
@@ -159,8 +165,9 @@ async function open(request: OpenRequest, onProgress?: CreateMemoryOptions['onPr
           ...openOptions(request),
           embedder: syntheticEmbedder,
           ...(request.index || profiling ? { index: indexOption(request) } : {}),
-          // Profiled, a Dexie store's engine calls are timed too (an OPFS store's are not: its index and methods are).
-          ...(profiling && request.storage !== 'opfs' ? { storage: async (store: string) => storageOver(timedEngine(await openDexieEngine(store), profiling!)) } : {}),
+          // Profiled, the store's engine calls are timed too: IndexedDB's, or SQLite's on OPFS (the
+          // rows' file opened as createMemory opens it; the index's blocks come with indexOption).
+          ...(profiling ? { storage: async (store: string) => storageOver(timedEngine(await profiledEngine(request, store), profiling!)) } : {}),
           ...(onProgress ? { onProgress } : {}),
         });
   if (profiling) {
