@@ -10,11 +10,11 @@
  *   integer-keyed (a label, a counter), in stores created since 2026-11-30. A key takes 1–4 bytes
  *   instead of 9 in the row and in each of its index entries, and rows appended in key order fill
  *   their pages whole (SQLite splits an appended rowid table's last page without rebalancing; a
- *   WITHOUT ROWID table's pages are left about 88 % full): about 170 bytes a memory on disk.
+ *   WITHOUT ROWID table's pages are left about 88 % full): ~200 bytes a memory less on OPFS.
  *
  * A table keeps the layout it was created with: an older store's tables stay `bytes`. The file's
  * `user_version` says which layouts it uses (LAYOUT_VERSION), so a build that predates one refuses
- * the file instead of misreading it (the builds before 2026-11-30 do not check).
+ * the file instead of misreading it (builds from before integer keys do not check).
  */
 import { MemoryError } from '../../core/errors.ts';
 import { INTEGER_KEYED, parseTable, TABLES, type Key, type TableName, type TableSpec } from '../../core/storage/index.ts';
