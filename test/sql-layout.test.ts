@@ -52,7 +52,6 @@ describe('the SQL engine layout', () => {
       await tx.add('journal', [{ ts: 1, id: 'a', group: 'g' }]);
     });
     engine.close();
-    await new Promise((resolve) => setTimeout(resolve, 10));
     engine = sqlEngine(betterSqliteDriver(file), 'sqlite');
     const read = await engine.transaction('r', ['vectors', 'journal'], async (tx) => ({
       vector: (await tx.get<{ label: number }>('vectors', 4))?.label,
