@@ -290,6 +290,8 @@ interface RunResult {
   worker_rss_bytes: number;
   worker_js_heap_bytes: number | null;
   index_wasm_bytes: number | null;
+  /** Threads the int8 index inserted batches with at the end (1: no helper threads, #54). */
+  index_threads: number;
   open_to_first_recall_ms: number;
   /** The same, under the name `npm run bench`'s index table gives it. */
   reopen_ms: number;
@@ -365,7 +367,7 @@ async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<R
   stats = await page.evaluate(([name]) => window.bench.stats(name!), [name]);
   const usage = stats.storage?.usage ?? null;
   const recallAt10 = found / (K * RECALLS);
-  log(`${name}: recall p50 ${round(percentile(samples, 0.5), 3)} ms, p99 ${round(percentile(samples, 0.99), 3)} ms, recall@10 ${round(recallAt10, 4)}, RSS ${Math.round(Math.max(...rss) / 2 ** 20)} MiB, storage ${usage === null ? '?' : Math.round(usage / 2 ** 20)} MiB`);
+  log(`${name}: recall p50 ${round(percentile(samples, 0.5), 3)} ms, p99 ${round(percentile(samples, 0.99), 3)} ms, recall@10 ${round(recallAt10, 4)}, RSS ${Math.round(Math.max(...rss) / 2 ** 20)} MiB, storage ${usage === null ? '?' : Math.round(usage / 2 ** 20)} MiB, index threads ${memory.i8IndexThreads ?? 1}`);
 
   // Open to first recall in a fresh worker.
   const openRuns: RunResult['open_runs'] = [];
@@ -416,6 +418,7 @@ async function run(base: string, kind: 'hnsw' | 'hnsw-i8', n: number): Promise<R
     worker_rss_bytes: Math.max(...rss),
     worker_js_heap_bytes: memory.jsHeapUsedBytes,
     index_wasm_bytes: kind === 'hnsw-i8' ? memory.i8IndexBytes.reserved : memory.hnswlibBytes,
+    index_threads: kind === 'hnsw-i8' ? (memory.i8IndexThreads ?? 1) : 1,
     open_to_first_recall_ms: sortedOpen[sortedOpen.length >> 1]!,
     reopen_ms: sortedOpen[sortedOpen.length >> 1]!,
     open_runs: openRuns,

@@ -82,7 +82,7 @@ export interface StoreOpenRecord {
 const opens: StoreOpenRecord[] = [];
 
 /** The int8 indexes this worker created, by store, so `memoryInfo` can report their WebAssembly memory. */
-const i8Indexes = new Map<string, { memory(): { usedBytes: number; reservedBytes: number } }>();
+const i8Indexes = new Map<string, { memory(): { usedBytes: number; reservedBytes: number; threads: number; helperItems: number } }>();
 
 /** 'hnsw-i8' wired as createMemory wires it, keeping a handle on the index for `memoryInfo`. */
 function indexOption(request: OpenRequest): CreateMemoryOptions['index'] {
@@ -96,7 +96,7 @@ function indexOption(request: OpenRequest): CreateMemoryOptions['index'] {
     // The blocks where createMemory keeps them: the store's IndexedDB database, or its blocks file in OPFS.
     const blocks = opfs ? (name: string) => opfs[0].opfsBlockStore(opfs[1], name) : (name: string) => idbBlockStore({ database: databaseName(name) });
     const index = await createHnswI8IndexFactory({ blocks })(options);
-    i8Indexes.set(options.name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number } });
+    i8Indexes.set(options.name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number; threads: number; helperItems: number } });
     return profiling ? timedIndex(index, profiling) : index;
   };
 }
@@ -123,6 +123,10 @@ export interface WorkerMemory {
   jsHeapTotalBytes: number | null;
   /** WebAssembly memory of the int8 indexes (reserved = the linear memory's size). */
   i8IndexBytes: { used: number; reserved: number };
+  /** The most threads any int8 index inserts batches with (1: no helper threads). */
+  i8IndexThreads: number;
+  /** Batch items the int8 indexes' helper threads searched (0: they never took part). */
+  i8HelperItems: number;
   /** hnswlib-wasm's linear memory, when it was loaded. */
   hnswlibBytes: number | null;
 }
@@ -131,11 +135,15 @@ async function memoryInfo(): Promise<WorkerMemory> {
   const heap = (performance as unknown as { memory?: { usedJSHeapSize: number; totalJSHeapSize: number } }).memory;
   let used = 0;
   let reserved = 0;
+  let threads = 1;
+  let helperItems = 0;
   for (const index of i8Indexes.values()) {
     try {
       const m = index.memory();
       used += m.usedBytes;
       reserved += m.reservedBytes;
+      threads = Math.max(threads, m.threads);
+      helperItems += m.helperItems;
     } catch {
       /* disposed */
     }
@@ -146,6 +154,8 @@ async function memoryInfo(): Promise<WorkerMemory> {
     jsHeapUsedBytes: heap?.usedJSHeapSize ?? null,
     jsHeapTotalBytes: heap?.totalJSHeapSize ?? null,
     i8IndexBytes: { used, reserved },
+    i8IndexThreads: threads,
+    i8HelperItems: helperItems,
     hnswlibBytes: lib?.HEAPU8?.byteLength ?? null,
   };
 }
@@ -525,7 +535,7 @@ async function indexBench(name: string, n: number, queries: string[], k: number)
   const [{ createHnswI8IndexFactory }, { idbBlockStore }] = await Promise.all([import('../src/adapters/index-hnsw-i8.ts'), import('../src/adapters/index-blocks-idb.ts')]);
   const blocks = idbBlockStore({ database: `houkai-index:${name}`, create: true });
   const index = await createHnswI8IndexFactory({ blocks: () => blocks })({ name, dim: DIM, capacity: n });
-  i8Indexes.set(name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number } });
+  i8Indexes.set(name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number; threads: number; helperItems: number } });
   const t0 = performance.now();
   let tenth = t0;
   const batch = 1000;
@@ -575,7 +585,7 @@ async function indexOpen(name: string, query: string, k: number): Promise<{ load
   const [{ createHnswI8IndexFactory }, { idbBlockStore }] = await Promise.all([import('../src/adapters/index-hnsw-i8.ts'), import('../src/adapters/index-blocks-idb.ts')]);
   const t0 = performance.now();
   const index = await createHnswI8IndexFactory({ blocks: () => idbBlockStore({ database: `houkai-index:${name}`, create: true }) })({ name, dim: DIM, capacity: 1024 });
-  i8Indexes.set(name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number } });
+  i8Indexes.set(name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number; threads: number; helperItems: number } });
   const generation = await index.loadSnapshot();
   const loadMs = performance.now() - t0;
   if (generation === null) throw new Error('the index snapshot did not load');

@@ -5,6 +5,7 @@
  * dist/worker/memory.worker.js, with the runtime files it loads beside it:
  *
  *   memory.worker.js                              the worker: store, index, both embedders, RPC host
+ *   kernel-helper.worker.js                       a helper thread of the index's kernel
  *   ort-wasm-simd-threaded.asyncify.{mjs,wasm}    onnxruntime-web (MiniLM, bge-small)
  *   tfjs-backend-wasm{,-simd,-threaded-simd}.wasm TF.js (use-lite)
  *   sqlite3.wasm, sqlite3-opfs-async-proxy.js     SQLite (stores on OPFS)
@@ -129,6 +130,16 @@ export function forOtherBundlers(code) {
  */
 const SQLITE_WORKER1 = /new URL\("sqlite3-worker1\.mjs",\s*import\.meta\.url\)/g;
 
+const HELPER_WORKER = 'kernel-helper.worker.js';
+
+/** The index's helper worker, named by its source file in the bundle, named by the built one. */
+export function withHelperWorker(code) {
+  const source = /(["'`])\.\/kernel-helper\.worker\.ts\1/g;
+  const found = (code.match(source) ?? []).length;
+  if (found !== 1) throw new Error(`build-worker: expected the index's helper worker named once, found ${found}`);
+  return code.replace(source, (_, quote) => `${quote}./${HELPER_WORKER}${quote}`);
+}
+
 /** Builds the worker and its runtime files into `out` (default dist/worker, emptied first). */
 export async function buildWorker({ quiet = false, out = WORKER_OUT } = {}) {
   await rm(out, { recursive: true, force: true });
@@ -148,7 +159,20 @@ export async function buildWorker({ quiet = false, out = WORKER_OUT } = {}) {
     logLevel: 'warning',
     plugins: [prebuiltAssets, nodeOnly, hnswlibNoEval],
   });
-  await writeFile(outfile, forOtherBundlers(await readFile(outfile, 'utf8')));
+  await writeFile(outfile, withHelperWorker(forOtherBundlers(await readFile(outfile, 'utf8'))));
+  // The index kernel's helper threads (src/adapters/hnsw-i8/kernel-threads.ts) run in a module
+  // worker of their own, beside this one.
+  await build({
+    absWorkingDir: root,
+    entryPoints: [join(root, 'src', 'adapters', 'hnsw-i8', 'kernel-helper.worker.ts')],
+    outfile: join(out, HELPER_WORKER),
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: !process.env.HOUKAI_WORKER_READABLE,
+    logLevel: 'warning',
+  });
 
   const ort = join(packageDir('onnxruntime-web'), 'dist');
   const tfjs = join(packageDir('@tensorflow/tfjs-backend-wasm'), 'dist');

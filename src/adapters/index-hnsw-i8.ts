@@ -36,11 +36,17 @@ export interface HnswI8Options {
    * size, k)`: at least k, and growing with the graph beyond 250,000 vectors.
    */
   efSearch?: number;
-  /** Seed of the level generator: same seed and insertion order, same graph. Default 100. */
+  /** Seed of the level generator: same seed, insertion order and batches, same graph. Default 100. */
   seed?: number;
+  /**
+   * Threads that insert a batch (this one included), where shared memory and workers are at hand:
+   * Node, or a cross-origin-isolated dedicated worker (the app's is). Elsewhere one thread does it,
+   * making the same graph. Default: the cores reported, at most 4.
+   */
+  threads?: number;
 }
 
-export const HNSW_I8_DEFAULTS: Readonly<Required<HnswI8Options>> = Object.freeze({
+export const HNSW_I8_DEFAULTS: Readonly<Required<Omit<HnswI8Options, 'threads'>>> = Object.freeze({
   m: 16,
   efConstruction: 100,
   efSearch: 128,
@@ -103,6 +109,7 @@ export function createHnswI8IndexFactory(options: HnswI8FactoryOptions): VectorI
       efConstruction: params.efConstruction,
       seed: params.seed,
       capacityHint: Math.min(1 << 22, Math.max(1024, Math.floor(Number(capacity) || 0))),
+      ...(params.threads === undefined ? {} : { threads: params.threads }),
     };
     const kernel = await Kernel.create(kernelParams).catch((error: unknown) => {
       throw new MemoryError('MODEL_UNAVAILABLE', `Could not load the index kernel: ${(error as Error)?.message ?? String(error)}`);
@@ -111,9 +118,9 @@ export function createHnswI8IndexFactory(options: HnswI8FactoryOptions): VectorI
   };
 }
 
-function resolveParams(options: HnswI8Options): Required<HnswI8Options> {
-  const p = { ...HNSW_I8_DEFAULTS };
-  for (const key of Object.keys(HNSW_I8_DEFAULTS) as (keyof HnswI8Options)[]) if (options?.[key] !== undefined) p[key] = options[key]!;
+function resolveParams(options: HnswI8Options): Required<Omit<HnswI8Options, 'threads'>> & Pick<HnswI8Options, 'threads'> {
+  const p: Required<Omit<HnswI8Options, 'threads'>> & Pick<HnswI8Options, 'threads'> = { ...HNSW_I8_DEFAULTS };
+  for (const key of Object.keys(HNSW_I8_DEFAULTS) as (keyof typeof HNSW_I8_DEFAULTS)[]) if (options?.[key] !== undefined) p[key] = options[key]!;
   const check = (value: number, field: string, min: number, max: number): void => {
     if (!Number.isInteger(value) || value < min || value > max) throw invalid(`${field} must be an integer in [${min}, ${max}]`, { field });
   };
@@ -121,6 +128,10 @@ function resolveParams(options: HnswI8Options): Required<HnswI8Options> {
   check(p.efConstruction, 'efConstruction', 1, 10_000);
   check(p.efSearch, 'efSearch', 1, 100_000);
   check(p.seed, 'seed', 0, 0xffff_ffff);
+  if (options?.threads !== undefined) {
+    check(options.threads, 'threads', 1, 64);
+    p.threads = options.threads;
+  }
   return p;
 }
 
@@ -174,10 +185,8 @@ class HnswI8Index implements VectorIndex {
       return;
     }
     // Last write wins within a batch: the kernel replaces a label it already holds.
-    for (let i = 0; i < labels.length; i++) {
-      if (!this.kernel.add(labels[i]!, vectors[i]!)) {
-        throw new MemoryError('STORAGE_QUOTA', 'The vector index ran out of memory (WebAssembly memory is limited to 4 GiB)', { size: this.size() });
-      }
+    if (this.kernel.addMany(labels, vectors) < labels.length) {
+      throw new MemoryError('STORAGE_QUOTA', 'The vector index ran out of memory (WebAssembly memory is limited to 4 GiB)', { size: this.size() });
     }
   }
 
@@ -415,8 +424,12 @@ class HnswI8Index implements VectorIndex {
   }
 
   /** Diagnostics for benchmarks: linear memory in use and reserved. */
-  memory(): { usedBytes: number; reservedBytes: number } {
-    return { usedBytes: this.kernel.memoryBytes, reservedBytes: this.kernel.reservedBytes };
+  /**
+   * WebAssembly memory in use and reserved, the threads inserting batches now, and the batch items
+   * the helper threads searched (tests and benchmarks).
+   */
+  memory(): { usedBytes: number; reservedBytes: number; threads: number; helperItems: number } {
+    return { usedBytes: this.kernel.memoryBytes, reservedBytes: this.kernel.reservedBytes, threads: this.kernel.activeThreads, helperItems: this.kernel.helperItems };
   }
 
   private alive(): void {

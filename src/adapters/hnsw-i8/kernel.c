@@ -81,7 +81,6 @@ static u32 off_link0, link_stride, off_upper, off_visited, chunk_bytes;
 static u8 *chunks[MAX_CHUNKS];
 static u32 nchunks, nslots, live, entry = NONE, max_level;
 static u8 dirty_vec[MAX_CHUNKS], dirty_link[MAX_CHUNKS];
-static u32 epoch;
 
 /* Buffers JavaScript reads and writes. */
 static f32 *io_vec;        /* a float vector in (add, search) */
@@ -99,7 +98,6 @@ static inline f32 *scale_of(u32 s) { return (f32 *)(chunk_of(s) + off_scale) + s
 static inline u32 *label_of(u32 s) { return (u32 *)(chunk_of(s) + off_label) + s % CHUNK; }
 static inline u8 *level_of(u32 s) { return chunk_of(s) + off_level + s % CHUNK; }
 static inline u8 *flags_of(u32 s) { return chunk_of(s) + off_flags + s % CHUNK; }
-static inline u32 *visited_of(u32 s) { return (u32 *)(chunk_of(s) + off_visited) + s % CHUNK; }
 static inline u32 **upper_slot(u32 s) { return (u32 **)(chunk_of(s) + off_upper) + s % CHUNK; }
 /** The neighbour list of `s` on `level`: [count, ids…]. */
 static inline u32 *links_of(u32 s, u32 level) {
@@ -282,14 +280,32 @@ static f32 quantise16(const f32 *src, short *dst) {
 /* Heaps of (distance, slot). `far` is a max-heap (worst on top), `near` a min-heap. */
 
 typedef struct { f32 d; u32 s; } Pair;
-typedef struct { Pair *a; u32 n, cap; } Heap;
+/** `fixed`: the heap may not grow (it belongs to a thread that must not allocate). */
+typedef struct { Pair *a; u32 n, cap, fixed; } Heap;
 
-static Heap far_heap, near_heap, tmp_heap;
-static Pair *sel_buf;
-static u32 sel_cap;
+#define MAX_THREADS 4u
+#define BATCH_MAX 256u
+
+/**
+ * What one thread's searches use: its heaps, its candidate buffer and its visited marks (one u32
+ * a slot, chunk by chunk; the main thread's live inside the chunks). Only the main thread
+ * allocates; a helper's buffers are reserved for it before a batch starts.
+ */
+typedef struct {
+  Heap far_heap, near_heap;
+  Pair *sel_buf;
+  u32 sel_cap, epoch, fixed;
+  u32 items; /* batch items this thread searched (a count for tests and benchmarks) */
+  f32 cross[BATCH_MAX];
+  u32 *vis[MAX_CHUNKS];
+} Ctx;
+
+static Ctx ctxs[MAX_THREADS];
+static Heap tmp_heap;
 
 static i32 heap_reserve(Heap *h, u32 cap) {
   if (cap <= h->cap) return 1;
+  if (h->fixed) return 0;
   u32 c = h->cap ? h->cap : 256;
   while (c < cap) c *= 2;
   Pair *a = alloc((usize)c * sizeof(Pair));
@@ -340,6 +356,7 @@ static i32 ensure_slots(u32 slots) {
     u8 *c = alloc(chunk_bytes);
     if (!c) return 0;
     zero(c, chunk_bytes);
+    ctxs[0].vis[nchunks] = (u32 *)(c + off_visited);
     chunks[nchunks++] = c;
   }
   return 1;
@@ -347,12 +364,14 @@ static i32 ensure_slots(u32 slots) {
 
 static inline void mark_links(u32 s) { dirty_link[s / CHUNK] = 1; }
 
-static void next_epoch(void) {
-  if (++epoch == 0) {
-    for (u32 c = 0; c < nchunks; c++) zero(chunks[c] + off_visited, CHUNK * 4);
-    epoch = 1;
+static void next_epoch(Ctx *x) {
+  if (++x->epoch == 0) {
+    for (u32 c = 0; c < nchunks; c++) zero(x->vis[c], CHUNK * 4);
+    x->epoch = 1;
   }
 }
+
+static inline u32 *visited_in(Ctx *x, u32 s) { return x->vis[s / CHUNK] + s % CHUNK; }
 
 static u32 random_level(void) {
   /* P(level ≥ l) = M^-l, i.e. floor(−ln U / ln M): the level distribution of the paper. */
@@ -380,36 +399,39 @@ static inline int admissible(u32 s) {
  * Beam search on one layer from `ep`. Leaves up to `ef` best slots in far_heap (a max-heap).
  * `results_only_admissible`: deleted and filtered-out slots route but are not collected.
  */
-static i32 search_layer(const i8 *q, f32 qs, u32 ep, u32 ef, u32 level, int results_only_admissible) {
-  next_epoch();
-  if (!heap_reserve(&far_heap, ef + 1) || !heap_reserve(&near_heap, 64)) return 0;
-  far_heap.n = 0;
-  near_heap.n = 0;
+static i32 search_layer(Ctx *x, const i8 *q, f32 qs, u32 ep, u32 ef, u32 level, int results_only_admissible) {
+  Heap *far = &x->far_heap, *near = &x->near_heap;
+  u32 epoch;
+  next_epoch(x);
+  epoch = x->epoch;
+  if (!heap_reserve(far, ef + 1) || !heap_reserve(near, 64)) return 0;
+  far->n = 0;
+  near->n = 0;
   f32 d = dist_to(q, qs, ep);
-  *visited_of(ep) = epoch;
+  *visited_in(x, ep) = epoch;
   f32 bound = 3.0f; /* above any distance: 1 − cosine ≤ 2 */
   if (!results_only_admissible || admissible(ep)) {
-    heap_push(&far_heap, d, ep, 1);
+    heap_push(far, d, ep, 1);
     bound = d;
   }
-  if (!heap_push(&near_heap, d, ep, 0)) return 0;
-  while (near_heap.n) {
-    Pair c = heap_pop(&near_heap, 0);
-    if (c.d > bound && far_heap.n >= ef) break;
+  if (!heap_push(near, d, ep, 0)) return 0;
+  while (near->n) {
+    Pair c = heap_pop(near, 0);
+    if (c.d > bound && far->n >= ef) break;
     u32 *links = links_of(c.s, level);
     u32 n = links[0];
     for (u32 i = 1; i <= n; i++) {
       u32 e = links[i];
-      u32 *mark = visited_of(e);
+      u32 *mark = visited_in(x, e);
       if (*mark == epoch) continue;
       *mark = epoch;
       f32 de = dist_to(q, qs, e);
-      if (far_heap.n < ef || de < bound) {
-        if (!heap_push(&near_heap, de, e, 0)) return 0;
+      if (far->n < ef || de < bound) {
+        if (!heap_push(near, de, e, 0)) return 0;
         if (!results_only_admissible || admissible(e)) {
-          heap_push(&far_heap, de, e, 1);
-          if (far_heap.n > ef) heap_pop(&far_heap, 1);
-          bound = far_heap.a[0].d;
+          heap_push(far, de, e, 1);
+          if (far->n > ef) heap_pop(far, 1);
+          bound = far->a[0].d;
         }
       }
     }
@@ -417,11 +439,11 @@ static i32 search_layer(const i8 *q, f32 qs, u32 ep, u32 ef, u32 level, int resu
   return 1;
 }
 
-/** Greedy descent from the entry point to `stop_level` + 1; returns the closest slot found. */
-static u32 descend(const i8 *q, f32 qs, u32 stop_level) {
-  u32 cur = entry;
+/** Greedy descent from `from` (on `top`) to `stop_level` + 1; returns the closest slot found. */
+static u32 descend(const i8 *q, f32 qs, u32 from, u32 top, u32 stop_level) {
+  u32 cur = from;
   f32 cur_d = dist_to(q, qs, cur);
-  for (u32 level = max_level; level > stop_level; level--) {
+  for (u32 level = top; level > stop_level; level--) {
     for (int changed = 1; changed;) {
       changed = 0;
       u32 *links = links_of(cur, level);
@@ -438,17 +460,25 @@ static u32 descend(const i8 *q, f32 qs, u32 stop_level) {
 /* ------------------------------------------------------------------------------------------ */
 /* Insertion */
 
-/** Pops far_heap into sel_buf in ascending distance; returns the count. */
-static u32 drain_ascending(void) {
-  u32 n = far_heap.n;
-  if (n > sel_cap) {
-    u32 c = sel_cap ? sel_cap : 256;
-    while (c < n) c *= 2;
-    sel_buf = alloc((usize)c * sizeof(Pair));
-    sel_cap = c;
-  }
-  for (u32 i = n; i > 0; i--) sel_buf[i - 1] = heap_pop(&far_heap, 1);
-  return n;
+/** Room for `n` candidates in the thread's buffer (0 when it cannot have it). */
+static i32 sel_reserve(Ctx *x, u32 n) {
+  if (n <= x->sel_cap) return 1;
+  if (x->fixed) return 0;
+  u32 c = x->sel_cap ? x->sel_cap : 256;
+  while (c < n) c *= 2;
+  Pair *p = alloc((usize)c * sizeof(Pair));
+  if (!p) return 0;
+  x->sel_buf = p;
+  x->sel_cap = c;
+  return 1;
+}
+
+/** Pops the thread's far heap into its sel_buf in ascending distance; returns the count, or −1. */
+static i32 drain_ascending(Ctx *x) {
+  u32 n = x->far_heap.n;
+  if (!sel_reserve(x, n)) return -1;
+  for (u32 i = n; i > 0; i--) x->sel_buf[i - 1] = heap_pop(&x->far_heap, 1);
+  return (i32)n;
 }
 
 /**
@@ -499,15 +529,18 @@ static i32 insert_slot(u32 s) {
     max_level = level;
     return 1;
   }
+  Ctx *x = &ctxs[0];
   const i8 *q = vec_of(s);
   f32 qs = *scale_of(s);
   u32 top = level < max_level ? level : max_level;
-  u32 cur = descend(q, qs, top);
+  u32 cur = descend(q, qs, entry, max_level, top);
   for (i32 l = (i32)top; l >= 0; l--) {
-    if (!search_layer(q, qs, cur, ef_construction, (u32)l, 0)) return 0;
-    u32 n = drain_ascending();
+    if (!search_layer(x, q, qs, cur, ef_construction, (u32)l, 0)) return 0;
+    i32 n = drain_ascending(x);
+    if (n < 0) return 0;
+    Pair *sel_buf = x->sel_buf;
     cur = sel_buf[0].s;
-    u32 kept = select_neighbours(sel_buf, n, M);
+    u32 kept = select_neighbours(sel_buf, (u32)n, M);
     u32 *mine = links_of(s, (u32)l);
     for (u32 i = 0; i < kept; i++) mine[1 + i] = sel_buf[i].s;
     mine[0] = kept;
@@ -525,6 +558,12 @@ static i32 insert_slot(u32 s) {
 
 /* ------------------------------------------------------------------------------------------ */
 /* Exports */
+
+static void batch_reset(void);
+static u32 b_pending;
+i32 batch_finish(void);
+/** A call that reads or changes the graph first finishes a batch still with the threads. */
+#define SETTLE() do { if (b_pending) batch_finish(); } while (0)
 
 /** Sets up an empty index; returns 0 when the parameters are out of range or memory is short. */
 EXPORT(init) i32 init(u32 d, u32 m, u32 efc, u32 seed, u32 capacity_hint) {
@@ -555,13 +594,16 @@ EXPORT(init) i32 init(u32 d, u32 m, u32 efc, u32 seed, u32 capacity_hint) {
 
 /** Forgets everything (JavaScript calls init again); linear memory is reused, never shrunk. */
 EXPORT(reset) void reset(void) {
+  SETTLE();
   heap_top = 0;
-  nchunks = nslots = live = max_level = epoch = 0;
+  nchunks = nslots = live = max_level = 0;
   entry = NONE;
   zero(dirty_vec, sizeof dirty_vec);
   zero(dirty_link, sizeof dirty_link);
-  far_heap.n = far_heap.cap = near_heap.n = near_heap.cap = tmp_heap.n = tmp_heap.cap = 0;
-  sel_cap = out_cap = 0;
+  zero(ctxs, sizeof ctxs);
+  tmp_heap.n = tmp_heap.cap = tmp_heap.fixed = 0;
+  batch_reset();
+  out_cap = 0;
   scratch_cap = 0;
   map_cap = map_count = 0;
 }
@@ -571,14 +613,14 @@ EXPORT(vec_block_size) u32 vec_block_size(void) { return vec_block_bytes; }
 EXPORT(link0_block_size) u32 link0_block_size(void) { return CHUNK * link_stride * 4; }
 EXPORT(chunk_slots) u32 chunk_slots(void) { return CHUNK; }
 EXPORT(chunk_ptr) u8 *chunk_ptr(u32 c) { return c < nchunks ? chunks[c] : 0; }
-EXPORT(link0_ptr) u8 *link0_ptr(u32 c) { return c < nchunks ? chunks[c] + off_link0 : 0; }
+EXPORT(link0_ptr) u8 *link0_ptr(u32 c) { SETTLE(); return c < nchunks ? chunks[c] + off_link0 : 0; }
 EXPORT(slot_count) u32 slot_count(void) { return nslots; }
 EXPORT(chunk_count) u32 chunk_count(void) { return nchunks; }
 EXPORT(live_count) u32 live_count(void) { return live; }
-EXPORT(entry_point) u32 entry_point(void) { return entry; }
-EXPORT(top_level) u32 top_level(void) { return max_level; }
-EXPORT(dirty_vectors) u8 *dirty_vectors(void) { return dirty_vec; }
-EXPORT(dirty_links) u8 *dirty_links(void) { return dirty_link; }
+EXPORT(entry_point) u32 entry_point(void) { SETTLE(); return entry; }
+EXPORT(top_level) u32 top_level(void) { SETTLE(); return max_level; }
+EXPORT(dirty_vectors) u8 *dirty_vectors(void) { SETTLE(); return dirty_vec; }
+EXPORT(dirty_links) u8 *dirty_links(void) { SETTLE(); return dirty_link; }
 EXPORT(memory_used) u32 memory_used(void) { return (u32)heap_top; }
 EXPORT(rng_state_lo) u32 rng_state_lo(void) { return (u32)rng; }
 EXPORT(rng_state_hi) u32 rng_state_hi(void) { return (u32)(rng >> 32); }
@@ -607,36 +649,47 @@ EXPORT(find) i32 find(u32 label) {
  * Adds (or replaces) `label` with the vector in io_vector. Returns 1, or 0 when memory ran out
  * (nothing changed then).
  */
-EXPORT(add) i32 add(u32 label) {
+/**
+ * Gives `label` a new slot holding vector `v` (not yet linked into the graph); a slot it held
+ * before is marked deleted. Returns the slot, or NONE when memory ran out (nothing changed then).
+ */
+static u32 place(u32 label, const f32 *v) {
   u32 s = nslots;
-  if (!ensure_slots(s + 1)) return 0;
+  if (!ensure_slots(s + 1)) return NONE;
   u32 level = random_level();
   if (level > 0) {
     u32 *up = alloc((usize)level * (1 + M) * 4);
-    if (!up) return 0;
+    if (!up) return NONE;
     zero(up, (usize)level * (1 + M) * 4);
     *upper_slot(s) = up;
   }
   u32 old = map_get(label);
-  if (!map_put(label, s)) return 0;
+  if (!map_put(label, s)) return NONE;
   if (old != NONE) {
     *flags_of(old) |= FLAG_DELETED;
     dirty_vec[old / CHUNK] = 1;
     live--;
   }
   nslots = s + 1;
-  *scale_of(s) = quantise(io_vec, vec_of(s));
+  *scale_of(s) = quantise(v, vec_of(s));
   *label_of(s) = label;
   *level_of(s) = (u8)level;
   *flags_of(s) = 0;
   dirty_vec[s / CHUNK] = 1;
   mark_links(s);
   live++;
-  return insert_slot(s);
+  return s;
+}
+
+EXPORT(add) i32 add(u32 label) {
+  SETTLE();
+  u32 s = place(label, io_vec);
+  return s == NONE ? 0 : insert_slot(s);
 }
 
 /** Marks `label` deleted; returns 1 when it was live. */
 EXPORT(remove_label) i32 remove_label(u32 label) {
+  SETTLE();
   u32 s = map_get(label);
   if (s == NONE) return 0;
   map_del(label);
@@ -661,10 +714,11 @@ EXPORT(out_labels) u32 *out_labels(void) { return out_label; }
 EXPORT(out_distances) f32 *out_distances(void) { return out_dist; }
 
 static u32 emit(u32 k) {
-  while (far_heap.n > k) heap_pop(&far_heap, 1);
-  u32 n = far_heap.n;
+  Heap *far = &ctxs[0].far_heap;
+  while (far->n > k) heap_pop(far, 1);
+  u32 n = far->n;
   for (u32 i = n; i > 0; i--) {
-    Pair p = heap_pop(&far_heap, 1);
+    Pair p = heap_pop(far, 1);
     out_label[i - 1] = *label_of(p.s);
     out_dist[i - 1] = p.d;
   }
@@ -676,14 +730,15 @@ static u32 emit(u32 k) {
  * js_admit per candidate. Writes labels and distances (1 − cosine, ascending); returns the count.
  */
 EXPORT(search) i32 search(u32 k, u32 ef, i32 filter) {
+  SETTLE();
   if (k == 0 || entry == NONE || live == 0) return 0;
   if (!reserve_out(k)) return -1;
   q_scale = quantise16(io_vec, q16);
   use16 = 1;
   filtering = filter;
-  u32 cur = descend(q8, q_scale, 0);
+  u32 cur = descend(q8, q_scale, entry, max_level, 0);
   u32 width = ef > k ? ef : k;
-  i32 ok = search_layer(q8, q_scale, cur, width, 0, 1);
+  i32 ok = search_layer(&ctxs[0], q8, q_scale, cur, width, 0, 1);
   filtering = 0;
   use16 = 0;
   if (!ok) return -1;
@@ -692,19 +747,21 @@ EXPORT(search) i32 search(u32 k, u32 ef, i32 filter) {
 
 /** Exact scan over the int8 codes (for very selective filters). Same outputs as `search`. */
 EXPORT(scan) i32 scan(u32 k, i32 filter) {
+  SETTLE();
   if (k == 0 || live == 0) return 0;
-  if (!reserve_out(k) || !heap_reserve(&far_heap, k + 1)) return -1;
+  Heap *far = &ctxs[0].far_heap;
+  if (!reserve_out(k) || !heap_reserve(far, k + 1)) return -1;
   q_scale = quantise16(io_vec, q16);
   use16 = 1;
   filtering = filter;
-  far_heap.n = 0;
+  far->n = 0;
   for (u32 s = 0; s < nslots; s++) {
     if (!admissible(s)) continue;
     f32 d = dist_to(q8, q_scale, s);
-    if (far_heap.n < k) heap_push(&far_heap, d, s, 1);
-    else if (d < far_heap.a[0].d) {
-      heap_pop(&far_heap, 1);
-      heap_push(&far_heap, d, s, 1);
+    if (far->n < k) heap_push(far, d, s, 1);
+    else if (d < far->a[0].d) {
+      heap_pop(far, 1);
+      heap_push(far, d, s, 1);
     }
   }
   filtering = 0;
@@ -714,12 +771,14 @@ EXPORT(scan) i32 scan(u32 k, i32 filter) {
 
 /** Clears the dirty marks (after JavaScript persisted the blocks). */
 EXPORT(clear_dirty) void clear_dirty(void) {
+  SETTLE();
   zero(dirty_vec, sizeof dirty_vec);
   zero(dirty_link, sizeof dirty_link);
 }
 
 /** Bytes of chunk c's upper-level links when serialised (slot order, each level's list). */
 EXPORT(upper_size) u32 upper_size(u32 c) {
+  SETTLE();
   u32 bytes = 0, first = c * CHUNK, end = first + CHUNK;
   if (end > nslots) end = nslots;
   for (u32 s = first; s < end; s++) bytes += (u32)*level_of(s) * (1 + M) * 4;
@@ -728,6 +787,7 @@ EXPORT(upper_size) u32 upper_size(u32 c) {
 
 /** Serialises chunk c's upper-level links into `dst`. */
 EXPORT(upper_write) void upper_write(u32 c, u32 *dst) {
+  SETTLE();
   u32 first = c * CHUNK, end = first + CHUNK;
   if (end > nslots) end = nslots;
   for (u32 s = first; s < end; s++) {
@@ -744,6 +804,7 @@ EXPORT(upper_write) void upper_write(u32 c, u32 *dst) {
  * 0 when memory is short.
  */
 EXPORT(load_begin) i32 load_begin(u32 slots) {
+  SETTLE();
   if (nslots != 0 || !ensure_slots(slots)) return 0;
   return 1;
 }
@@ -771,6 +832,7 @@ EXPORT(upper_read) i32 upper_read(u32 c, const u32 *src, u32 bytes) {
  * live count. Returns the live count, or −1 when the data is inconsistent.
  */
 EXPORT(load_end) i32 load_end(u32 slots, u32 ep, u32 top) {
+  SETTLE();
   if (slots > nchunks * CHUNK) return -1;
   if (slots > 0 && (ep >= slots || top > MAX_LEVEL || *level_of(ep) != top)) return -1;
   nslots = slots;
@@ -802,4 +864,336 @@ EXPORT(load_end) i32 load_end(u32 slots, u32 ep, u32 top) {
   entry = slots ? ep : NONE;
   max_level = slots ? top : 0;
   return (i32)live;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/*
+ * Batches: insertion on several threads. A batch of up to BATCH_MAX vectors is placed in slots
+ * (in order, as `add` would), then each one's neighbours are found by a search of the graph as it
+ * was when the batch began (read-only, so any thread may do any item), merged with the batch's
+ * earlier members (exact distances: the search cannot reach them yet) and chosen by the
+ * heuristic. Then the main thread links them in order, back-links and pruning included. The
+ * graph depends only on the vectors, their order and the batch boundaries, never on the threads:
+ * a single-threaded build makes the same one.
+ *
+ * Helper threads are other instances of this module on the same shared memory (built with
+ * atomics). They wait on `job_gen`; `job_word` holds (generation, items, next item to claim), so
+ * a claim is valid only for the batch it was made in. The main thread waits for `job_done` to
+ * reach the item count (or for `helper_dead`, when a helper trapped: its unfinished item is then
+ * inserted the sequential way).
+ */
+
+/** A batch searches in parallel only over a graph of at least this many slots. */
+#define BATCH_MIN_GRAPH 4096u
+/** Room for a search's candidate queue in a helper (more makes the item fall back to sequential). */
+#define NEAR_RESERVE 16384u
+#define HELPER_STACK 262144u
+
+static f32 *batch_vecs;
+static u32 *batch_labels;
+static u32 bslot[BATCH_MAX], bstatus[BATCH_MAX], boff[BATCH_MAX];
+static u32 bcount, b_entry, b_top;
+static Pair *bres;
+static u32 bres_cap;
+static u32 threads = 1;
+/** A batch was handed to the threads and is not linked yet (batch_finish links it). */
+static u32 b_pending;
+static u64 job_word;
+static u32 job_gen, job_done, job_stop, helper_dead;
+
+enum { ITEM_WAITING = 0, ITEM_CLAIMED = 1, ITEM_DONE = 2, ITEM_FAILED = 3 };
+
+#ifdef __wasm_atomics__
+#define LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define WAKE(p, n) __builtin_wasm_memory_atomic_notify((int *)(p), (n))
+#define SLEEP(p, v, ns) __builtin_wasm_memory_atomic_wait32((int *)(p), (int)(v), (ns))
+#else
+#define LOAD(p) (*(p))
+#define STORE(p, v) (*(p) = (v))
+#define WAKE(p, n) ((void)(p), (void)(n))
+#define SLEEP(p, v, ns) ((void)(p), (void)(v), (void)(ns))
+#endif
+
+static void batch_reset(void) {
+  b_pending = 0;
+  batch_vecs = 0;
+  batch_labels = 0;
+  bres = 0;
+  bres_cap = bcount = 0;
+  STORE(&job_word, (u64)LOAD(&job_gen) << 32);
+}
+
+/** Where JavaScript writes a batch: BATCH_MAX vectors of `dim` floats, then BATCH_MAX labels. */
+EXPORT(batch_io) f32 *batch_io(void) {
+  if (!batch_vecs) {
+    f32 *v = alloc((usize)BATCH_MAX * dim * 4);
+    u32 *l = alloc((usize)BATCH_MAX * 4);
+    if (!v || !l) return 0;
+    batch_vecs = v;
+    batch_labels = l;
+  }
+  return batch_vecs;
+}
+EXPORT(batch_labels_ptr) u32 *batch_labels_ptr(void) { return batch_labels; }
+EXPORT(batch_max) u32 batch_max(void) { return BATCH_MAX; }
+EXPORT(max_threads) u32 max_threads(void) { return MAX_THREADS; }
+/** Batch items thread t searched since the index was last emptied. */
+EXPORT(thread_items) u32 thread_items(u32 t) { return t < MAX_THREADS ? ctxs[t].items : 0; }
+/** Where a helper's JavaScript marks it dead (bit t of a u32) when it trapped. */
+EXPORT(helper_dead_ptr) u32 *helper_dead_ptr(void) { return &helper_dead; }
+
+/** Threads that may work on batches (the main one included); set before helpers start. */
+EXPORT(set_threads) void set_threads(u32 n) {
+#ifdef __wasm_atomics__
+  threads = n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n;
+#else
+  (void)n; /* no helpers without shared memory */
+#endif
+}
+
+/** A stack for helper thread `t` (its top), allocated once per index. */
+EXPORT(helper_stack) u32 helper_stack(void) {
+  u8 *p = alloc(HELPER_STACK);
+  return p ? (u32)(usize)p + HELPER_STACK : 0;
+}
+
+/** Everything thread `t` needs for a batch, allocated now (helpers never allocate); 0 if short. */
+static i32 ready_ctx(u32 t) {
+  Ctx *x = &ctxs[t];
+  x->fixed = 0;
+  x->far_heap.fixed = x->near_heap.fixed = 0;
+  if (!heap_reserve(&x->far_heap, ef_construction + 1) || !heap_reserve(&x->near_heap, NEAR_RESERVE) ||
+      !sel_reserve(x, ef_construction + BATCH_MAX + 1))
+    return 0;
+  for (u32 c = 0; c < nchunks; c++) {
+    if (x->vis[c]) continue;
+    u32 *v = alloc(CHUNK * 4);
+    if (!v) return 0;
+    zero(v, CHUNK * 4);
+    x->vis[c] = v;
+  }
+  x->fixed = x->far_heap.fixed = x->near_heap.fixed = 1;
+  return 1;
+}
+
+static void unfix_ctx(u32 t) {
+  Ctx *x = &ctxs[t];
+  x->fixed = x->far_heap.fixed = x->near_heap.fixed = 0;
+}
+
+/** Inserts `c` (distance d) into the ascending list `a` of n (at most cap); returns the new n. */
+static u32 insert_sorted(Pair *a, u32 n, u32 cap, f32 d, u32 s) {
+  if (n == cap && d >= a[n - 1].d) return n;
+  u32 i = n < cap ? n : cap - 1;
+  while (i > 0 && a[i - 1].d > d) {
+    a[i] = a[i - 1];
+    i--;
+  }
+  a[i].d = d;
+  a[i].s = s;
+  return n < cap ? n + 1 : n;
+}
+
+/** Item i's chosen neighbours on each of its levels: rows of (1 + M) pairs, row[0].s = count. */
+static inline Pair *item_row(u32 i, u32 level) { return bres + (usize)(boff[i] + level) * (1 + M); }
+
+/** Finds item i's neighbours on every level of its slot (thread context x); 0 when it could not. */
+static i32 batch_item(Ctx *x, u32 i) {
+  u32 s = bslot[i];
+  u32 level = *level_of(s);
+  const i8 *q = vec_of(s);
+  f32 qs = *scale_of(s);
+  for (u32 j = 0; j < i; j++) x->cross[j] = dist_to(q, qs, bslot[j]);
+  u32 top = level < b_top ? level : b_top;
+  u32 cur = descend(q, qs, b_entry, b_top, top);
+  u32 cap = ef_construction;
+  for (i32 l = (i32)level; l >= 0; l--) {
+    u32 n = 0;
+    if ((u32)l <= top) {
+      if (!search_layer(x, q, qs, cur, ef_construction, (u32)l, 0)) return 0;
+      i32 got = drain_ascending(x);
+      if (got <= 0) return 0;
+      n = (u32)got;
+      cur = x->sel_buf[0].s;
+    }
+    for (u32 j = 0; j < i; j++) {
+      if (*level_of(bslot[j]) >= (u32)l) n = insert_sorted(x->sel_buf, n, cap, x->cross[j], bslot[j]);
+    }
+    u32 kept = select_neighbours(x->sel_buf, n, M);
+    Pair *row = item_row(i, (u32)l);
+    row[0].s = kept;
+    for (u32 k = 0; k < kept; k++) row[1 + k] = x->sel_buf[k];
+  }
+  return 1;
+}
+
+/** Claims the next item of the current batch; returns it, or NONE when none is left. */
+static u32 claim(void) {
+#ifdef __wasm_atomics__
+  u64 v = __atomic_load_n(&job_word, __ATOMIC_ACQUIRE);
+  for (;;) {
+    u32 next = (u32)v & 0xffffu, n = ((u32)v >> 16) & 0xffffu;
+    if (next >= n) return NONE;
+    if (__atomic_compare_exchange_n(&job_word, &v, v + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return next;
+  }
+#else
+  u32 next = (u32)job_word & 0xffffu, n = ((u32)job_word >> 16) & 0xffffu;
+  if (next >= n) return NONE;
+  job_word++;
+  return next;
+#endif
+}
+
+/** Works on the current batch's items until none is left to claim; thread t. */
+static void work(u32 t) {
+  for (u32 i; (i = claim()) != NONE;) {
+    STORE(&bstatus[i], ITEM_CLAIMED | t << 4);
+    u32 ok = (u32)batch_item(&ctxs[t], i);
+    ctxs[t].items++;
+    STORE(&bstatus[i], ok ? ITEM_DONE : ITEM_FAILED);
+#ifdef __wasm_atomics__
+    __atomic_fetch_add(&job_done, 1, __ATOMIC_ACQ_REL);
+#else
+    job_done++;
+#endif
+    WAKE(&job_done, 1);
+  }
+}
+
+/** A helper thread's life: work on each batch as it comes, until told to stop. */
+EXPORT(helper_loop) void helper_loop(u32 t) {
+  if (t == 0 || t >= MAX_THREADS) return;
+  for (;;) {
+    u32 seen = LOAD(&job_gen);
+    if (LOAD(&job_stop)) return;
+    work(t);
+    SLEEP(&job_gen, seen, -1);
+  }
+}
+
+/** Tells the helpers to return (JavaScript then ends their workers). */
+EXPORT(stop_helpers) void stop_helpers(void) {
+  STORE(&job_stop, 1);
+#ifdef __wasm_atomics__
+  __atomic_fetch_add(&job_gen, 1, __ATOMIC_ACQ_REL);
+#endif
+  WAKE(&job_gen, MAX_THREADS);
+}
+
+/**
+ * Every item of the batch is finished, or was claimed by a helper that died (a trap: JavaScript
+ * sets its bit in helper_dead), so no thread still writes into the batch.
+ */
+static int batch_settled(u32 n) {
+  if (LOAD(&job_done) >= n) return 1;
+  u32 dead = LOAD(&helper_dead);
+  if (!dead) return 0;
+  for (u32 i = 0; i < n; i++) {
+    u32 st = LOAD(&bstatus[i]);
+    if (st == ITEM_DONE || st == ITEM_FAILED) continue;
+    if ((st & 0xfu) == ITEM_CLAIMED && (dead >> (st >> 4)) & 1u) continue;
+    return 0;
+  }
+  return 1;
+}
+
+/** Links the batch's items in order (items no thread finished are inserted the sequential way). */
+static i32 batch_link(void) {
+  for (u32 i = 0; i < bcount; i++) {
+    u32 s = bslot[i];
+    if (LOAD(&bstatus[i]) != ITEM_DONE) {
+      if (!insert_slot(s)) return 0;
+      continue;
+    }
+    u32 level = *level_of(s);
+    for (u32 l = 0; l <= level; l++) {
+      Pair *row = item_row(i, l);
+      u32 kept = row[0].s;
+      u32 *mine = links_of(s, l);
+      for (u32 k = 0; k < kept; k++) mine[1 + k] = row[1 + k].s;
+      mine[0] = kept;
+    }
+    for (i32 l = (i32)level; l >= 0; l--) {
+      Pair *row = item_row(i, (u32)l);
+      u32 kept = row[0].s;
+      for (u32 k = 0; k < kept; k++) link_back(row[1 + k].s, s, row[1 + k].d, (u32)l);
+    }
+    if (entry == NONE || level > max_level) {
+      entry = s;
+      max_level = level;
+    }
+  }
+  return 1;
+}
+
+/**
+ * Starts adding the `n` (≤ BATCH_MAX) vectors and labels in batch_io: places them in slots (the
+ * label map and counts see them at once), then either inserts them here and now (a small graph,
+ * or memory short for a batch) or hands them to the threads: the helpers start searching, and
+ * the caller may do other work (not with this kernel) before batch_finish. Returns how many were
+ * placed: fewer than n when memory ran out (those before are added whole).
+ */
+EXPORT(batch_begin) i32 batch_begin(u32 n) {
+  SETTLE();
+  if (n > BATCH_MAX || !batch_vecs) return 0;
+  u32 start_slots = nslots, start_entry = entry, start_top = max_level;
+  u32 placed = 0;
+  for (; placed < n; placed++) {
+    u32 s = place(batch_labels[placed], batch_vecs + (usize)placed * dim);
+    if (s == NONE) break;
+    bslot[placed] = s;
+  }
+  int parallel = start_entry != NONE && start_slots >= BATCH_MIN_GRAPH && placed > 0;
+  if (parallel) {
+    usize rows = 0;
+    for (u32 i = 0; i < placed; i++) {
+      boff[i] = (u32)rows;
+      rows += 1u + *level_of(bslot[i]);
+    }
+    if (rows * (1 + M) > bres_cap) {
+      Pair *r = alloc(rows * (1 + M) * sizeof(Pair));
+      if (r) {
+        bres = r;
+        bres_cap = (u32)(rows * (1 + M));
+      } else parallel = 0;
+    }
+    for (u32 t = 0; parallel && t < threads; t++) if (!ready_ctx(t)) parallel = 0;
+  }
+  if (!parallel) {
+    for (u32 t = 0; t < threads; t++) unfix_ctx(t);
+    for (u32 i = 0; i < placed; i++) if (!insert_slot(bslot[i])) return (i32)i;
+    return (i32)placed;
+  }
+  bcount = placed;
+  b_entry = start_entry;
+  b_top = start_top;
+  for (u32 i = 0; i < placed; i++) bstatus[i] = ITEM_WAITING;
+  job_done = 0;
+  u32 gen = LOAD(&job_gen) + 1;
+  STORE(&job_word, ((u64)gen << 32) | ((u64)placed << 16));
+  STORE(&job_gen, gen);
+  WAKE(&job_gen, MAX_THREADS);
+  b_pending = 1;
+  return (i32)placed;
+}
+
+EXPORT(batch_pending) u32 batch_pending(void) { return b_pending; }
+
+/**
+ * Finishes the batch batch_begin handed out: this thread takes the items no one has claimed,
+ * waits for the helpers' items, and links them all in order. Returns 1, or 0 when memory ran
+ * out while linking.
+ */
+EXPORT(batch_finish) i32 batch_finish(void) {
+  if (!b_pending) return 1;
+  b_pending = 0;
+  work(0);
+  while (!batch_settled(bcount)) SLEEP(&job_done, LOAD(&job_done), 1000000ll);
+  /* Close the batch: a helper that claims late finds nothing left. */
+  STORE(&job_word, (u64)LOAD(&job_gen) << 32);
+  for (u32 t = 0; t < threads; t++) unfix_ctx(t);
+  i32 ok = batch_link();
+  bcount = 0;
+  return ok;
 }

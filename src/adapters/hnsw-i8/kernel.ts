@@ -2,11 +2,17 @@
  * The int8 HNSW kernel (kernel.c compiled to WebAssembly) behind a small typed facade: one
  * instance per index, its linear memory read and written through views that are refreshed
  * whenever the memory has grown.
+ *
+ * Where shared memory and workers are at hand (Node; a cross-origin-isolated worker), the index
+ * loads the threaded build and batches of insertions are searched by helper threads as well
+ * (kernel-threads.ts); elsewhere the same batches run on one thread and make the same graph.
  */
-import { KERNEL_WASM_BASE64 } from './kernel-wasm.ts';
+import { KERNEL_THREADS_INITIAL_PAGES, KERNEL_THREADS_WASM_BASE64, KERNEL_WASM_BASE64 } from './kernel-wasm.ts';
+import { Helpers, prepareThreads, threadsAvailable } from './kernel-threads.ts';
 
 interface Exports {
-  memory: WebAssembly.Memory;
+  memory?: WebAssembly.Memory;
+  __stack_pointer?: WebAssembly.Global;
   init(dim: number, m: number, efc: number, seed: number, capacityHint: number): number;
   reset(): void;
   io_vector(): number;
@@ -40,15 +46,31 @@ interface Exports {
   load_begin(slots: number): number;
   upper_read(c: number, src: number, bytes: number): number;
   load_end(slots: number, entry: number, top: number): number;
+  batch_io(): number;
+  batch_labels_ptr(): number;
+  batch_max(): number;
+  max_threads(): number;
+  thread_items(t: number): number;
+  set_threads(n: number): void;
+  helper_stack(): number;
+  helper_dead_ptr(): number;
+  helper_loop(t: number): void;
+  stop_helpers(): void;
+  batch_begin(n: number): number;
+  batch_pending(): number;
+  batch_finish(): number;
 }
 
-let compiled: Promise<WebAssembly.Module> | undefined;
+/** A batch searches on several threads only over a graph of at least this many slots (kernel.c). */
+const BATCH_MIN_GRAPH = 4096;
+
+const compiled = new Map<string, Promise<WebAssembly.Module>>();
 let override: string | null = null;
 
 /** Benchmarks only: indexes created after this call load another build of the kernel (null: the shipped one). */
 export function setKernelBytesForBenchmarks(base64: string | null): void {
   override = base64;
-  compiled = undefined;
+  compiled.clear();
 }
 
 function decodeBase64(text: string): Uint8Array {
@@ -61,13 +83,19 @@ function decodeBase64(text: string): Uint8Array {
   return Uint8Array.from((globalThis as { Buffer?: { from(s: string, e: string): Uint8Array } }).Buffer!.from(text, 'base64'));
 }
 
-/** The compiled module (once per realm). */
-export function kernelModule(): Promise<WebAssembly.Module> {
-  compiled ??= WebAssembly.compile(decodeBase64(override ?? KERNEL_WASM_BASE64) as Uint8Array<ArrayBuffer>).catch((error: unknown) => {
-    compiled = undefined;
-    throw error;
-  });
-  return compiled;
+/** The compiled module (once per realm): the single-threaded build, or the threaded one. */
+export function kernelModule(threaded = false): Promise<WebAssembly.Module> {
+  const text = override !== null && !threaded ? override : threaded ? KERNEL_THREADS_WASM_BASE64 : KERNEL_WASM_BASE64;
+  const key = threaded ? 'threads' : 'single';
+  let module = compiled.get(key);
+  if (!module) {
+    module = WebAssembly.compile(decodeBase64(text) as Uint8Array<ArrayBuffer>).catch((error: unknown) => {
+      compiled.delete(key);
+      throw error;
+    });
+    compiled.set(key, module);
+  }
+  return module;
 }
 
 export interface KernelParams {
@@ -76,6 +104,11 @@ export interface KernelParams {
   efConstruction: number;
   seed: number;
   capacityHint: number;
+  /**
+   * Threads that insert batches, this one included: 1 keeps to one thread; more need shared
+   * memory and workers (else 1 is used). Default: the cores the platform reports, at most 4.
+   */
+  threads?: number;
 }
 
 export interface KernelHits {
@@ -92,8 +125,18 @@ export class Kernel {
   readonly link0Bytes: number;
   readonly chunkSlots: number;
 
-  private constructor(instance: WebAssembly.Instance, readonly params: KernelParams) {
+  /** Helper threads of the threaded build (started at the first batch over a large enough graph). */
+  private helpers: Helpers | null = null;
+  private readonly threads: number;
+
+  private constructor(
+    instance: WebAssembly.Instance,
+    readonly params: KernelParams,
+    private readonly memory: WebAssembly.Memory,
+    private readonly threaded: { module: WebAssembly.Module } | null,
+  ) {
     this.x = instance.exports as unknown as Exports;
+    this.threads = threaded ? Math.min(this.x.max_threads(), Math.max(1, Math.floor(params.threads ?? 1))) : 1;
     this.init();
     this.vectorBlockBytes = this.x.vec_block_size();
     this.link0Bytes = this.x.link0_block_size();
@@ -107,29 +150,61 @@ export class Kernel {
     }
   }
 
-  /** Empties the index (its linear memory is kept for reuse). */
+  /** Empties the index (its linear memory is kept for reuse; helper threads end). */
   reset(): void {
+    this.stopHelpers();
     this.x.reset();
     this.init();
   }
 
+  /** Ends the helper threads (a later batch starts them again). */
+  stopHelpers(): void {
+    if (!this.helpers) return;
+    // Their batch first: a helper ended mid-item would leave it unfinished.
+    if (this.x.batch_pending()) this.x.batch_finish();
+    this.x.stop_helpers();
+    this.helpers.terminate();
+    this.helpers = null;
+    this.x.set_threads(1);
+  }
+
   /** Bytes of linear memory reserved (the high-water mark: wasm memory never shrinks). */
   get reservedBytes(): number {
-    return this.x.memory.buffer.byteLength;
+    return this.memory.buffer.byteLength;
+  }
+
+  /** Threads that insert batches now (1 until helpers have started). */
+  get activeThreads(): number {
+    return this.helpers ? this.threads : 1;
+  }
+
+  /** Batch items the helper threads searched since the index was last emptied (0: they never took part). */
+  get helperItems(): number {
+    let n = 0;
+    for (let t = 1; t < this.x.max_threads(); t++) n += this.x.thread_items(t);
+    return n;
   }
 
   static async create(params: KernelParams): Promise<Kernel> {
-    const module = await kernelModule();
+    const cores = params.threads === 1 ? 1 : prepareThreads();
+    const wanted = Math.max(1, Math.floor(params.threads ?? Math.min(4, cores)));
+    const threaded = wanted > 1 && threadsAvailable();
+    const module = await kernelModule(threaded);
     let self: Kernel | undefined;
-    const instance = await WebAssembly.instantiate(module, {
-      env: { admit: (label: number) => (self!.filter!(label >>> 0) ? 1 : 0) },
-    });
-    self = new Kernel(instance, params);
+    const admit = (label: number): number => (self!.filter!(label >>> 0) ? 1 : 0);
+    if (threaded) {
+      const memory = new WebAssembly.Memory({ initial: KERNEL_THREADS_INITIAL_PAGES, maximum: 65536, shared: true });
+      const instance = await WebAssembly.instantiate(module, { env: { memory, admit } });
+      self = new Kernel(instance, { ...params, threads: wanted }, memory, { module });
+      return self;
+    }
+    const instance = await WebAssembly.instantiate(module, { env: { admit } });
+    self = new Kernel(instance, params, (instance.exports as unknown as Exports).memory!, null);
     return self;
   }
 
   private get buffer(): ArrayBuffer {
-    return this.x.memory.buffer as ArrayBuffer;
+    return this.memory.buffer as ArrayBuffer;
   }
 
   get live(): number {
@@ -166,6 +241,57 @@ export class Kernel {
   add(label: number, vector: Float32Array): boolean {
     new Float32Array(this.buffer, this.x.io_vector(), this.params.dim).set(vector);
     return this.x.add(label) === 1;
+  }
+
+  /**
+   * Adds (or replaces) labels in order, in batches the kernel searches on every thread it has.
+   * Returns how many were added: fewer than asked when memory ran out (those before are whole).
+   *
+   * The last batch may still be with the helper threads when this returns (its labels count and
+   * are found by `has` at once): the caller's next work (a storage write) overlaps their search,
+   * and the next call that reads or changes the graph links it first.
+   */
+  addMany(labels: readonly number[], vectors: readonly Float32Array[]): number {
+    this.settle();
+    const dim = this.params.dim;
+    if (!this.x.batch_io()) return 0;
+    const most = this.x.batch_max();
+    let added = 0;
+    while (added < labels.length) {
+      const n = Math.min(most, labels.length - added);
+      const io = new Float32Array(this.buffer, this.x.batch_io(), most * dim);
+      const ids = new Uint32Array(this.buffer, this.x.batch_labels_ptr(), most);
+      for (let i = 0; i < n; i++) {
+        io.set(vectors[added + i]!, i * dim);
+        ids[i] = labels[added + i]!;
+      }
+      const placed = this.x.batch_begin(n);
+      added += placed;
+      if (placed < n) {
+        this.settle();
+        break;
+      }
+      this.startHelpers();
+    }
+    return added;
+  }
+
+  /** Links a batch still with the helper threads (what every call that reads the graph does first). */
+  settle(): void {
+    if (this.x.batch_pending() && !this.x.batch_finish()) throw new Error('the index kernel ran out of memory');
+  }
+
+  /** Starts the helper threads once the graph is large enough for batches to use them. */
+  private startHelpers(): void {
+    if (this.helpers || !this.threaded || this.threads < 2 || this.x.slot_count() < BATCH_MIN_GRAPH) return;
+    const stacks: number[] = [];
+    for (let t = 1; t < this.threads; t++) {
+      const top = this.x.helper_stack();
+      if (!top) return;
+      stacks.push(top);
+    }
+    this.x.set_threads(this.threads);
+    this.helpers = new Helpers(this.threaded.module, this.memory, stacks, this.x.helper_dead_ptr());
   }
 
   remove(label: number): boolean {
