@@ -3,8 +3,11 @@
  * graph one thread makes, keep the graph's recall, and over a small graph are the sequential
  * insertion itself. The threaded build runs here on Node's worker_threads.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import 'fake-indexeddb/auto';
 import { Kernel, type KernelParams } from '../src/adapters/hnsw-i8/kernel.ts';
+import { idbBlockStore } from '../src/adapters/index-blocks-idb.ts';
+import { createHnswI8IndexFactory } from '../src/adapters/index-hnsw-i8.ts';
 import { makeClusteredVectors, mulberry32, perturb } from './helpers/prng.ts';
 
 const DIM = 48;
@@ -28,11 +31,18 @@ function graphBytes(k: Kernel): Uint8Array[] {
   return out;
 }
 
-function addInCalls(k: Kernel, vectors: Float32Array[], call: number, labelOf = (i: number) => i): void {
+function addInCalls(k: Kernel, vectors: Float32Array[], call: number, first = 0): void {
   for (let i = 0; i < vectors.length; i += call) {
     const slice = vectors.slice(i, i + call);
-    expect(k.addMany(slice.map((_, j) => labelOf(i + j)), slice)).toBe(slice.length);
+    expect(k.addMany(slice.map((_, j) => first + i + j), slice)).toBe(slice.length);
   }
+}
+
+/** Adds the first 6,000 (the helpers start past 4,096 slots), waits for them to run, adds the rest. */
+async function addWithHelpers(k: Kernel, vectors: Float32Array[], call: number): Promise<void> {
+  addInCalls(k, vectors.slice(0, 6000), call);
+  if (k.activeThreads > 1) await vi.waitFor(() => expect(k.helpersRunning).toBe(k.activeThreads - 1), { timeout: 10_000 });
+  addInCalls(k, vectors.slice(6000), call, 6000);
 }
 
 /** Recall@10 of the graph search against the exact scan of the same codes. */
@@ -54,7 +64,7 @@ describe('int8 kernel batches', () => {
     const one = await kernel(1);
     const two = await kernel(2);
     addInCalls(one, data, 2000);
-    addInCalls(two, data, 2000);
+    await addWithHelpers(two, data, 2000);
     expect(one.activeThreads).toBe(1);
     expect(two.activeThreads).toBe(2);
     expect(two.helperItems).toBeGreaterThan(0);
@@ -71,7 +81,7 @@ describe('int8 kernel batches', () => {
     const sequential = await kernel(1);
     for (let i = 0; i < data.length; i++) expect(sequential.add(i, data[i]!)).toBe(true);
     const batched = await kernel(2);
-    addInCalls(batched, data, 2000);
+    await addWithHelpers(batched, data, 2000);
     const seq = graphRecall(sequential, queries);
     const bat = graphRecall(batched, queries);
     expect(bat).toBeGreaterThanOrEqual(0.95);
@@ -107,14 +117,34 @@ describe('int8 kernel batches', () => {
 
   it('a reset ends the helpers, and the next batches start them again', async () => {
     const k = await kernel(2);
-    addInCalls(k, data.slice(0, 6000), 2000);
-    expect(k.activeThreads).toBe(2);
+    await addWithHelpers(k, data.slice(0, 9000), 1000);
+    expect(k.helperItems).toBeGreaterThan(0);
     k.reset();
-    expect(k.activeThreads).toBe(1);
-    expect(k.live).toBe(0);
-    addInCalls(k, data.slice(0, 6000), 2000);
+    expect([k.activeThreads, k.helpersRunning, k.helperItems, k.live]).toEqual([1, 0, 0, 0]);
+    await addWithHelpers(k, data.slice(0, 9000), 1000);
     expect(k.activeThreads).toBe(2);
-    expect(k.live).toBe(6000);
+    expect(k.helperItems).toBeGreaterThan(0);
+    expect(k.live).toBe(9000);
     expect(graphRecall(k, queries.slice(0, 50))).toBeGreaterThan(0.9);
+  });
+
+  it("the index's threads option: 1 keeps to one thread, and a value out of range is refused", async () => {
+    const blocks = (name: string) => idbBlockStore({ database: `houkai-index:${name}`, create: true });
+    expect(() => createHnswI8IndexFactory({ blocks, threads: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => createHnswI8IndexFactory({ blocks, threads: 1.5 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    const name = `threads-${Date.now()}`;
+    for (const threads of [1, 2]) {
+      const index = await createHnswI8IndexFactory({ blocks, threads, m: 12, efConstruction: 64 })({ name: `${name}-${threads}`, dim: DIM, capacity: 8000 });
+      const memory = () => (index as unknown as { memory(): { threads: number; helperItems: number } }).memory();
+      index.add(data.slice(0, 6000).map((_, i) => i), data.slice(0, 6000));
+      expect(memory().threads).toBe(threads);
+      // The helper's worker starts in the background; batches after it runs share the work.
+      const kernel = (index as unknown as { kernel: Kernel }).kernel;
+      if (threads > 1) await vi.waitFor(() => expect(kernel.helpersRunning).toBe(1), { timeout: 10_000 });
+      index.add(data.slice(6000, 8000).map((_, i) => 6000 + i), data.slice(6000, 8000));
+      expect(memory().helperItems > 0).toBe(threads > 1);
+      expect(index.search(data[4321]!, 1)[0]!.label).toBe(4321);
+      index.dispose();
+    }
   });
 });

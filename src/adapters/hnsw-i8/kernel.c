@@ -899,7 +899,7 @@ static u32 threads = 1;
 /** A batch was handed to the threads and is not linked yet (batch_finish links it). */
 static u32 b_pending;
 static u64 job_word;
-static u32 job_gen, job_done, job_stop, helper_dead;
+static u32 job_gen, job_done, job_stop, helper_dead, helpers_in;
 
 enum { ITEM_WAITING = 0, ITEM_CLAIMED = 1, ITEM_DONE = 2, ITEM_FAILED = 3 };
 
@@ -938,6 +938,9 @@ EXPORT(batch_io) f32 *batch_io(void) {
 EXPORT(batch_labels_ptr) u32 *batch_labels_ptr(void) { return batch_labels; }
 EXPORT(batch_max) u32 batch_max(void) { return BATCH_MAX; }
 EXPORT(max_threads) u32 max_threads(void) { return MAX_THREADS; }
+/** Helper threads running (started and not yet returned). */
+EXPORT(helpers_started) u32 helpers_started(void) { return LOAD(&helpers_in); }
+EXPORT(helpers_started_ptr) u32 *helpers_started_ptr(void) { return &helpers_in; }
 /** Batch items thread t searched since the index was last emptied. */
 EXPORT(thread_items) u32 thread_items(u32 t) { return t < MAX_THREADS ? ctxs[t].items : 0; }
 /** Where a helper's JavaScript marks it dead (bit t of a u32) when it trapped. */
@@ -947,6 +950,10 @@ EXPORT(helper_dead_ptr) u32 *helper_dead_ptr(void) { return &helper_dead; }
 EXPORT(set_threads) void set_threads(u32 n) {
 #ifdef __wasm_atomics__
   threads = n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n;
+  if (threads > 1) { /* helpers about to start: they may stay, and none of them has died */
+    STORE(&job_stop, 0);
+    STORE(&helper_dead, 0);
+  }
 #else
   (void)n; /* no helpers without shared memory */
 #endif
@@ -1064,15 +1071,22 @@ static void work(u32 t) {
 /** A helper thread's life: work on each batch as it comes, until told to stop. */
 EXPORT(helper_loop) void helper_loop(u32 t) {
   if (t == 0 || t >= MAX_THREADS) return;
+#ifdef __wasm_atomics__
+  __atomic_fetch_add(&helpers_in, 1, __ATOMIC_ACQ_REL);
+#endif
   for (;;) {
     u32 seen = LOAD(&job_gen);
-    if (LOAD(&job_stop)) return;
+    if (LOAD(&job_stop)) break;
     work(t);
     SLEEP(&job_gen, seen, -1);
   }
+#ifdef __wasm_atomics__
+  __atomic_fetch_sub(&helpers_in, 1, __ATOMIC_ACQ_REL);
+#endif
+  WAKE(&helpers_in, 1);
 }
 
-/** Tells the helpers to return (JavaScript then ends their workers). */
+/** Tells the helpers to return; JavaScript waits for helpers_started() to reach 0, then ends their workers. */
 EXPORT(stop_helpers) void stop_helpers(void) {
   STORE(&job_stop, 1);
 #ifdef __wasm_atomics__

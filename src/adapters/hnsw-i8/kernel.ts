@@ -51,6 +51,8 @@ interface Exports {
   batch_max(): number;
   max_threads(): number;
   thread_items(t: number): number;
+  helpers_started(): number;
+  helpers_started_ptr(): number;
   set_threads(n: number): void;
   helper_stack(): number;
   helper_dead_ptr(): number;
@@ -67,7 +69,7 @@ const BATCH_MIN_GRAPH = 4096;
 const compiled = new Map<string, Promise<WebAssembly.Module>>();
 let override: string | null = null;
 
-/** Benchmarks only: indexes created after this call load another build of the kernel (null: the shipped one). */
+/** Benchmarks only: indexes created after this call load another build of the kernel, on one thread (null: the shipped ones). */
 export function setKernelBytesForBenchmarks(base64: string | null): void {
   override = base64;
   compiled.clear();
@@ -85,7 +87,7 @@ function decodeBase64(text: string): Uint8Array {
 
 /** The compiled module (once per realm): the single-threaded build, or the threaded one. */
 export function kernelModule(threaded = false): Promise<WebAssembly.Module> {
-  const text = override !== null && !threaded ? override : threaded ? KERNEL_THREADS_WASM_BASE64 : KERNEL_WASM_BASE64;
+  const text = threaded ? KERNEL_THREADS_WASM_BASE64 : (override ?? KERNEL_WASM_BASE64);
   const key = threaded ? 'threads' : 'single';
   let module = compiled.get(key);
   if (!module) {
@@ -163,6 +165,10 @@ export class Kernel {
     // Their batch first: a helper ended mid-item would leave it unfinished.
     if (this.x.batch_pending()) this.x.batch_finish();
     this.x.stop_helpers();
+    // Then let them return, so none is still running when others start on the same memory.
+    const running = new Int32Array(this.buffer, this.x.helpers_started_ptr(), 1);
+    const until = Date.now() + 2000;
+    for (let n = Atomics.load(running, 0); n > 0 && Date.now() < until; n = Atomics.load(running, 0)) Atomics.wait(running, 0, n, 50);
     this.helpers.terminate();
     this.helpers = null;
     this.x.set_threads(1);
@@ -178,6 +184,11 @@ export class Kernel {
     return this.helpers ? this.threads : 1;
   }
 
+  /** Helper threads running now (started, waiting for or working on batches). */
+  get helpersRunning(): number {
+    return this.x.helpers_started();
+  }
+
   /** Batch items the helper threads searched since the index was last emptied (0: they never took part). */
   get helperItems(): number {
     let n = 0;
@@ -188,7 +199,8 @@ export class Kernel {
   static async create(params: KernelParams): Promise<Kernel> {
     const cores = params.threads === 1 ? 1 : prepareThreads();
     const wanted = Math.max(1, Math.floor(params.threads ?? Math.min(4, cores)));
-    const threaded = wanted > 1 && threadsAvailable();
+    // Another build loaded for a benchmark is a single-threaded one.
+    const threaded = wanted > 1 && override === null && threadsAvailable();
     const module = await kernelModule(threaded);
     let self: Kernel | undefined;
     const admit = (label: number): number => (self!.filter!(label >>> 0) ? 1 : 0);
