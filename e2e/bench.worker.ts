@@ -81,8 +81,11 @@ export interface StoreOpenRecord {
 
 const opens: StoreOpenRecord[] = [];
 
+/** What the bench reads of an int8 index: its memory, its threads and the helpers' share. */
+type I8Handle = { memory(): { usedBytes: number; reservedBytes: number; threads: number; helperItems: number } };
+
 /** The int8 indexes this worker created, by store, so `memoryInfo` can report their WebAssembly memory. */
-const i8Indexes = new Map<string, { memory(): { usedBytes: number; reservedBytes: number; threads: number; helperItems: number } }>();
+const i8Indexes = new Map<string, I8Handle>();
 
 /** 'hnsw-i8' wired as createMemory wires it, keeping a handle on the index for `memoryInfo`. */
 function indexOption(request: OpenRequest): CreateMemoryOptions['index'] {
@@ -96,7 +99,7 @@ function indexOption(request: OpenRequest): CreateMemoryOptions['index'] {
     // The blocks where createMemory keeps them: the store's IndexedDB database, or its blocks file in OPFS.
     const blocks = opfs ? (name: string) => opfs[0].opfsBlockStore(opfs[1], name) : (name: string) => idbBlockStore({ database: databaseName(name) });
     const index = await createHnswI8IndexFactory({ blocks })(options);
-    i8Indexes.set(options.name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number; threads: number; helperItems: number } });
+    i8Indexes.set(options.name, index as unknown as I8Handle);
     return profiling ? timedIndex(index, profiling) : index;
   };
 }
@@ -535,7 +538,7 @@ async function indexBench(name: string, n: number, queries: string[], k: number)
   const [{ createHnswI8IndexFactory }, { idbBlockStore }] = await Promise.all([import('../src/adapters/index-hnsw-i8.ts'), import('../src/adapters/index-blocks-idb.ts')]);
   const blocks = idbBlockStore({ database: `houkai-index:${name}`, create: true });
   const index = await createHnswI8IndexFactory({ blocks: () => blocks })({ name, dim: DIM, capacity: n });
-  i8Indexes.set(name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number; threads: number; helperItems: number } });
+  i8Indexes.set(name, index as unknown as I8Handle);
   const t0 = performance.now();
   let tenth = t0;
   const batch = 1000;
@@ -585,7 +588,7 @@ async function indexOpen(name: string, query: string, k: number): Promise<{ load
   const [{ createHnswI8IndexFactory }, { idbBlockStore }] = await Promise.all([import('../src/adapters/index-hnsw-i8.ts'), import('../src/adapters/index-blocks-idb.ts')]);
   const t0 = performance.now();
   const index = await createHnswI8IndexFactory({ blocks: () => idbBlockStore({ database: `houkai-index:${name}`, create: true }) })({ name, dim: DIM, capacity: 1024 });
-  i8Indexes.set(name, index as unknown as { memory(): { usedBytes: number; reservedBytes: number; threads: number; helperItems: number } });
+  i8Indexes.set(name, index as unknown as I8Handle);
   const generation = await index.loadSnapshot();
   const loadMs = performance.now() - t0;
   if (generation === null) throw new Error('the index snapshot did not load');

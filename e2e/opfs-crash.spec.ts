@@ -54,7 +54,7 @@ async function killBrowser(profile: string, context: BrowserContext): Promise<vo
 }
 
 test('killed during rememberMany on OPFS: whole batches, an index that matches its rows', async ({ baseURL }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(300_000);
   const profile = mkdtempSync(join(tmpdir(), 'houkai-opfs-crash-'));
   try {
     let { context, page } = await launch(profile, baseURL!);
@@ -69,8 +69,9 @@ test('killed during rememberMany on OPFS: whole batches, an index that matches i
         }
       })();
     });
-    // Mid-call: once a batch of the fourth call or later is written, while the call goes on.
-    const written = await page.waitForFunction(() => ((w) => (w.written >= 300 && w.written % 100 >= 25 && w.written % 100 < 100 ? w.written : 0))(window as unknown as { written: number }), undefined, { timeout: 120_000, polling: 5 });
+    // Mid-call: once a batch is written past 4,600 memories (the int8 index inserts its batches on
+    // a helper thread from 4,096 on), while the call goes on.
+    const written = await page.waitForFunction(() => ((w) => (w.written >= 4600 && w.written % 100 >= 25 && w.written % 100 < 100 ? w.written : 0))(window as unknown as { written: number }), undefined, { timeout: 180_000, polling: 5 });
     const atKill = (await written.jsonValue()) as number;
     await killBrowser(profile, context);
 

@@ -4,7 +4,8 @@
 // base64 module (src/adapters/hnsw-i8/kernel-wasm.ts) that loads the same way in a page, a
 // worker, an extension and Node without bundler configuration.
 //
-// The module is committed (about 20 KB of wasm) so that `npm install && npm start` needs no C
+// The modules are committed (two builds of about 30 KB of wasm: one thread, and the threaded one
+// on a shared memory for helper threads) so that `npm install && npm start` needs no C
 // toolchain; `--check` rebuilds it and fails when the committed module differs from what the
 // source compiles to (scripts/test.sh runs that, so CI proves the binary is this source).
 // clang-14 and lld-14 come from Debian; `--install` installs them with apt-get when missing.

@@ -1,7 +1,9 @@
 /*
  * houkai-web's int8 HNSW kernel: a hierarchical navigable small-world graph over int8-quantised,
  * unit-normalised vectors, compiled to freestanding WebAssembly (no libc, SIMD128) by
- * scripts/build-index-wasm.mjs. One instance holds one index; JavaScript owns persistence.
+ * scripts/build-index-wasm.mjs. One instance holds one index; JavaScript owns persistence. The
+ * threaded build (the same source with atomics) may have helper instances on the same shared
+ * memory, which only search the graph for batches of insertions ("Batches", at the end).
  *
  * Memory is laid out in fixed-size chunks of CHUNK slots, allocated once and never moved, so
  * JavaScript can copy a chunk's persistent bytes straight out of (and back into) linear memory:
@@ -10,7 +12,9 @@
  *     flags u8[CHUNK] ]                                    ← the "vector block" (persisted)
  *   [ level-0 links u32[CHUNK·(1+M0)] ]                     ← the "link block" (persisted, plus
  *                                                             the upper-level links serialised)
- *   [ upper-link pointers u32[CHUNK] | visited marks u32[CHUNK] ]   ← runtime only
+ *   [ upper-link pointers u32[CHUNK] | visited marks u32[CHUNK] ]   ← runtime only (the marks
+ *                                                             are the main thread's; a helper
+ *                                                             keeps its own)
  *
  * A write marks what it changed: the vector block of the slot it adds, and the link block of
  * every slot whose neighbour lists it edits. JavaScript persists exactly the dirty blocks.
@@ -560,6 +564,7 @@ static i32 insert_slot(u32 s) {
 /* Exports */
 
 static void batch_reset(void);
+/** A batch was handed to the threads and is not linked yet (batch_finish links it). */
 static u32 b_pending;
 i32 batch_finish(void);
 /** A call that reads or changes the graph first finishes a batch still with the threads. */
@@ -896,8 +901,6 @@ static u32 bcount, b_entry, b_top;
 static Pair *bres;
 static u32 bres_cap;
 static u32 threads = 1;
-/** A batch was handed to the threads and is not linked yet (batch_finish links it). */
-static u32 b_pending;
 static u64 job_word;
 static u32 job_gen, job_done, job_stop, helper_dead, helpers_in;
 
