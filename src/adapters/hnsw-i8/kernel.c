@@ -297,8 +297,8 @@ typedef struct { Pair *a; u32 n, cap, fixed; } Heap;
  */
 typedef struct {
   Heap far_heap, near_heap;
-  Pair *sel_buf;
-  u32 sel_cap, epoch, fixed;
+  Heap sel; /* candidates nearest first: a buffer grown like a heap (its n stays 0) */
+  u32 epoch;
   u32 items; /* batch items this thread searched (a count for tests and benchmarks) */
   f32 cross[BATCH_MAX];
   u32 *vis[MAX_CHUNKS];
@@ -464,24 +464,11 @@ static u32 descend(const i8 *q, f32 qs, u32 from, u32 top, u32 stop_level) {
 /* ------------------------------------------------------------------------------------------ */
 /* Insertion */
 
-/** Room for `n` candidates in the thread's buffer (0 when it cannot have it). */
-static i32 sel_reserve(Ctx *x, u32 n) {
-  if (n <= x->sel_cap) return 1;
-  if (x->fixed) return 0;
-  u32 c = x->sel_cap ? x->sel_cap : 256;
-  while (c < n) c *= 2;
-  Pair *p = alloc((usize)c * sizeof(Pair));
-  if (!p) return 0;
-  x->sel_buf = p;
-  x->sel_cap = c;
-  return 1;
-}
-
-/** Pops the thread's far heap into its sel_buf in ascending distance; returns the count, or −1. */
+/** Pops the thread's far heap into its candidate buffer, nearest first; returns the count, or −1. */
 static i32 drain_ascending(Ctx *x) {
   u32 n = x->far_heap.n;
-  if (!sel_reserve(x, n)) return -1;
-  for (u32 i = n; i > 0; i--) x->sel_buf[i - 1] = heap_pop(&x->far_heap, 1);
+  if (!heap_reserve(&x->sel, n)) return -1;
+  for (u32 i = n; i > 0; i--) x->sel.a[i - 1] = heap_pop(&x->far_heap, 1);
   return (i32)n;
 }
 
@@ -542,7 +529,7 @@ static i32 insert_slot(u32 s) {
     if (!search_layer(x, q, qs, cur, ef_construction, (u32)l, 0)) return 0;
     i32 n = drain_ascending(x);
     if (n < 0) return 0;
-    Pair *sel_buf = x->sel_buf;
+    Pair *sel_buf = x->sel.a;
     cur = sel_buf[0].s;
     u32 kept = select_neighbours(sel_buf, (u32)n, M);
     u32 *mine = links_of(s, (u32)l);
@@ -969,12 +956,13 @@ EXPORT(helper_stack) u32 helper_stack(void) {
 }
 
 /** Everything thread `t` needs for a batch, allocated now (helpers never allocate); 0 if short. */
+static void fix_ctx(Ctx *x, u32 fixed) { x->far_heap.fixed = x->near_heap.fixed = x->sel.fixed = fixed; }
+
 static i32 ready_ctx(u32 t) {
   Ctx *x = &ctxs[t];
-  x->fixed = 0;
-  x->far_heap.fixed = x->near_heap.fixed = 0;
+  fix_ctx(x, 0);
   if (!heap_reserve(&x->far_heap, ef_construction + 1) || !heap_reserve(&x->near_heap, NEAR_RESERVE) ||
-      !sel_reserve(x, ef_construction + BATCH_MAX + 1))
+      !heap_reserve(&x->sel, ef_construction + BATCH_MAX + 1))
     return 0;
   for (u32 c = 0; c < nchunks; c++) {
     if (x->vis[c]) continue;
@@ -983,14 +971,11 @@ static i32 ready_ctx(u32 t) {
     zero(v, CHUNK * 4);
     x->vis[c] = v;
   }
-  x->fixed = x->far_heap.fixed = x->near_heap.fixed = 1;
+  fix_ctx(x, 1);
   return 1;
 }
 
-static void unfix_ctx(u32 t) {
-  Ctx *x = &ctxs[t];
-  x->fixed = x->far_heap.fixed = x->near_heap.fixed = 0;
-}
+static void unfix_ctx(u32 t) { fix_ctx(&ctxs[t], 0); }
 
 /** Inserts `c` (distance d) into the ascending list `a` of n (at most cap); returns the new n. */
 static u32 insert_sorted(Pair *a, u32 n, u32 cap, f32 d, u32 s) {
@@ -1025,15 +1010,15 @@ static i32 batch_item(Ctx *x, u32 i) {
       i32 got = drain_ascending(x);
       if (got <= 0) return 0;
       n = (u32)got;
-      cur = x->sel_buf[0].s;
+      cur = x->sel.a[0].s;
     }
     for (u32 j = 0; j < i; j++) {
-      if (*level_of(bslot[j]) >= (u32)l) n = insert_sorted(x->sel_buf, n, cap, x->cross[j], bslot[j]);
+      if (*level_of(bslot[j]) >= (u32)l) n = insert_sorted(x->sel.a, n, cap, x->cross[j], bslot[j]);
     }
-    u32 kept = select_neighbours(x->sel_buf, n, M);
+    u32 kept = select_neighbours(x->sel.a, n, M);
     Pair *row = item_row(i, (u32)l);
     row[0].s = kept;
-    for (u32 k = 0; k < kept; k++) row[1 + k] = x->sel_buf[k];
+    for (u32 k = 0; k < kept; k++) row[1 + k] = x->sel.a[k];
   }
   return 1;
 }
