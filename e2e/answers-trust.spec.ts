@@ -11,11 +11,15 @@ import { guardPages, openStore, remember, shot } from './app-helpers.ts';
 
 guardPages();
 
-/** Searches and waits for the results; a first hit judged "No real match" is folded, so the fold is opened. */
+/** Searches and waits for this query's results; a first hit judged "No real match" is folded, so the fold is opened. */
 async function search(page: Page, query: string): Promise<void> {
   await page.getByRole('link', { name: 'Search' }).click();
   await page.getByRole('searchbox').fill(query);
-  await expect(page.locator('.result').first()).toBeAttached({ timeout: 30_000 });
+  // The answer to this query, not the skeleton cards shown while it runs (they are `.result` too)
+  // nor the answer to an earlier query: every answered state names the query it answers.
+  const area = page.locator('.results-area');
+  await expect(area).toContainText(`“${query}”`, { timeout: 30_000 });
+  await expect(area).toHaveAttribute('aria-busy', 'false');
   const fold = page.getByTestId('weaker-matches');
   if ((await page.locator('.results-area > ol.results > .result').count()) === 0 && (await fold.count())) await fold.locator('summary').click();
   await expect(page.locator('.result').first()).toBeVisible();
