@@ -302,6 +302,7 @@ typedef struct {
   Heap sel; /* candidates nearest first: a buffer grown like a heap (its n stays 0) */
   u32 epoch;
   u32 items; /* batch items this thread searched (a count for tests and benchmarks) */
+  volatile u32 touched; /* what touch() read, kept so the reads are not optimised away */
   f32 cross[BATCH_MAX];
   u32 *vis[MAX_CHUNKS];
 } Ctx;
@@ -409,15 +410,14 @@ static inline int admissible(u32 s) {
  * at a million slots, this takes a third off a search (BENCHMARKS.md, "the neighbours' codes
  * fetched together").
  */
-static volatile u32 touch_sink;
-static void touch(const u32 *slots, u32 m) {
+static void touch(Ctx *x, const u32 *slots, u32 m) {
   u32 t = 0;
   for (u32 i = 0; i < m; i++) {
     const u8 *v = (const u8 *)vec_of(slots[i]);
     for (u32 o = 0; o < dpad; o += 64) t += v[o];
     t += *(const u8 *)scale_of(slots[i]);
   }
-  touch_sink = t;
+  x->touched = t;
 }
 
 /**
@@ -452,7 +452,7 @@ static i32 search_layer(Ctx *x, const i8 *q, f32 qs, u32 ep, u32 ef, u32 level, 
       *mark = epoch;
       fresh[m++] = e;
     }
-    touch(fresh, m);
+    touch(x, fresh, m);
     for (u32 i = 0; i < m; i++) {
       u32 e = fresh[i];
       f32 de = dist_to(q, qs, e);
