@@ -2,7 +2,8 @@
  * `npx tsx bench/kernel-search.ts [n] [variant.ts …]`: the int8 kernel's search alone, in Node, at
  * the million bench's breadth. The graph of the million bench's first `n` vectors (default
  * 1,000,000; 384-d, M 16, efConstruction 100) is built once with the shipped kernel and cached in
- * bench/.cache/ (git-ignored); then the shipped kernel and each variant (a kernel-wasm.ts written
+ * bench/.cache/graph-synthetic-<n>.bin (git-ignored; delete it after a change to the kernel's block
+ * layout: loading it then fails); then the shipped kernel and each variant (a kernel-wasm.ts written
  * by `node scripts/build-index-wasm.mjs --out FILE` from another kernel.c) load the same blocks and
  * search the corpus's 300 queries for 40 candidates at the breadth a store of `n` uses, in
  * alternating rounds so that the machine's drift falls on all of them alike. Per kernel: the

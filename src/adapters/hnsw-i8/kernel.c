@@ -981,9 +981,10 @@ EXPORT(helper_stack) u32 helper_stack(void) {
   return p ? (u32)(usize)p + HELPER_STACK : 0;
 }
 
-/** Everything thread `t` needs for a batch, allocated now (helpers never allocate); 0 if short. */
+/** Whether a thread's buffers may grow (a helper's must not: it never allocates). */
 static void fix_ctx(Ctx *x, u32 fixed) { x->far_heap.fixed = x->near_heap.fixed = x->sel.fixed = fixed; }
 
+/** Everything thread `t` needs for a batch, allocated now (helpers never allocate); 0 if short. */
 static i32 ready_ctx(u32 t) {
   Ctx *x = &ctxs[t];
   fix_ctx(x, 0);
